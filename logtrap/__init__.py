@@ -1,0 +1,1 @@
+"""logtrap: find crawler traps in web-server access logs."""

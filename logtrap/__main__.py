@@ -1,0 +1,3 @@
+from logtrap.cli import main
+
+main()

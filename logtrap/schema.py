@@ -1,0 +1,110 @@
+"""Column names and dtypes, declared once.
+
+Every stage reads and writes these names; nothing else spells a column name as a string.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+# -- one row per request, as the reader produces it ------------------------------------------
+HOST = "host"  # virtual host; "-" when the log format has none
+CLIENT = "client"  # client address as logged (IPv4, IPv6 or a resolved host name)
+TIME = "time"  # request time, timezone-aware, normalised to UTC
+METHOD = "method"
+URL = "url"  # the request target exactly as requested ("/a/b?x=1")
+PATH = "path"  # URL before "?"
+QUERY = "query"  # URL after "?", null when there is none
+PROTOCOL = "protocol"
+STATUS = "status"
+BYTES = "bytes"  # response size; null where the log says "-"
+REFERER = "referer"
+USER_AGENT = "user_agent"
+REQUEST_TIME = "request_time"  # seconds, where the format has it
+SOURCE = "source"  # the file the line came from ("-" for stdin)
+
+TIME_DTYPE = pl.Datetime("us", "UTC")
+
+REQUEST_SCHEMA: dict[str, pl.DataType] = {
+    HOST: pl.String(),
+    CLIENT: pl.String(),
+    TIME: TIME_DTYPE,
+    METHOD: pl.String(),
+    URL: pl.String(),
+    PATH: pl.String(),
+    QUERY: pl.String(),
+    PROTOCOL: pl.String(),
+    STATUS: pl.UInt16(),
+    BYTES: pl.Int64(),
+    REFERER: pl.String(),
+    USER_AGENT: pl.String(),
+    REQUEST_TIME: pl.Float64(),
+    SOURCE: pl.String(),
+}
+
+# -- added by bots.py (once per distinct user agent) -----------------------------------------
+IS_BOT = "is_bot"
+BOT_NAME = "bot_name"  # stable family name ("Googlebot"); null for browsers
+BOT_KIND = "bot_kind"  # search | ai | seo | social | monitoring | tool | unknown; null for browsers
+
+BOT_KINDS = ("search", "ai", "seo", "social", "monitoring", "tool", "unknown")
+
+BOT_SCHEMA: dict[str, pl.DataType] = {
+    IS_BOT: pl.Boolean(),
+    BOT_NAME: pl.String(),
+    BOT_KIND: pl.String(),
+}
+
+# -- added by verify.py (once per distinct address claiming a search engine) -----------------
+VERIFIED = "verified"  # "verified" | "fake" | "unverified"; null when no search engine is claimed
+VERIFICATIONS = ("verified", "fake", "unverified")
+
+# -- added by patterns.py (once per distinct URL) --------------------------------------------
+PATTERN = "pattern"  # "/article/{n}?page"
+SECTION = "section"  # the first two path levels ("/shop/shoes")
+WINDOW = "window"  # start of the time window (hour or day) a request falls in
+
+# -- the rejected-line record ----------------------------------------------------------------
+LINE_NO = "line_no"
+LINE = "line"
+REASON = "reason"
+
+REJECTED_SCHEMA: dict[str, pl.DataType] = {
+    SOURCE: pl.String(),
+    LINE_NO: pl.Int64(),
+    LINE: pl.String(),
+    REASON: pl.String(),
+}
+
+# -- findings (findings.py) -------------------------------------------------------------------
+KIND = "kind"
+SEVERITY = "severity"
+REQUESTS = "requests"
+WASTED_REQUESTS = "wasted_requests"
+EXAMPLES = "examples"
+EVIDENCE = "evidence"  # JSON object text: the numbers behind the verdict
+ADVICE = "advice"
+
+SEVERITIES = ("info", "warning", "critical")
+SEVERITY_DTYPE = pl.Enum(list(SEVERITIES))
+
+FINDING_SCHEMA: dict[str, pl.DataType] = {
+    KIND: pl.String(),
+    SEVERITY: SEVERITY_DTYPE,
+    HOST: pl.String(),
+    PATTERN: pl.String(),
+    REQUESTS: pl.Int64(),
+    WASTED_REQUESTS: pl.Int64(),
+    EXAMPLES: pl.List(pl.String()),
+    EVIDENCE: pl.String(),
+    ADVICE: pl.String(),
+}
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """An empty frame with exactly these columns and dtypes.
+
+    >>> empty({"a": pl.Int64()}).shape
+    (0, 1)
+    """
+    return pl.DataFrame(schema=schema)
