@@ -108,3 +108,18 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     (0, 1)
     """
     return pl.DataFrame(schema=schema)
+
+# -- aggregates (traffic.py): per host + pattern, per window, per bot -------------------------
+BOT_REQUESTS = "bot_requests"
+HUMAN_REQUESTS = "human_requests"
+UNIQUE_URLS = "unique_urls"
+BOT_SHARE = "bot_share"  # share of the host's bot requests that went to this pattern
+STATUSES = "statuses"
+BOTS = "bots"
+FIRST_SEEN = "first_seen"
+LAST_SEEN = "last_seen"
+NEW_URLS = "new_urls"  # distinct URLs first seen in this window
+URLS_TO_DATE = "urls_to_date"  # distinct URLs seen up to and including this window
+MINUTE = "minute"
+URL_HASH = "url_hash"
+PATTERN_HASH = "pattern_hash"

@@ -1,0 +1,43 @@
+"""Trap detectors: one module per kind, one signature, an explicit registry.
+
+Every detector is a function `detect(traffic: Traffic, settings: Settings) -> pl.DataFrame`
+returning candidate findings in `schema.FINDING_SCHEMA` (use `findings.finding_rows` to build
+them and `findings.empty_findings()` for none). Detectors read only the bounded aggregates in
+`Traffic`; they never see individual log lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+DetectorFn = Callable[[Traffic, Settings], pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Detector:
+    kind: str
+    detect: DetectorFn
+
+
+# The registry: an explicit tuple, in the order of DESIGN.md's trap table. A new detector is
+# added here (see notebooks/custom_detector.ipynb for one added from outside the package).
+REGISTRY: tuple[Detector, ...] = ()
+
+
+def run_detectors(
+    traffic: Traffic,
+    settings: Settings | None = None,
+    detectors: tuple[Detector, ...] | None = None,
+) -> pl.DataFrame:
+    """Run detectors (the registry by default) and rank their findings, most severe first."""
+    settings = settings or Settings()
+    frames = [f.empty_findings()]
+    frames += [d.detect(traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
+    return f.rank(pl.concat(frames, how="vertical"))

@@ -1,0 +1,405 @@
+"""Requests -> the bounded aggregates every detector, report and plot reads.
+
+Logs are read in batches; each batch is reduced at once to small tables keyed by host and URL
+pattern (per window, per status, per bot, per address claiming a search engine) and to a
+sample of distinct URLs per pattern. Memory then grows with the number of patterns, bots and
+windows, never with the number of lines:
+
+- the URL sample keeps, per host+pattern, the `url_sample_size` URLs with the smallest hash.
+  Hash order is the same in every batch and every run, so a URL that is in the final sample
+  was in every earlier one, and its counts are exact (bottom-k sampling);
+- distinct URLs are counted exactly from 16 bytes per distinct URL (two hashes) plus the
+  window the URL was first seen in, which gives the growth curves.
+
+`Tally` accumulates; `Tally.finish()` returns the immutable `Traffic` the detectors read.
+A Tally can be saved and restored as plain frames (`frames()` / `Tally.from_frames`) so cron
+runs continue the same aggregates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.settings import Settings
+
+_HOUR = "1h"
+_DAY = "1d"
+_COMPACT_EVERY = 8  # partial frames per table kept before they are merged (judgement)
+
+_time = pl.col(s.TIME)
+_is_bot = pl.col(s.IS_BOT).fill_null(False)
+
+
+def _sum(name: str) -> pl.Expr:
+    return pl.col(name).sum()
+
+
+def _seen() -> list[pl.Expr]:
+    return [pl.col(s.FIRST_SEEN).min(), pl.col(s.LAST_SEEN).max()]
+
+
+def _first_last() -> list[pl.Expr]:
+    return [_time.min().alias(s.FIRST_SEEN), _time.max().alias(s.LAST_SEEN)]
+
+
+def _counts() -> list[pl.Expr]:
+    return [
+        pl.len().cast(pl.Int64).alias(s.REQUESTS),
+        _is_bot.sum().cast(pl.Int64).alias(s.BOT_REQUESTS),
+    ]
+
+
+@dataclass(frozen=True)
+class _Table:
+    """How one aggregate is made from a batch and how partial aggregates are merged."""
+
+    keys: tuple[str, ...]
+    batch: tuple[pl.Expr, ...]  # aggregations over request rows
+    merge: tuple[pl.Expr, ...]  # aggregations over partial aggregates
+    rows: pl.Expr | None = None  # which requests count (None = all)
+    derived: tuple[pl.Expr, ...] = ()  # key columns computed from request columns
+
+
+_TABLES: dict[str, _Table] = {
+    # requests per host+pattern per hour: budget split, growth, first/last seen
+    "windows": _Table(
+        keys=(s.HOST, s.PATTERN, s.SECTION, s.WINDOW),
+        batch=(*_counts(), *_first_last()),
+        merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen()),
+        derived=(_time.dt.truncate(_HOUR).alias(s.WINDOW),),
+    ),
+    # status mix per host+pattern
+    "statuses": _Table(
+        keys=(s.HOST, s.PATTERN, s.STATUS),
+        batch=tuple(_counts()),
+        merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS)),
+    ),
+    # which bots fetch which patterns, with what answers
+    "agents": _Table(
+        keys=(s.HOST, s.PATTERN, s.BOT_NAME, s.BOT_KIND, s.STATUS),
+        batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
+        merge=(_sum(s.REQUESTS), *_seen()),
+        rows=_is_bot,
+    ),
+    # each bot's rate, minute by minute (peak requests per minute)
+    "bot_minutes": _Table(
+        keys=(s.HOST, s.BOT_NAME, s.MINUTE),
+        batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS),),
+        merge=(_sum(s.REQUESTS),),
+        rows=_is_bot,
+        derived=(_time.dt.truncate("1m").alias(s.MINUTE),),
+    ),
+    # addresses claiming to be a search engine, and what they fetched (verified later, once
+    # per distinct address)
+    "claims": _Table(
+        keys=(s.CLIENT, s.BOT_NAME, s.HOST, s.PATTERN),
+        batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
+        merge=(_sum(s.REQUESTS), *_seen()),
+        rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
+    ),
+    # one row per distinct URL: the window it was first seen in (exact distinct counts)
+    "url_hashes": _Table(
+        keys=(s.URL_HASH,),
+        batch=(pl.col(s.PATTERN_HASH).first(), pl.col(s.WINDOW).min()),
+        merge=(pl.col(s.PATTERN_HASH).first(), pl.col(s.WINDOW).min()),
+        derived=(
+            pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),
+            pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH),
+            _time.dt.truncate(_HOUR).alias(s.WINDOW),
+        ),
+    ),
+    # a bounded sample of distinct URLs per host+pattern, with their answers
+    "urls": _Table(
+        keys=(s.HOST, s.PATTERN, s.URL, s.STATUS, s.BYTES),
+        batch=(*_counts(), *_first_last(), pl.col(s.URL_HASH).first()),
+        merge=(
+            _sum(s.REQUESTS),
+            _sum(s.BOT_REQUESTS),
+            *_seen(),
+            pl.col(s.URL_HASH).first(),
+        ),
+        derived=(pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),),
+    ),
+}
+
+
+def _bottom_k(frame: pl.LazyFrame, k: int) -> pl.LazyFrame:
+    """Keep, per host+pattern, the rows of the k distinct URLs with the smallest hashes."""
+    rank = pl.col(s.URL_HASH).rank("dense").over(s.HOST, s.PATTERN)
+    return frame.filter(rank <= k)
+
+
+@dataclass
+class Tally:
+    """Accumulates request batches into bounded aggregates.
+
+    >>> from datetime import datetime, timezone
+    >>> batch = pl.DataFrame({
+    ...     "host": ["-", "-"], "client": ["1.2.3.4", "5.6.7.8"],
+    ...     "time": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 2,
+    ...     "url": ["/a?x=1", "/a?x=2"], "status": [200, 200], "bytes": [10, 10],
+    ...     "is_bot": [True, False], "bot_name": ["Googlebot", None],
+    ...     "bot_kind": ["search", None], "pattern": ["/a?x"] * 2, "section": ["/a"] * 2})
+    >>> tally = Tally()
+    >>> tally.add(batch)
+    >>> tally.finish().patterns.select("pattern", "requests", "bot_requests", "unique_urls").row(0)
+    ('/a?x', 2, 1, 2)
+    """
+
+    settings: Settings = field(default_factory=Settings)
+    _parts: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
+
+    def add(self, batch: pl.DataFrame) -> None:
+        """Reduce one batch of requests (with bot and pattern columns) into the aggregates."""
+        if self.settings.hosts:
+            batch = batch.filter(pl.col(s.HOST).is_in(list(self.settings.hosts)))
+        if batch.height == 0:
+            return
+        rows = batch.lazy().with_columns(
+            *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
+        )
+        queries = []
+        for name, table in _TABLES.items():
+            q = rows if table.rows is None else rows.filter(table.rows)
+            q = q.group_by(table.keys).agg(table.batch)
+            if name == "urls":
+                q = _bottom_k(q, self.settings.url_sample_size)
+            queries.append(q)
+        for name, frame in zip(_TABLES, pl.collect_all(queries)):
+            self._add_part(name, frame)
+
+    def _add_part(self, name: str, frame: pl.DataFrame) -> None:
+        parts = self._parts.setdefault(name, [])
+        parts.append(frame)
+        if len(parts) >= _COMPACT_EVERY:
+            self._parts[name] = [self._merged(name)]
+
+    def _merged(self, name: str) -> pl.DataFrame:
+        table = _TABLES[name]
+        parts = self._parts.get(name, [])
+        if not parts:
+            return _empty_table(name)
+        if len(parts) == 1 and name != "urls":
+            return parts[0]
+        q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(table.keys).agg(table.merge)
+        if name == "urls":
+            q = _bottom_k(q, self.settings.url_sample_size)
+        return q.collect()
+
+    def merge(self, other: "Tally") -> None:
+        """Fold another tally (an earlier run's, restored from state) into this one."""
+        for name, parts in other._parts.items():
+            for part in parts:
+                self._add_part(name, part)
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """The merged aggregates, one frame per table (what cron state saves)."""
+        merged = {name: self._merged(name) for name in _TABLES}
+        self._parts = {name: [frame] for name, frame in merged.items()}
+        return merged
+
+    @classmethod
+    def from_frames(cls, frames: Mapping[str, pl.DataFrame], settings: Settings) -> "Tally":
+        """A tally continuing from saved frames (see `frames`)."""
+        tally = cls(settings=settings)
+        for name in _TABLES:
+            if name in frames:
+                tally._parts[name] = [frames[name]]
+        return tally
+
+    def finish(self) -> "Traffic":
+        """The aggregates as the immutable tables the detectors read."""
+        return _finish(self.frames())
+
+
+def _empty_table(name: str) -> pl.DataFrame:
+    """An empty aggregate with the right columns, made by running the table on no requests."""
+    table = _TABLES[name]
+    dtypes = {
+        **s.REQUEST_SCHEMA,
+        **s.BOT_SCHEMA,
+        s.PATTERN: pl.String(),
+        s.SECTION: pl.String(),
+    }
+    rows = s.empty(dtypes).lazy()
+    rows = rows.with_columns(
+        *{e.meta.output_name(): e for t in _TABLES.values() for e in t.derived}.values()
+    )
+    return rows.group_by(table.keys).agg(table.batch).collect()
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The bounded aggregates of a set of logs; the input of every detector.
+
+    Frames (all keyed by host):
+    - `patterns`: one row per host+pattern: requests, bot/human requests, unique URLs,
+      bot share of the host's bot requests, status and bot mix, first/last seen.
+    - `sections`: the same per first-two-path-levels section.
+    - `windows`: per host+pattern+window (`window_size`: "1d", or "1h" when the logs span
+      less than two days): requests, bot requests, new distinct URLs, distinct URLs to date.
+    - `statuses`, `agents` (bots only, per pattern and status), `bot_minutes`, `claims`
+      (addresses claiming a search engine; a `verified` column once verified), `urls`
+      (the bounded URL sample, with status, size and counts per URL).
+    """
+
+    patterns: pl.DataFrame
+    sections: pl.DataFrame
+    windows: pl.DataFrame
+    statuses: pl.DataFrame
+    agents: pl.DataFrame
+    bot_minutes: pl.DataFrame
+    claims: pl.DataFrame
+    urls: pl.DataFrame
+    window_size: str
+    start: datetime | None
+    end: datetime | None
+
+    @property
+    def hosts(self) -> list[str]:
+        return sorted(self.patterns[s.HOST].unique().to_list())
+
+    def replace(self, **changes: object) -> "Traffic":
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+def _window_size(start: datetime | None, end: datetime | None) -> str:
+    # Per day when the logs span two days or more, else per hour (issue #4).
+    if start is None or end is None or (end - start).total_seconds() >= 2 * 86400:
+        return _DAY
+    return _HOUR
+
+
+def _finish(frames: Mapping[str, pl.DataFrame]) -> Traffic:
+    hourly = frames["windows"]
+    start = hourly[s.FIRST_SEEN].min()
+    end = hourly[s.LAST_SEEN].max()
+    size = _window_size(start, end)
+
+    windows = _windows(hourly, frames["url_hashes"], size)
+    patterns = _patterns(hourly, frames, windows)
+    sections = _sections(hourly, patterns)
+    urls = frames["urls"].sort(s.HOST, s.PATTERN, s.URL_HASH)
+    return Traffic(
+        patterns=patterns,
+        sections=sections,
+        windows=windows,
+        statuses=frames["statuses"].sort(s.HOST, s.PATTERN, s.STATUS),
+        agents=frames["agents"].sort(s.HOST, s.PATTERN, s.BOT_NAME, s.STATUS),
+        bot_minutes=frames["bot_minutes"].sort(s.HOST, s.BOT_NAME, s.MINUTE),
+        claims=frames["claims"].sort(s.CLIENT, s.BOT_NAME, s.HOST, s.PATTERN),
+        urls=urls,
+        window_size=size,
+        start=start,
+        end=end,
+    )
+
+
+def _windows(hourly: pl.DataFrame, url_hashes: pl.DataFrame, size: str) -> pl.DataFrame:
+    keys = hourly.select(
+        s.HOST, s.PATTERN, pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH)
+    ).unique()
+    new_urls = (
+        url_hashes.lazy()
+        .group_by(s.PATTERN_HASH, pl.col(s.WINDOW).dt.truncate(size))
+        .agg(pl.len().cast(pl.Int64).alias(s.NEW_URLS))
+        .join(keys.lazy(), on=s.PATTERN_HASH)
+        .drop(s.PATTERN_HASH)
+    )
+    return (
+        hourly.lazy()
+        .group_by(s.HOST, s.PATTERN, pl.col(s.WINDOW).dt.truncate(size))
+        .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS))
+        .join(new_urls, on=[s.HOST, s.PATTERN, s.WINDOW], how="full", coalesce=True)
+        .with_columns(
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS).fill_null(0),
+        )
+        .sort(s.HOST, s.PATTERN, s.WINDOW)
+        .with_columns(pl.col(s.NEW_URLS).cum_sum().over(s.HOST, s.PATTERN).alias(s.URLS_TO_DATE))
+        .collect()
+    )
+
+
+def _patterns(
+    hourly: pl.DataFrame, frames: Mapping[str, pl.DataFrame], windows: pl.DataFrame
+) -> pl.DataFrame:
+    keys = [s.HOST, s.PATTERN]
+    statuses = (
+        frames["statuses"]
+        .sort(s.REQUESTS, descending=True)
+        .group_by(keys, maintain_order=True)
+        .agg(pl.struct(s.STATUS, s.REQUESTS).alias(s.STATUSES))
+    )
+    bots = (
+        frames["agents"]
+        .group_by(*keys, s.BOT_NAME)
+        .agg(_sum(s.REQUESTS))
+        .sort(s.REQUESTS, s.BOT_NAME, descending=[True, False])
+        .group_by(keys, maintain_order=True)
+        .agg(pl.struct(s.BOT_NAME, s.REQUESTS).alias(s.BOTS))
+    )
+    unique = windows.group_by(keys).agg(_sum(s.NEW_URLS).alias(s.UNIQUE_URLS))
+    return (
+        hourly.group_by(*keys, s.SECTION)
+        .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen())
+        .with_columns(
+            (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias(s.HUMAN_REQUESTS),
+            _share(s.BOT_REQUESTS).alias(s.BOT_SHARE),
+        )
+        .join(unique, on=keys, how="left")
+        .join(statuses, on=keys, how="left")
+        .join(bots, on=keys, how="left")
+        .with_columns(
+            pl.col(s.UNIQUE_URLS).fill_null(0),
+            pl.col(s.BOTS).fill_null([]),
+        )
+        .select(
+            s.HOST,
+            s.PATTERN,
+            s.SECTION,
+            s.REQUESTS,
+            s.BOT_REQUESTS,
+            s.HUMAN_REQUESTS,
+            s.UNIQUE_URLS,
+            s.BOT_SHARE,
+            s.STATUSES,
+            s.BOTS,
+            s.FIRST_SEEN,
+            s.LAST_SEEN,
+        )
+        .sort([s.BOT_REQUESTS, s.REQUESTS, s.HOST, s.PATTERN], descending=[True, True, False, False])
+    )
+
+
+def _share(column: str) -> pl.Expr:
+    """This row's share of its host's total of `column` (0 when the host has none)."""
+    total = pl.col(column).sum().over(s.HOST)
+    return pl.when(total > 0).then(pl.col(column) / total).otherwise(0.0)
+
+
+def _sections(hourly: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
+    counts = patterns.group_by(s.HOST, s.SECTION).agg(
+        _sum(s.UNIQUE_URLS), pl.len().cast(pl.Int64).alias("patterns")
+    )
+    return (
+        hourly.group_by(s.HOST, s.SECTION)
+        .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen())
+        .with_columns(_share(s.BOT_REQUESTS).alias(s.BOT_SHARE))
+        .join(counts, on=[s.HOST, s.SECTION], how="left")
+        .sort([s.BOT_REQUESTS, s.HOST, s.SECTION], descending=[True, False, False])
+    )
+
+
+def tally(batches: Iterable[pl.DataFrame], settings: Settings | None = None) -> Traffic:
+    """Reduce batches of annotated requests (bot and pattern columns) to `Traffic`."""
+    acc = Tally(settings=settings or Settings())
+    for batch in batches:
+        acc.add(batch)
+    return acc.finish()
