@@ -1,0 +1,166 @@
+"""The pipeline, stage after stage: logs -> bots -> patterns -> tally -> verify -> detect -> rules.
+
+Each stage is its own module; this one only strings them together, so the CLI, cron runs and
+notebooks all get the same answers from one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.bots import AgentCache, add_bots
+from logtrap.detectors import Detector, run_detectors
+from logtrap.logs import ReadStats, Source, scan_logs
+from logtrap.patterns import add_patterns
+from logtrap.settings import Settings
+from logtrap.traffic import Tally, Traffic
+from logtrap.verify import verify_clients
+
+Progress = Callable[[int, int | None, int], None]
+Sources = str | Path | Source | Sequence[str | Path | Source]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything one run found: the aggregates, the ranked findings, how the read went."""
+
+    traffic: Traffic
+    findings: pl.DataFrame
+    stats: ReadStats | None
+    settings: Settings
+
+    @property
+    def patterns(self) -> pl.DataFrame:
+        """One row per host+pattern: where the bot budget goes."""
+        return self.traffic.patterns
+
+    @property
+    def bots(self) -> pl.DataFrame:
+        """One row per bot: requests, share, verification, top patterns, status mix, peak rate."""
+        return bot_table(self.traffic)
+
+
+def annotate(requests: pl.DataFrame, settings: Settings, cache: AgentCache | None = None) -> pl.DataFrame:
+    """Add bot and pattern columns to parsed requests (each distinct UA and URL done once)."""
+    return add_patterns(add_bots(requests, cache), settings)
+
+
+def tally_logs(
+    sources: Sources | pl.DataFrame,
+    settings: Settings | None = None,
+    *,
+    tally: Tally | None = None,
+    on_progress: Progress | None = None,
+) -> tuple[Tally, ReadStats | None]:
+    """Read logs (or take a frame of parsed requests) into a tally, batch by batch."""
+    settings = settings or Settings()
+    acc = tally if tally is not None else Tally(settings=settings)
+    cache = AgentCache()
+    if isinstance(sources, pl.DataFrame):
+        acc.add(annotate(sources, settings, cache))
+        return acc, None
+    stream = scan_logs(sources, settings=settings, on_progress=on_progress)
+    for batch in stream:
+        acc.add(annotate(batch, settings, cache))
+    return acc, stream.stats
+
+
+def verify_claims(traffic: Traffic, settings: Settings) -> Traffic:
+    """Mark each address that claims to be a search engine verified, fake or unverified."""
+    claims = traffic.claims
+    distinct = claims.select(s.CLIENT, s.BOT_NAME).unique()
+    verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
+    return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
+
+
+def analyze(
+    sources: Sources | pl.DataFrame,
+    settings: Settings | None = None,
+    *,
+    tally: Tally | None = None,
+    detectors: Iterable[Detector] | None = None,
+    on_progress: Progress | None = None,
+) -> Analysis:
+    """Read logs and find the crawler traps in them.
+
+    `sources` are paths, globs, "-" for stdin, or a frame from `read_logs`. Pass `tally` to
+    continue an earlier run's aggregates (cron), `detectors` to run others than the registry.
+    """
+    settings = settings or Settings()
+    acc, stats = tally_logs(sources, settings, tally=tally, on_progress=on_progress)
+    traffic = verify_claims(acc.finish(), settings)
+    chosen = None if detectors is None else tuple(detectors)
+    findings = run_detectors(traffic, settings, chosen)
+    return Analysis(traffic=traffic, findings=findings, stats=stats, settings=settings)
+
+
+def bot_table(traffic: Traffic) -> pl.DataFrame:
+    """One row per bot (host-wide): requests, share of bot requests, verification counts,
+    top patterns, status mix and the peak requests per minute.
+    """
+    agents = traffic.agents
+    total = agents[s.REQUESTS].sum() or 0
+    per_bot = agents.group_by(s.BOT_NAME, s.BOT_KIND).agg(
+        pl.col(s.REQUESTS).sum(),
+        pl.col(s.FIRST_SEEN).min(),
+        pl.col(s.LAST_SEEN).max(),
+    )
+    top_patterns = (
+        agents.group_by(s.BOT_NAME, s.HOST, s.PATTERN)
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.REQUESTS, s.HOST, s.PATTERN, descending=[True, False, False])
+        .group_by(s.BOT_NAME, maintain_order=True)
+        .agg(pl.struct(s.HOST, s.PATTERN, s.REQUESTS).head(5).alias("top_patterns"))
+    )
+    statuses = (
+        agents.group_by(s.BOT_NAME, s.STATUS)
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.REQUESTS, s.STATUS, descending=[True, False])
+        .group_by(s.BOT_NAME, maintain_order=True)
+        .agg(pl.struct(s.STATUS, s.REQUESTS).alias(s.STATUSES))
+    )
+    peak = traffic.bot_minutes.group_by(s.BOT_NAME, s.MINUTE).agg(pl.col(s.REQUESTS).sum()).group_by(
+        s.BOT_NAME
+    ).agg(pl.col(s.REQUESTS).max().alias("peak_per_minute"))
+    verification = _verification_counts(traffic.claims)
+    return (
+        per_bot.join(verification, on=s.BOT_NAME, how="left")
+        .join(top_patterns, on=s.BOT_NAME, how="left")
+        .join(statuses, on=s.BOT_NAME, how="left")
+        .join(peak, on=s.BOT_NAME, how="left")
+        .with_columns(
+            (pl.col(s.REQUESTS) / total if total else pl.lit(0.0)).alias("share"),
+            pl.col("verified_requests", "fake_requests", "unverified_requests").fill_null(0),
+        )
+        .select(
+            s.BOT_NAME,
+            s.BOT_KIND,
+            s.REQUESTS,
+            "share",
+            "verified_requests",
+            "fake_requests",
+            "unverified_requests",
+            "top_patterns",
+            s.STATUSES,
+            "peak_per_minute",
+            s.FIRST_SEEN,
+            s.LAST_SEEN,
+        )
+        .sort([s.REQUESTS, s.BOT_NAME], descending=[True, False])
+    )
+
+
+def _verification_counts(claims: pl.DataFrame) -> pl.DataFrame:
+    if s.VERIFIED not in claims.columns:
+        claims = claims.with_columns(pl.lit("unverified").alias(s.VERIFIED))
+    return claims.group_by(s.BOT_NAME).agg(
+        *(
+            pl.col(s.REQUESTS).filter(pl.col(s.VERIFIED) == v).sum().alias(f"{v}_requests")
+            for v in s.VERIFICATIONS
+        ),
+    )
