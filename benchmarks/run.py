@@ -1,0 +1,139 @@
+"""The logtrap benchmark: lines/second, MB/second and peak memory, beside the bare cost of
+reading the file.
+
+    python benchmarks/run.py                      # 1M and 10M lines, plain and gzip
+    python benchmarks/run.py --lines 1000000      # one size
+    python benchmarks/run.py --lines 200000 --no-gzip
+
+For each size and compression it generates a realistic combined log once (benchmarks/make_log.py,
+kept in benchmarks/data/), then measures, each in a fresh process so peak memory is its own:
+
+- `bare read`: reading the file and counting lines (gzip decompressed as a stream) — the floor;
+- `read_logs`: logtrap's streaming reader, every batch parsed into typed frames;
+- `analyze`: the whole `logtrap analyze FILE --json FILE` run, as an admin would start it;
+- `goaccess`: GoAccess on the same file, when it is installed, for scale.
+
+Peak memory is the process's maximum resident set size (wait4's ru_maxrss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+BARE = """
+import gzip, sys
+path = sys.argv[1]
+opener = gzip.open if path.endswith(".gz") else open
+n = 0
+with opener(path, "rb") as f:
+    while chunk := f.read(1 << 24):
+        n += chunk.count(b"\\n")
+print(n)
+"""
+
+READ = """
+import sys
+from logtrap.logs import scan_logs
+stream = scan_logs([sys.argv[1]])
+n = sum(batch.height for batch in stream)
+print(n, stream.stats.rejected)
+"""
+
+
+def _measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, str]:
+    """Run argv in a child; return (seconds, peak RSS in MB, stdout)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in ok:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024, out.decode().strip()
+
+
+def _log(lines: int, gz: bool) -> Path:
+    DATA.mkdir(exist_ok=True)
+    path = DATA / f"access_{lines}.log{'.gz' if gz else ''}"
+    if not path.exists():
+        print(f"generating {path.name} ...", file=sys.stderr, flush=True)
+        cmd = [sys.executable, str(HERE / "make_log.py"), str(lines), str(path)]
+        subprocess.run(cmd + (["--gzip"] if gz else []), check=True)
+    return path
+
+
+def _row(name: str, lines: int, size_mb: float, seconds: float, peak: float) -> str:
+    return (
+        f"| {name:<9} | {lines:>11,} | {seconds:>7.2f} | {lines / seconds / 1e6:>9.2f} "
+        f"| {size_mb / seconds:>7.1f} | {peak:>8.0f} |"
+    )
+
+
+def bench(lines: int, gz: bool) -> list[str]:
+    path = _log(lines, gz)
+    rows = []
+    t_bare, m_bare, out = _measure([sys.executable, "-c", BARE, str(path)])
+    counted = int(out)
+    # MB/s are of the uncompressed log, so plain and gzip compare on the same work.
+    size_mb = _uncompressed_size(path) / 1e6
+    rows.append(_row("bare read", counted, size_mb, t_bare, m_bare))
+    t_read, m_read, out = _measure([sys.executable, "-c", READ, str(path)])
+    parsed, rejected = (int(x) for x in out.split())
+    if parsed + rejected != counted:
+        raise SystemExit(f"read_logs saw {parsed}+{rejected} lines, the file has {counted}")
+    rows.append(_row("read_logs", counted, size_mb, t_read, m_read))
+    report = DATA / "report.json"
+    # --quiet exits 3 when it finds traps, which this log has: that is success here.
+    analyze = [sys.executable, "-m", "logtrap", "analyze", str(path), "--json", str(report), "--quiet"]
+    t_all, m_all, _ = _measure(analyze, ok=(0, 3))
+    rows.append(_row("analyze", counted, size_mb, t_all, m_all))
+    goaccess = shutil.which("goaccess")
+    if goaccess:
+        t_ga, m_ga, _ = _measure(
+            [goaccess, str(path), "--log-format=COMBINED", "-o", str(DATA / "goaccess.json")]
+        )
+        rows.append(_row("goaccess", counted, size_mb, t_ga, m_ga))
+        rows.append(f"| logtrap analyze is {t_ga / t_all:.1f}x faster than GoAccess |||||")
+    rows.append(f"| analyze / read_logs = {t_all / t_read:.2f}x, analyze / bare = {t_all / t_bare:.2f}x |||||")
+    return rows
+
+
+def _uncompressed_size(path: Path) -> int:
+    if path.suffix != ".gz":
+        return path.stat().st_size
+    import gzip
+
+    total = 0
+    with gzip.open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            total += len(chunk)
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, nargs="*", default=[1_000_000, 10_000_000])
+    parser.add_argument("--no-gzip", action="store_true", help="plain files only")
+    args = parser.parse_args()
+    header = [
+        "| stage     |       lines | seconds | M lines/s |    MB/s |  peak MB |",
+        "|-----------|------------:|--------:|----------:|--------:|---------:|",
+    ]
+    for gz in [False] if args.no_gzip else [False, True]:
+        for lines in args.lines:
+            print(f"\n### {lines:,} lines, {'gzip' if gz else 'plain'}\n")
+            print("\n".join(header + bench(lines, gz)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
