@@ -1,0 +1,514 @@
+"""Apache `LogFormat` / nginx `log_format` strings -> one regex and a Polars parser; auto-detection.
+
+A format string compiles to one anchored regex with a capture group only for the fields logtrap
+uses (fields it does not use are matched but not captured: captures are what the regex engine
+pays for). `parse_lines` runs that regex over a one-column frame of lines with
+`str.extract_groups` and turns the groups into `REQUEST_SCHEMA` with Polars expressions only.
+
+Fields recognised (anything else is matched as an opaque field):
+
+- Apache: `%h %a %{c}a %l %u %t %{strftime}t %{sec|msec|usec|msec_frac|usec_frac}t %r %s %>s
+  %b %B %O %D %T %{ms|us|s}T %v %V %p %U %q %m %H %{Referer}i %{User-Agent}i %%`
+  (mod_log_config); `%{...}e/n/x/C/o/i` and letters such as `%A %I %R %X` are opaque.
+- nginx: `$remote_addr $time_local $time_iso8601 $msec $request $request_method $request_uri
+  $uri $args $query_string $server_protocol $status $body_bytes_sent $bytes_sent $http_referer
+  $http_user_agent $host $server_name $http_host $request_time`; any other `$var` is opaque.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.errors import FormatError
+
+# Apache's own names for its stock formats (httpd.conf / Debian apache2.conf).
+PRESETS: dict[str, str] = {
+    "combined": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"',
+    "common": '%h %l %u %t "%r" %>s %b',
+    "vhost_combined": '%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i"',
+    "vhost_common": '%v %h %l %u %t "%r" %>s %b',
+    # nginx's built-in `combined` log_format; it is byte-for-byte Apache combined.
+    "nginx": '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+    '"$http_referer" "$http_user_agent"',
+    # LiteSpeed / OpenLiteSpeed write Apache combined (server and vhost logs alike).
+    "litespeed": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"',
+    # Combined followed by any extra fields (many hosts append %D, %{Host}i, a cookie...).
+    "combined_extra": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" %{...}*',
+    # netnea's "extended" Apache format (Apache-Labor tutorials), with its `%X` field.
+    "netnea": '%h %{GEOIP_COUNTRY_CODE}e %u [%{%Y-%m-%d %H:%M:%S}t.%{usec_frac}t] "%r" %>s %b '
+    '"%{Referer}i" "%{User-Agent}i" %v %A %p %R %{BALANCER_WORKER_ROUTE}e %X "%{cookie}n" '
+    "%{UNIQUE_ID}e %{SSL_PROTOCOL}x %{SSL_CIPHER}x %I %O %{ratio}n%% %D %{ModSecTimeIn}e "
+    "%{ApplicationTime}e %{ModSecTimeOut}e %{ModSecAnomalyScoreIn}e %{ModSecAnomalyScore}e",
+}
+
+# Order auto-detection tries them in: the most specific first, so a vhost_combined line is
+# not taken for something looser; ties on the sample go to the earlier one.
+DETECT_ORDER: tuple[str, ...] = (
+    "vhost_combined",
+    "combined",
+    "common",
+    "vhost_common",
+    "netnea",
+    "combined_extra",
+)
+
+# -- regex pieces -----------------------------------------------------------------------------
+# Contents of a double-quoted field: Apache writes `"` as `\"` and `\` as `\\`; nginx writes
+# both as `\xHH`, so a backslash always starts an escape and `[^"\\]|\\.` never backtracks.
+_QUOTED = r'(?:[^"\\]|\\.)*'
+# The last quoted field of a line may lack its closing quote (a truncated line, as at the end of
+# elastic's line 8899): everything up to the end of the line is still that field.
+_QUOTED_LAST = r'(?:[^"\\]|\\.)*(?:\\)?'
+_TOKEN = r"[^ ]*"
+_DIGITS = r"[0-9]+"
+_NUMBER_OR_DASH = r"(?:[0-9]+|-)"
+_FLOAT_OR_DASH = r"(?:[0-9]+(?:\.[0-9]*)?|-)"
+_APACHE_TIME = r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}"
+_ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})"
+_LIST = r"[^ ]*(?:(?:, | : )[^ ]+)*"  # nginx upstream_* and X-Forwarded-For: "a, b" lists
+_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
+
+APACHE_TIME_FORMAT = "%d/%b/%Y:%H:%M:%S %z"
+
+# strftime directives -> regex, for `%{format}t`; chrono's strptime reads the same directives.
+_STRFTIME_RX = {
+    "Y": "[0-9]{4}", "m": "[0-9]{2}", "d": "[0-9]{2}", "H": "[0-9]{2}", "M": "[0-9]{2}",
+    "S": "[0-9]{2}", "y": "[0-9]{2}", "b": "[A-Za-z]{3}", "h": "[A-Za-z]{3}", "B": "[A-Za-z]+",
+    "a": "[A-Za-z]{3}", "A": "[A-Za-z]+", "z": "[+-][0-9]{4}", "Z": "[A-Za-z]+", "e": " ?[0-9]{1,2}",
+    "j": "[0-9]{3}", "I": "[0-9]{2}", "p": "[AP]M", "T": "[0-9]{2}:[0-9]{2}:[0-9]{2}",
+    "F": "[0-9]{4}-[0-9]{2}-[0-9]{2}", "D": "[0-9]{2}/[0-9]{2}/[0-9]{2}", "R": "[0-9]{2}:[0-9]{2}",
+    "s": "[0-9]+", "%": "%",
+}
+
+
+@dataclass(frozen=True)
+class LogFormat:
+    """A compiled log format: the spec, its kind, and the regex `parse_lines` runs.
+
+    `fields` names the regex's capture groups in order (roles such as "client", "time_apache",
+    "request", "status"); opaque fields are matched without a group.
+
+    >>> compile_format("common").fields
+    ('client', 'time_apache', 'request', 'status', 'bytes')
+    """
+
+    name: str  # preset name, or "custom"
+    spec: str  # the format string
+    kind: str  # "apache" | "nginx"
+    regex: str
+    fields: tuple[str, ...]
+    time_format: str | None = None  # strptime format of a `%{...}t` strftime field
+
+    def describe(self) -> str:
+        """How error messages and reports name this format.
+
+        >>> compile_format("combined").describe()
+        'combined'
+        """
+        return self.name if self.name != "custom" else f"{self.kind} format {self.spec!r}"
+
+
+# -- tokenising format strings ----------------------------------------------------------------
+_APACHE_DIRECTIVE = re.compile(r"%[<>]?!?[0-9,]*(?:\{([^}]*)\})?([a-zA-Z%*])")
+_NGINX_VARIABLE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
+
+
+def _escape(text: str) -> str:
+    """Escape literal text for the Rust regex engine Polars uses (not Python's `re`)."""
+    return "".join("\\" + c if c in _REGEX_META else c for c in text)
+
+
+def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
+    """(role, regex) for one Apache directive; role None = matched, not captured."""
+    a = (arg or "").lower()
+    if letter in "ha" and (letter == "h" or a in ("", "c")):
+        return "client", _TOKEN
+    if letter == "t":
+        if arg is None:
+            return "time_apache", r"\[" + "(" + _APACHE_TIME + r")\]"
+        a = a.removeprefix("begin:").removeprefix("end:")
+        if a in ("sec", "msec", "usec"):
+            return f"time_epoch_{a}", _DIGITS
+        if a in ("msec_frac", "usec_frac"):
+            return a, _DIGITS
+        return "time_strftime", _strftime_regex(arg.removeprefix("begin:").removeprefix("end:"))
+    if letter == "r":
+        return "request", None
+    if letter == "s":
+        return "status", r"(?:[0-9]{3}|-)"
+    if letter == "b":
+        return "bytes", _NUMBER_OR_DASH
+    if letter == "B":
+        return "bytes_B", _DIGITS
+    if letter == "O":
+        return "bytes_O", _DIGITS
+    if letter == "D":
+        return "rt_us", _DIGITS
+    if letter == "T":
+        return {"ms": "rt_ms", "us": "rt_us"}.get(a, "rt_s"), _DIGITS
+    if letter == "v":
+        return "host", None
+    if letter == "V":
+        return "host_V", None
+    if letter == "p":
+        return None, _DIGITS if a in ("", "canonical", "local", "remote") else _TOKEN
+    if letter == "U":
+        return "path", None
+    if letter == "q":
+        return "query_q", None
+    if letter == "m":
+        return "method", None
+    if letter == "H":
+        return "protocol", None
+    if letter == "i" and a == "referer":
+        return "referer", None
+    if letter == "i" and a == "user-agent":
+        return "user_agent", None
+    return None, None
+
+
+def _strftime_regex(fmt: str) -> str:
+    out, i = [], 0
+    while i < len(fmt):
+        if fmt[i] == "%" and i + 1 < len(fmt):
+            out.append(_STRFTIME_RX.get(fmt[i + 1], "[^ ]+"))
+            i += 2
+        else:
+            out.append(_escape(fmt[i]))
+            i += 1
+    return "".join(out)
+
+
+_NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
+    "remote_addr": ("client", _TOKEN),
+    "time_local": ("time_apache", "(" + _APACHE_TIME + ")"),
+    "time_iso8601": ("time_iso", "(" + _ISO_TIME + ")"),
+    "msec": ("time_epoch_float", r"[0-9]+(?:\.[0-9]+)?"),
+    "request": ("request", None),
+    "request_method": ("method", None),
+    "request_uri": ("url", None),
+    "uri": ("path", None),
+    "document_uri": ("path", None),
+    "args": ("query_args", None),
+    "query_string": ("query_args", None),
+    "server_protocol": ("protocol", None),
+    "status": ("status", r"[0-9]{3}"),
+    "body_bytes_sent": ("bytes", _NUMBER_OR_DASH),
+    "bytes_sent": ("bytes_O", _NUMBER_OR_DASH),
+    "http_referer": ("referer", None),
+    "http_user_agent": ("user_agent", None),
+    "host": ("host", None),
+    "server_name": ("host_V", None),
+    "http_host": ("host_http", None),
+    "request_time": ("rt_s", _FLOAT_OR_DASH),
+    "upstream_response_time": (None, _LIST),
+    "upstream_connect_time": (None, _LIST),
+    "upstream_header_time": (None, _LIST),
+    "upstream_status": (None, _LIST),
+    "upstream_addr": (None, _LIST),
+    "http_x_forwarded_for": (None, _LIST),
+    "proxy_add_x_forwarded_for": (None, _LIST),
+}
+
+
+def _tokens(spec: str, kind: str) -> list[tuple[str, str | None, str | None]]:
+    """Split a spec into ("lit", text, None) and ("field", role, regex) items."""
+    pattern = _APACHE_DIRECTIVE if kind == "apache" else _NGINX_VARIABLE
+    items: list[tuple[str, str | None, str | None]] = []
+    pos = 0
+    for m in pattern.finditer(spec):
+        if m.start() > pos:
+            items.append(("lit", spec[pos : m.start()], None))
+        pos = m.end()
+        if kind == "apache":
+            arg, letter = m.group(1), m.group(2)
+            if letter == "%":
+                items.append(("lit", "%", None))
+                continue
+            if letter == "*":  # logtrap's own "any trailing fields" marker (combined_extra)
+                items.append(("field", None, ".*"))
+                continue
+            role, rx = _apache_role(arg, letter)
+        else:
+            name = m.group(1) or m.group(2)
+            role, rx = _NGINX_ROLES.get(name, (None, None))
+        items.append(("field", role, rx))
+    if pos < len(spec):
+        items.append(("lit", spec[pos:], None))
+    return items
+
+
+def _build_regex(items: list[tuple[str, str | None, str | None]]) -> tuple[str, tuple[str, ...]]:
+    parts: list[str] = ["^"]
+    fields: list[str] = []
+    seen: set[str] = set()
+    for i, (typ, role, rx) in enumerate(items):
+        if typ == "lit":
+            parts.append(_escape(role or ""))
+            continue
+        before = items[i - 1][1] if i > 0 and items[i - 1][0] == "lit" else ""
+        after = items[i + 1][1] if i + 1 < len(items) and items[i + 1][0] == "lit" else ""
+        quoted = bool(before and after and before.endswith('"') and after.startswith('"'))
+        last_field = not any(t == "field" for t, _, _ in items[i + 1 :])
+        if quoted:
+            # A truncated line may end inside its last quoted field: allow the closing quote
+            # to be missing there (only when nothing but that quote follows in the format).
+            body = _QUOTED_LAST if last_field and after == '"' else _QUOTED
+        elif rx is not None:
+            body = rx
+        elif after and after[0] != " ":
+            body = "[^ " + _escape(after[0]) + "]*"  # e.g. %v in "%v:%p"
+        else:
+            body = _TOKEN
+        if role is None or role in seen:
+            # Strip capture groups inside a fixed regex so only roles capture.
+            parts.append("(?:" + body.replace("(?:", "\0").replace("(", "(?:").replace("\0", "(?:") + ")")
+            continue
+        seen.add(role)
+        if body.startswith("\\[(") or (body.startswith("(") and not body.startswith("(?:")):
+            parts.append(body)  # the regex carries its own group (time inside brackets)
+        else:
+            parts.append("(" + body + ")")
+        fields.append(role)
+    regex = "".join(parts)
+    # Let the closing quote of a truncated last field go missing at the end of the line.
+    if regex.endswith('"') and items and items[-1][0] == "lit" and items[-1][1] == '"':
+        regex = regex[:-1] + '(?:"|$)'
+    return regex + "$", tuple(fields)
+
+
+def compile_format(spec_or_preset: str) -> LogFormat:
+    """Compile a preset name, an Apache `LogFormat` or an nginx `log_format` string.
+
+    A string with `$variables` is nginx, one with `%` directives is Apache. Unknown directives
+    and variables become opaque fields (matched, not kept).
+
+    >>> f = compile_format('$remote_addr [$time_local] "$request" $status $request_time')
+    >>> f.kind, f.fields
+    ('nginx', ('client', 'time_apache', 'request', 'status', 'rt_s'))
+    >>> compile_format("apache2")
+    Traceback (most recent call last):
+    ...
+    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, netnea) and it has no % directives or $ variables
+    """
+    if not isinstance(spec_or_preset, str) or not spec_or_preset.strip():
+        raise FormatError("empty log format", hint=f"use a preset: {', '.join(PRESETS)}")
+    key = spec_or_preset.strip()
+    name = key.lower() if key.lower() in PRESETS else "custom"
+    spec = PRESETS[name] if name != "custom" else spec_or_preset
+    if _NGINX_VARIABLE.search(spec):
+        kind = "nginx"
+    elif _APACHE_DIRECTIVE.search(spec):
+        kind = "apache"
+    else:
+        raise FormatError(
+            f"unknown log format {spec_or_preset!r}: not a preset ({', '.join(PRESETS)}) "
+            "and it has no % directives or $ variables",
+            hint="pass a preset name or the LogFormat / log_format string from the server config",
+        )
+    items = _tokens(spec, kind)
+    regex, fields = _build_regex(items)
+    time_format = None
+    for typ, role, _ in items:
+        if typ == "field" and role == "time_strftime":
+            arg = next(m.group(1) for m in _APACHE_DIRECTIVE.finditer(spec)
+                       if m.group(2) == "t" and m.group(1) and _is_strftime(m.group(1)))
+            time_format = arg.removeprefix("begin:").removeprefix("end:")
+            break
+    try:
+        pl.Series([""], dtype=pl.String).str.extract_groups(regex)
+    except Exception as e:  # a literal the regex engine rejects
+        raise FormatError(f"log format {spec!r} does not compile: {e}") from None
+    return LogFormat(name=name, spec=spec, kind=kind, regex=regex, fields=fields,
+                     time_format=time_format)
+
+
+def _is_strftime(arg: str) -> bool:
+    a = arg.lower().removeprefix("begin:").removeprefix("end:")
+    return a not in ("sec", "msec", "usec", "msec_frac", "usec_frac")
+
+
+# -- parsing ------------------------------------------------------------------------------------
+_UNESCAPE_FROM = ['\\"', "\\x22", "\\\\", "\\x5C", "\\x5c"]
+_UNESCAPE_TO = ['"', '"', "\\", "\\", "\\"]
+_REQUEST_RX = r"^([A-Za-z][A-Za-z0-9_.-]*) (.+?)(?: (HTTP/[0-9.]+))?$"
+
+
+def _unescape(e: pl.Expr) -> pl.Expr:
+    """Undo Apache's `\\"`/`\\\\` and nginx's `\\x22`/`\\x5C` escapes in one left-to-right pass."""
+    return e.str.replace_many(_UNESCAPE_FROM, _UNESCAPE_TO)
+
+
+def _dash_null(e: pl.Expr) -> pl.Expr:
+    return pl.when(e.is_in(["-", ""])).then(None).otherwise(e)
+
+
+def _time_expr(cols: set[str], fmt: LogFormat) -> tuple[pl.Expr, bool]:
+    """(time expression in UTC, whether the format has a time at all)."""
+    t: pl.Expr | None = None
+    if "time_apache" in cols:
+        t = pl.col("time_apache").str.strptime(pl.Datetime("us"), APACHE_TIME_FORMAT, strict=False)
+    elif "time_iso" in cols:
+        t = pl.col("time_iso").str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
+    elif "time_strftime" in cols and fmt.time_format:
+        has_tz = "%z" in fmt.time_format or "%Z" in fmt.time_format
+        t = pl.col("time_strftime").str.strptime(pl.Datetime("us"), fmt.time_format, strict=False)
+        if not has_tz:  # no offset in the log (netnea): taken as UTC
+            t = t.dt.replace_time_zone("UTC")
+    elif "time_epoch_float" in cols:
+        t = (pl.col("time_epoch_float").cast(pl.Float64, strict=False) * 1e6).cast(pl.Int64, strict=False)
+        t = pl.from_epoch(t, time_unit="us").dt.replace_time_zone("UTC")
+    else:
+        for unit, mult in (("sec", 1_000_000), ("msec", 1_000), ("usec", 1)):
+            if f"time_epoch_{unit}" in cols:
+                v = pl.col(f"time_epoch_{unit}").cast(pl.Int64, strict=False) * mult
+                t = pl.from_epoch(v, time_unit="us").dt.replace_time_zone("UTC")
+    if t is None:
+        return pl.lit(None, dtype=s.TIME_DTYPE), False
+    t = t.dt.convert_time_zone("UTC").cast(s.TIME_DTYPE, strict=False)
+    if "usec_frac" in cols:
+        t = t + pl.duration(microseconds=pl.col("usec_frac").cast(pl.Int64, strict=False))
+    elif "msec_frac" in cols:
+        t = t + pl.duration(milliseconds=pl.col("msec_frac").cast(pl.Int64, strict=False))
+    return t, True
+
+
+def _first(cols: set[str], *names: str) -> pl.Expr | None:
+    for n in names:
+        if n in cols:
+            return pl.col(n)
+    return None
+
+
+def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
+    """Lazy plan: frame with "row" and "line" -> REQUEST_SCHEMA columns plus "row", "line", "_reason"."""
+    cols = set(fmt.fields)
+    lf = lf.with_columns(
+        pl.col("line").str.extract_groups(fmt.regex).struct.rename_fields(list(fmt.fields)).alias("_g")
+    ).unnest("_g")
+    time, has_time = _time_expr(cols, fmt)
+    str_or_null = pl.lit(None, dtype=pl.String)
+
+    # request line -> method, url, protocol; anything else (TLS bytes, "-") -> nulls
+    if "request" in cols:
+        req = pl.col("request").str.extract_groups(_REQUEST_RX).struct.rename_fields(["m", "u", "p"])
+        method, url_raw, protocol = req.struct.field("m"), req.struct.field("u"), req.struct.field("p")
+        url = _unescape(url_raw)
+    else:
+        method = _dash_null(pl.col("method")) if "method" in cols else str_or_null
+        protocol = _dash_null(pl.col("protocol")) if "protocol" in cols else str_or_null
+        if "url" in cols:
+            url = _dash_null(_unescape(pl.col("url")))
+        elif "path" in cols:
+            q = None
+            if "query_q" in cols:
+                q = pl.col("query_q").str.strip_prefix("?")
+            elif "query_args" in cols:
+                q = _dash_null(pl.col("query_args"))
+            p = _unescape(pl.col("path"))
+            url = p if q is None else pl.when(q.is_null() | (q == "")).then(p).otherwise(p + "?" + q)
+        else:
+            url = str_or_null
+    parts = url.str.splitn("?", 2)
+    host = _first(cols, "host", "host_V", "host_http")
+    if host is not None:
+        # "example.com:8080" -> "example.com"; a bare IPv6 address keeps its colons
+        host = host.str.replace(r"^([^:]+|\[[^\]]*\]):[0-9]+$", "$1").str.to_lowercase()
+    size = _first(cols, "bytes", "bytes_B", "bytes_O")
+    rt = None
+    for name, div in (("rt_us", 1e6), ("rt_ms", 1e3), ("rt_s", 1.0)):
+        if name in cols:
+            rt = pl.col(name).cast(pl.Float64, strict=False) / div
+            break
+    ok = pl.col(fmt.fields[0]).is_not_null() if fmt.fields else pl.col("line").str.contains(fmt.regex)
+    reason = (
+        pl.when(pl.col("line").str.strip_chars() == "").then(pl.lit("empty"))
+        .when(~ok).then(pl.lit("does not match " + fmt.describe()))
+        .when(pl.lit(has_time) & pl.col(s.TIME).is_null()).then(pl.lit("bad time"))
+        .otherwise(None)
+    )
+    return lf.select(
+        "row", "line",
+        (host if host is not None else pl.lit("-")).alias(s.HOST),
+        (pl.col("client") if "client" in cols else str_or_null).alias(s.CLIENT),
+        time.alias(s.TIME),
+        method.alias(s.METHOD),
+        url.alias(s.URL),
+        parts.struct.field("field_0").alias(s.PATH),
+        parts.struct.field("field_1").alias(s.QUERY),
+        protocol.alias(s.PROTOCOL),
+        (pl.col("status").cast(pl.UInt16, strict=False) if "status" in cols
+         else pl.lit(None, dtype=pl.UInt16)).alias(s.STATUS),
+        (size.cast(pl.Int64, strict=False) if size is not None
+         else pl.lit(None, dtype=pl.Int64)).alias(s.BYTES),
+        (_unescape(pl.col("referer")) if "referer" in cols else str_or_null).alias(s.REFERER),
+        (_unescape(pl.col("user_agent")) if "user_agent" in cols else str_or_null).alias(s.USER_AGENT),
+        (rt if rt is not None else pl.lit(None, dtype=pl.Float64)).alias(s.REQUEST_TIME),
+        pl.lit(source, dtype=pl.String).alias(s.SOURCE),
+    ).with_columns(reason.alias("_reason"))
+
+
+# Rows per parallel slice: below this, splitting costs more than it saves (judgement).
+_PARALLEL_MIN_ROWS = 100_000
+
+
+def parse_lines(
+    lines: pl.DataFrame, fmt: LogFormat, *, source: str = "-"
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Parse a one-column frame of lines ("line") into requests and rejected lines.
+
+    Returns `(requests, rejected)`: `requests` is in `REQUEST_SCHEMA` (SOURCE set to `source`),
+    one row per parsed line in input order; `rejected` has columns `row` (0-based index into
+    `lines`), `line` and `reason`. Empty lines are in neither: they are lines, not requests, and
+    not errors. Large frames are cut in slices parsed in parallel.
+
+    >>> lines = pl.DataFrame({"line": [
+    ...     '::1 - - [28/Nov/2026:10:00:00 +0100] "GET /a?b=1 HTTP/1.1" 200 - "-" "x \\\\"y\\\\""',
+    ...     "junk", ""]})
+    >>> req, bad = parse_lines(lines, compile_format("combined"))
+    >>> req.select("client", "time", "path", "query", "bytes", "user_agent").row(0)
+    ('::1', datetime.datetime(2026, 11, 28, 9, 0, tzinfo=zoneinfo.ZoneInfo(key='UTC')), '/a', 'b=1', None, 'x "y"')
+    >>> bad.rows()
+    [(1, 'junk', 'does not match combined')]
+    """
+    lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
+    n = lines.height
+    k = max(1, min(pl.thread_pool_size(), n // _PARALLEL_MIN_ROWS))
+    step = -(-n // k) if n else 0
+    plans = [_plan(lf.slice(i * step, step), fmt, source) for i in range(k)]
+    out = pl.concat(pl.collect_all(plans)) if k > 1 else plans[0].collect()
+    reason = pl.col("_reason")
+    requests = out.filter(reason.is_null()).select(list(s.REQUEST_SCHEMA))
+    rejected = out.filter(reason.is_not_null() & (reason != "empty")).select(
+        pl.col("row").cast(pl.Int64), "line", reason.alias(s.REASON)
+    )
+    return requests, rejected
+
+
+def detect_format(sample_lines: list[str]) -> LogFormat | None:
+    """The preset that parses the most of these lines (earliest in DETECT_ORDER on a tie).
+
+    None when no preset parses any of them.
+
+    >>> detect_format(['hello world']) is None
+    True
+    >>> detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5']).name
+    'common'
+    """
+    lines = [ln for ln in sample_lines if ln.strip()]
+    if not lines:
+        return None
+    frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
+    best, best_n = None, 0
+    for name in DETECT_ORDER:
+        fmt = compile_format(name)
+        req, _ = parse_lines(frame, fmt)
+        if req.height > best_n:
+            best, best_n = fmt, req.height
+        if best_n == len(lines):
+            break
+    return best
