@@ -1,0 +1,115 @@
+from pathlib import Path
+
+import pytest
+
+from logtrap.config import build_settings, coerce, find_config, parse_assignment, read_config
+from logtrap.errors import ConfigError
+from logtrap.settings import Settings
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_full_config_maps_to_settings(tmp_path):
+    config = write(
+        tmp_path / "logtrap.toml",
+        """
+format = "combined"
+hosts = ["example.com", "shop.example.com"]
+session_params = ["sid"]
+tracking_params = ["campaign", "ref"]
+sitemap = "maps/sitemap.xml"
+robots = "/etc/site/robots.txt"
+ip_ranges = ["googlebot.json"]
+verify_dns = true
+
+[thresholds]
+url_sample_size = 50
+dns_timeout = 1
+""",
+    )
+    settings = build_settings(read_config(config))
+    assert settings.log_format == "combined"
+    assert settings.hosts == ("example.com", "shop.example.com")
+    assert settings.session_params == ("sid",)
+    assert settings.tracking_params == ("campaign", "ref")
+    assert settings.sitemaps == (tmp_path / "maps" / "sitemap.xml",)
+    assert settings.robots == Path("/etc/site/robots.txt")
+    assert settings.ip_ranges == (tmp_path / "googlebot.json",)
+    assert settings.verify_dns is True
+    assert settings.url_sample_size == 50
+    assert settings.dns_timeout == 1.0
+    assert isinstance(settings.dns_timeout, float)
+
+
+def test_no_file_means_defaults(tmp_path):
+    assert find_config(None, cwd=tmp_path) is None
+    assert build_settings(None, None) == Settings()
+
+
+def test_logtrap_toml_in_working_directory_is_found(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "hosts = ['a']\n")
+    assert find_config(None, cwd=tmp_path) == config
+
+
+def test_given_config_that_does_not_exist(tmp_path):
+    with pytest.raises(ConfigError, match="missing.toml' does not exist"):
+        find_config(tmp_path / "missing.toml")
+
+
+def test_unknown_key_names_the_key_and_the_closest_name(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "[thresholds]\nurl_sample_sise = 5\n")
+    with pytest.raises(ConfigError) as info:
+        read_config(config)
+    assert str(info.value) == f"{config}: [thresholds]: unknown setting 'url_sample_sise'"
+    assert info.value.hint == "did you mean 'url_sample_size'?"
+
+
+def test_unknown_top_level_key(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "hostz = ['a']\n")
+    with pytest.raises(ConfigError) as info:
+        read_config(config)
+    assert str(info.value) == f"{config}: unknown setting 'hostz'"
+    assert info.value.hint == "did you mean 'host'?"
+
+
+def test_wrong_type_is_named(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "[thresholds]\nurl_sample_size = 'lots'\n")
+    with pytest.raises(ConfigError) as info:
+        read_config(config)
+    assert str(info.value) == f"{config}: url_sample_size must be an integer, not 'lots'"
+
+
+def test_bool_is_not_an_integer(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "url_sample_size = true\n")
+    with pytest.raises(ConfigError, match="url_sample_size must be an integer, not True"):
+        read_config(config)
+
+
+def test_invalid_toml(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "hosts = [\n")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        read_config(config)
+
+
+def test_command_line_overrides_file(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "hosts = ['a']\nformat = 'common'\n")
+    settings = build_settings(read_config(config), {"hosts": ("b",), "log_format": None})
+    assert settings.hosts == ("b",)
+    assert settings.log_format == "common"
+
+
+def test_set_assignments_coerce_like_the_file():
+    name, value = parse_assignment("url_sample_size = 7")
+    assert coerce({name: value}) == {"url_sample_size": 7}
+    assert coerce({"hosts": "a, b,"}) == {"hosts": ("a", "b")}
+    assert coerce({"robots": "none"}) == {"robots": None}
+
+
+def test_set_needs_name_and_value():
+    with pytest.raises(ConfigError, match="is not NAME=VALUE"):
+        parse_assignment("url_sample_size")
+    with pytest.raises(ConfigError, match="unknown setting 'nope'"):
+        parse_assignment("nope=1")
