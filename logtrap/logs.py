@@ -1,0 +1,433 @@
+"""Paths, rotated sets, .gz/.bz2 and stdin -> a stream of request frames.
+
+The reader never holds a whole file: it reads `settings.batch_bytes` of decompressed data at a
+time, cuts at the last newline (the rest waits for the next batch), turns the batch into a
+one-column frame with Polars' CSV reader and parses it with `formats.parse_lines`.
+
+Line counting: every line counts in `lines`, empty ones too (a blank line is a line of the
+file, so line numbers stay those of an editor); an empty line is neither parsed nor rejected.
+"""
+
+from __future__ import annotations
+
+import bz2
+import glob
+import gzip
+import hashlib
+import os
+import re
+import sys
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.errors import FormatError, InputError, LogtrapError
+from logtrap.formats import DETECT_ORDER, LogFormat, compile_format, detect_format, parse_lines
+from logtrap.settings import Settings
+
+STDIN = "-"
+_FINGERPRINT_BYTES = 256  # first line, capped: identifies a file across renames by rotation
+_COMPRESSED = (".gz", ".bz2")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to read, from `offset` bytes into its decompressed stream (cron resume).
+
+    `line_no` is the number of lines before `offset`, so line numbers stay those of the file.
+    """
+
+    path: str
+    offset: int = 0
+    line_no: int = 0
+
+
+@dataclass
+class FileRead:
+    """What reading one file did: enough for state.py to resume it and to notice rotation."""
+
+    path: str
+    device: int | None  # None for stdin
+    inode: int | None
+    fingerprint: str  # sha1 hex of the first line (up to 256 bytes) of the decompressed stream
+    size: int | None  # bytes on disk when opened; None for stdin
+    start_offset: int  # decompressed offset reading started at
+    end_offset: int  # decompressed offset reached (after the last line read)
+    lines: int = 0  # lines read in this run (empty lines included)
+    parsed: int = 0
+    rejected: int = 0
+    format_name: str | None = None  # None when no line was read
+    format_spec: str | None = None
+
+
+@dataclass
+class ReadStats:
+    """Counts over every file read; `rejected_examples` is in REJECTED_SCHEMA."""
+
+    lines: int = 0
+    parsed: int = 0
+    rejected: int = 0
+    rejected_examples: pl.DataFrame = field(default_factory=lambda: s.empty(s.REJECTED_SCHEMA))
+    files: list[FileRead] = field(default_factory=list)
+    bytes_read: int = 0  # decompressed bytes parsed
+
+
+# -- rotated sets ---------------------------------------------------------------------------
+_ROTATION = re.compile(
+    r"^(?P<base>.+?)(?:\.(?P<num>[0-9]{1,7})|[.-](?P<date>(?:19|20)[0-9]{2}-?[0-9]{2}-?[0-9]{2})(?P<more>[0-9]*))$"
+)
+
+
+def _rotation_key(path: str) -> tuple[str, tuple[int, str, int]]:
+    """(set name, position in the set): older sorts first, the live file last."""
+    directory, name = os.path.split(path)
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    m = _ROTATION.match(name)
+    if m is None:
+        return os.path.join(directory, name), (2, "", 0)
+    base = os.path.join(directory, m["base"])
+    if m["date"]:
+        return base, (0, m["date"].replace("-", "") + (m["more"] or ""), 0)
+    return base, (1, "", -int(m["num"]))
+
+
+def order_rotated(paths: Sequence[str]) -> list[str]:
+    """Order each rotated set oldest first; sets keep the order they first appear in.
+
+    Numbered rotations (`.1`, `.2.gz`) go highest number first, dated ones (`-20261128`) by
+    date, and the live file last.
+
+    >>> order_rotated(["access.log", "access.log.2.gz", "error.log", "access.log.1"])
+    ['access.log.2.gz', 'access.log.1', 'access.log', 'error.log']
+    >>> order_rotated(["a.log", "a.log-20261128.gz", "a.log-20261121"])
+    ['a.log-20261121', 'a.log-20261128.gz', 'a.log']
+    """
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        groups.setdefault(_rotation_key(p)[0] if p != STDIN else STDIN + p, []).append(p)
+    return [p for g in groups.values() for p in sorted(g, key=lambda q: _rotation_key(q)[1])]
+
+
+def _expand(sources: object) -> list[Source]:
+    if isinstance(sources, (str, Path, Source)):
+        sources = [sources]
+    out: list[Source] = []
+    for item in sources:  # type: ignore[union-attr]
+        src = item if isinstance(item, Source) else Source(str(item))
+        if src.path == STDIN or os.path.exists(src.path) or not _GLOB_CHARS.search(src.path):
+            out.append(src)
+            continue
+        matches = sorted(glob.glob(src.path))
+        if not matches:
+            raise InputError(f"{src.path}: no file matches", hint="check the path or quote the glob")
+        out.extend(Source(m) for m in matches)
+    seen: set[str] = set()
+    unique: dict[str, Source] = {}
+    for src in out:
+        key = src.path if src.path == STDIN else os.path.realpath(src.path)
+        if key not in seen:
+            seen.add(key)
+            unique[src.path] = src
+    return [unique[p] for p in order_rotated(list(unique))]
+
+
+# -- opening ----------------------------------------------------------------------------------
+class _Input:
+    """A decompressed byte stream plus the on-disk position, for progress."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.raw: BinaryIO
+        if path == STDIN:
+            self.raw = sys.stdin.buffer
+            self.stream: BinaryIO = self.raw
+            self.device = self.inode = self.size = None
+            return
+        try:
+            if os.path.isdir(path):
+                raise InputError(f"{path}: is a directory", hint="pass the log files, or a glob")
+            self.raw = open(path, "rb")  # noqa: SIM115 - closed in close()
+            st = os.fstat(self.raw.fileno())
+            magic = self.raw.read(3)
+            self.raw.seek(0)
+        except OSError as e:
+            raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+        self.device, self.inode, self.size = st.st_dev, st.st_ino, st.st_size
+        if magic[:2] == b"\x1f\x8b":
+            self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")  # type: ignore[assignment]
+        elif magic == b"BZh":
+            self.stream = bz2.BZ2File(self.raw, mode="rb")  # type: ignore[assignment]
+        else:
+            self.stream = self.raw
+
+    def read(self, n: int) -> bytes:
+        try:
+            return self.stream.read(n)
+        except (OSError, EOFError, zlib.error, ValueError) as e:
+            raise InputError(f"{self.path}: cannot read, corrupt or truncated file ({e})") from None
+
+    def skip(self, n: int) -> int:
+        """Skip n decompressed bytes; returns how many were there to skip."""
+        if self.stream is self.raw and self.path != STDIN:
+            size = self.size or 0
+            self.raw.seek(min(n, size))
+            return min(n, size)
+        done = 0
+        while done < n:
+            got = len(self.read(min(n - done, 1 << 20)))
+            if not got:
+                break
+            done += got
+        return done
+
+    def disk_pos(self) -> int:
+        if self.path == STDIN:
+            return 0
+        try:
+            return self.raw.tell()
+        except (OSError, ValueError):
+            return 0
+
+    def close(self) -> None:
+        if self.path != STDIN:
+            self.stream.close()
+            self.raw.close()
+
+
+def _fingerprint(head: bytes) -> str:
+    return hashlib.sha1(head[:_FINGERPRINT_BYTES].split(b"\n", 1)[0]).hexdigest()
+
+
+def _to_lines(chunk: bytes) -> pl.DataFrame:
+    """One row per line; invalid UTF-8 decoded lossily, CR before LF dropped."""
+    if not chunk:
+        return pl.DataFrame({"line": []}, schema={"line": pl.String})
+    # A NUL would be read as a field separator; keep it visible, escaped the way Apache would.
+    chunk = chunk.replace(b"\x00", b"\\x00")
+    try:
+        return pl.read_csv(
+            chunk, has_header=False, separator="\x00", quote_char=None, encoding="utf8-lossy",
+            new_columns=["line"], infer_schema=False, empty_string_is_null=False,
+            raise_if_empty=False,
+        )
+    except Exception as e:  # Polars' reader is not expected to fail on one column of text
+        raise InputError(f"cannot split input into lines ({e})") from None
+
+
+# -- the stream --------------------------------------------------------------------------------
+ProgressCallback = Callable[[int, "int | None", int], None]
+
+
+class LogStream:
+    """Request frames from every source, in order; iterable once.
+
+    `stats` (a ReadStats) and `formats` (path -> LogFormat) fill in as the stream is read.
+    """
+
+    def __init__(
+        self, sources: list[Source], settings: Settings, on_progress: ProgressCallback | None
+    ) -> None:
+        self.sources = sources
+        self.settings = settings
+        self.on_progress = on_progress
+        self.stats = ReadStats()
+        self.formats: dict[str, LogFormat] = {}
+        self._started = False
+        self._fixed: LogFormat | None = (
+            None if settings.log_format == "auto" else compile_format(settings.log_format)
+        )
+        self._bytes_total: int | None = 0
+        for src in sources:
+            if src.path == STDIN:
+                self._bytes_total = None
+            elif self._bytes_total is not None:
+                try:
+                    self._bytes_total += os.path.getsize(src.path)
+                except OSError:
+                    pass
+        self._bytes_before = 0
+
+    def __iter__(self) -> Iterator[pl.DataFrame]:
+        if self._started:
+            raise InputError("a LogStream can be read only once", hint="call scan_logs again")
+        self._started = True
+        for src in self.sources:
+            yield from self._read_file(src)
+
+    def _choose_format(self, path: str, chunks: list[bytes]) -> LogFormat | None:
+        sample: list[str] = []
+        for chunk in chunks:
+            for raw in chunk.split(b"\n"):
+                text = raw.replace(b"\x00", b"\\x00").decode("utf-8", "replace").rstrip("\r")
+                if text.strip():
+                    sample.append(text)
+                if len(sample) >= self.settings.detect_lines:
+                    break
+        if not sample:
+            return None
+        fmt = self._fixed or detect_format(sample)
+        if fmt is not None:
+            req, _ = parse_lines(pl.DataFrame({"line": sample}, schema={"line": pl.String}), fmt)
+            if req.height:
+                return fmt
+        tried = fmt.describe() if fmt is not None else "auto (" + ", ".join(DETECT_ORDER) + ")"
+        raise FormatError(
+            f"{path}: not in {tried} format: none of its first {len(sample)} lines parse; "
+            f"first line: {sample[0][:300]!r}",
+            hint="pass the server's LogFormat / log_format string with --format",
+        )
+
+    def _read_file(self, src: Source) -> Iterator[pl.DataFrame]:
+        st = self.settings
+        inp = _Input(src.path)
+        try:
+            head = b""
+            if src.offset > 0 and src.path != STDIN:
+                head = inp.read(_FINGERPRINT_BYTES)
+                inp.close()
+                inp = _Input(src.path)
+            start = inp.skip(src.offset) if src.offset > 0 else 0
+            info = FileRead(
+                path=src.path, device=inp.device, inode=inp.inode, fingerprint="",
+                size=inp.size, start_offset=start, end_offset=start,
+            )
+            self.stats.files.append(info)
+            fmt: LogFormat | None = None
+            pending: list[bytes] = []  # batches read before the format is known
+            carry = b""
+            line_base = src.line_no
+            eof = False
+            while not eof:
+                data = inp.read(st.batch_bytes)
+                if start == 0 and not head:
+                    head = (head + data)[:_FINGERPRINT_BYTES + 1] if data else head
+                eof = not data
+                buf = carry + data
+                cut = len(buf) if eof else buf.rfind(b"\n") + 1
+                if cut == 0 and not eof:  # no newline yet: a line longer than a batch
+                    carry = buf
+                    continue
+                chunk, carry = buf[:cut], buf[cut:]
+                if fmt is None:
+                    if chunk:
+                        pending.append(chunk)
+                    lines_seen = sum(c.count(b"\n") for c in pending)
+                    if not pending or (lines_seen < st.detect_lines and not eof):
+                        continue
+                    fmt = self._choose_format(src.path, pending)
+                    if fmt is None:  # only blank lines so far
+                        if eof:
+                            for c in pending:
+                                line_base = self._count_only(info, c, line_base)
+                        continue
+                    chunks, pending = pending, []
+                    self.formats[src.path] = fmt
+                    info.format_name, info.format_spec = fmt.name, fmt.spec
+                elif chunk:
+                    chunks = [chunk]
+                else:
+                    continue
+                for c in chunks:
+                    frame, line_base = self._parse_chunk(info, c, fmt, line_base)
+                    self._progress(inp)
+                    if frame.height:
+                        yield frame
+            info.fingerprint = _fingerprint(head)
+        finally:
+            self._bytes_before += inp.size or 0
+            inp.close()
+
+    def _count_only(self, info: FileRead, chunk: bytes, line_base: int) -> int:
+        n = _to_lines(chunk).height
+        info.lines += n
+        info.end_offset += len(chunk)
+        self.stats.lines += n
+        self.stats.bytes_read += len(chunk)
+        return line_base + n
+
+    def _parse_chunk(
+        self, info: FileRead, chunk: bytes, fmt: LogFormat, line_base: int
+    ) -> tuple[pl.DataFrame, int]:
+        lines = _to_lines(chunk)
+        source = info.path
+        req, bad = parse_lines(lines, fmt, source=source)
+        n = lines.height
+        info.lines += n
+        info.parsed += req.height
+        info.rejected += bad.height
+        info.end_offset += len(chunk)
+        stats = self.stats
+        stats.lines += n
+        stats.parsed += req.height
+        stats.rejected += bad.height
+        stats.bytes_read += len(chunk)
+        room = self.settings.rejected_examples - stats.rejected_examples.height
+        if room > 0 and bad.height:
+            examples = bad.head(room).select(
+                pl.lit(source, dtype=pl.String).alias(s.SOURCE),
+                (pl.col("row") + line_base + 1).cast(pl.Int64).alias(s.LINE_NO),
+                pl.col("line").alias(s.LINE),
+                pl.col(s.REASON),
+            )
+            stats.rejected_examples = pl.concat([stats.rejected_examples, examples])
+        return req, line_base + n
+
+    def _progress(self, inp: _Input) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self._bytes_before + inp.disk_pos(), self._bytes_total, self.stats.lines)
+
+
+def scan_logs(
+    sources: object,
+    *,
+    settings: Settings | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> LogStream:
+    """Stream request frames (REQUEST_SCHEMA) from files, globs, rotated sets or stdin ("-").
+
+    Rotated sets are read oldest first; a path given twice is read once. Formats come from
+    `settings.log_format` ("auto" detects per file). `on_progress(bytes_done, bytes_total,
+    lines)` is called after each batch, in on-disk bytes (None total when stdin is read).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = p.write_text('1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5\\nbad\\n')
+    >>> stream = scan_logs(p)
+    >>> [frame.height for frame in stream]
+    [1]
+    >>> stream.stats.lines, stream.stats.rejected, stream.formats[str(p)].name
+    (2, 1, 'common')
+    """
+    settings = settings or Settings()
+    if not isinstance(settings, Settings):
+        raise LogtrapError("settings must be a logtrap Settings")
+    return LogStream(_expand(sources), settings, on_progress)
+
+
+def read_logs(
+    sources: object, *, log_format: str = "auto", settings: Settings | None = None
+) -> pl.DataFrame:
+    """Every request from these sources in one frame (REQUEST_SCHEMA), for notebooks.
+
+    `log_format` (a preset name or a format string) overrides `settings.log_format`; "auto",
+    the default, leaves `settings.log_format` as given.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = p.write_text('1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /a?b=1 HTTP/1.1" 200 5 "-" "curl/8"\\n')
+    >>> read_logs(p).select("client", "path", "query", "status", "user_agent").row(0)
+    ('1.2.3.4', '/a', 'b=1', 200, 'curl/8')
+    """
+    if settings is None or log_format != "auto":
+        settings = (settings or Settings()).replace(log_format=log_format)
+    frames = list(scan_logs(sources, settings=settings))
+    return pl.concat(frames) if frames else s.empty(s.REQUEST_SCHEMA)
