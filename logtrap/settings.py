@@ -44,6 +44,37 @@ class Settings:
     # -- detectors: see logtrap/detectors/ for what each threshold means ---------------------
     # (fields added here by the detectors, one block per kind)
 
+    # budget_hog: one wasteful-looking pattern takes most of a host's bot fetches
+    budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
+    budget_hog_critical_share: float = 0.8  # four fetches in five: the budget is gone (judgement)
+    budget_hog_min_bot_requests: int = 200  # host bot requests below this say nothing (judgement)
+    budget_hog_urls_per_size: float = 2.0  # sampled 200-URLs per distinct size: most repeat a response (judgement)
+    budget_hog_error_share: float = 0.5  # most fetches answered with a redirect or error (judgement)
+    budget_hog_max_human_share: float = 0.01  # humans practically never go there (judgement)
+    budget_hog_min_human_requests: int = 100  # ...on a host humans do use (judgement)
+
+    # growing_pattern: distinct URLs (or patterns) still growing in the last windows
+    growing_pattern_windows: int = 3  # last (and first) windows compared (judgement)
+    growing_pattern_min_windows: int = 4  # fewer windows cannot show a trend (judgement)
+    growing_pattern_min_ratio: float = 0.5  # late growth at least half the early growth: no convergence (judgement)
+    growing_pattern_min_new_urls: int = 30  # new URLs over the last windows; a handful is a live site (judgement)
+    growing_pattern_min_novelty: float = 0.5  # most late requests go to URLs never seen before (judgement)
+    growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
+
+    # aggressive_bot: one bot far faster than the rest, on a few routes
+    aggressive_bot_min_requests: int = 100  # fewer requests are no load (judgement)
+    aggressive_bot_min_share: float = 0.2  # a fifth of the host's bot requests (judgement)
+    aggressive_bot_min_peak: int = 30  # requests per minute: one every two seconds (judgement)
+    aggressive_bot_peak_ratio: float = 5.0  # peak rate vs the median other bot's peak (judgement)
+    aggressive_bot_max_routes: int = 5  # "a few routes" (judgement)
+    aggressive_bot_route_share: float = 0.8  # share of its requests those routes must hold (judgement)
+    aggressive_bot_critical_share: float = 0.5  # half of all bot requests from one bot (judgement)
+
+    # fake_bot: addresses claiming a search engine that failed verification
+    fake_bot_min_requests: int = 1  # a failed verification is definite: any request counts (judgement)
+    fake_bot_max_addresses: int = 20  # addresses listed in evidence; the count is always given (judgement)
+    fake_bot_critical_requests: int = 1000  # a scraper at scale, not a stray (judgement)
+
     def replace(self, **changes: object) -> "Settings":
         """A copy with some settings changed.
 

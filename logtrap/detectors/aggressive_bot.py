@@ -1,0 +1,208 @@
+"""aggressive_bot: one bot fetching far faster than the rest, concentrated on a few routes.
+
+Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
+
+1. at least `aggressive_bot_min_requests` requests and `aggressive_bot_min_share` of the host's
+   bot requests;
+2. its peak requests per minute is at least `aggressive_bot_min_peak` and at least
+   `aggressive_bot_peak_ratio` times the median peak of the host's *other* bots ("far above the
+   rest" needs a rest: a host with a single bot gives no finding);
+3. a few routes: at most `aggressive_bot_max_routes` routes (path prefixes such as `/asl/`)
+   hold `aggressive_bot_route_share` of its requests. Server rules are then scoped by user
+   agent AND path (DESIGN.md), never a whole-site ban.
+
+Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
+fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
+the real engine too. Addresses that only claim to be one are `fake_bot`'s findings.
+
+The finding's pattern is the bot's most fetched pattern; evidence names the bot (`bot_name`)
+and its routes (`routes`, path prefixes) for the server rules.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "aggressive_bot"
+
+ADVICE = (
+    "One bot fetches these routes far faster than any other. It may ignore robots.txt: add a "
+    "server rule scoped to its user agent and these paths (rate-limit or deny), and a "
+    "robots.txt group for it; leave the rest of the site open to it."
+)
+
+_BOT = [s.HOST, s.BOT_NAME]
+
+
+def route_of(pattern: pl.Expr) -> pl.Expr:
+    """The path prefix a pattern lives under: its first path segment.
+
+    `/asl/{n}?page` -> `/asl/`; `/about` -> `/about`; `/{n}/x` and `/` -> `/`.
+
+    >>> pl.select(route_of(pl.lit("/asl/{n}?page"))).item()
+    '/asl/'
+    """
+    path = pattern.str.split("?").list.first()
+    first = path.str.extract(r"^/([^/]*)", 1).fill_null("")
+    nested = path.str.contains(r"^/[^/]*/")
+    return (
+        pl.when((first == "") | first.str.contains("{", literal=True))
+        .then(pl.lit("/"))
+        .when(nested)
+        .then(pl.lit("/") + first + pl.lit("/"))
+        .otherwise(pl.lit("/") + first)
+    )
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Bots (not search engines) far faster than the rest, on a few routes.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    agents = traffic.agents.filter(pl.col(s.BOT_NAME).is_not_null())
+    if agents.height == 0:
+        return f.empty_findings()
+    bots = _bots(agents, traffic.bot_minutes)
+    candidates = bots.filter(
+        (pl.col(s.BOT_KIND) != "search")
+        & (pl.col(s.REQUESTS) >= settings.aggressive_bot_min_requests)
+        & (pl.col("share") >= settings.aggressive_bot_min_share)
+        & pl.col("median_other_peak_per_minute").is_not_null()
+        & (pl.col("peak_per_minute") >= settings.aggressive_bot_min_peak)
+        & (pl.col("peak_ratio") >= settings.aggressive_bot_peak_ratio)
+    )
+    if candidates.height == 0:
+        return f.empty_findings()
+    routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), settings)
+    rows = candidates.join(routes, on=_BOT).filter(
+        pl.col("route_share") >= settings.aggressive_bot_route_share
+    )
+    if rows.height == 0:
+        return f.empty_findings()
+    rows = (
+        rows.join(_examples(traffic, agents.join(rows.select(_BOT), on=_BOT)), on=_BOT, how="left")
+        .with_columns(
+            pl.col("route_requests").alias(s.WASTED_REQUESTS),
+            pl.col(s.EXAMPLES).fill_null([]),
+            pl.col("share").round(4),
+            pl.col("route_share").round(4),
+            pl.col("peak_ratio").round(2),
+            pl.col("median_other_peak_per_minute").cast(pl.Float64),
+        )
+        .sort(_BOT)
+    )
+    severity = (
+        pl.when(pl.col("share") >= settings.aggressive_bot_critical_share)
+        .then(pl.lit("critical"))
+        .otherwise(pl.lit("warning"))
+    )
+    return f.finding_rows(
+        KIND,
+        rows,
+        severity=severity,
+        evidence=[
+            s.BOT_NAME,
+            s.BOT_KIND,
+            s.REQUESTS,
+            "host_bot_requests",
+            "share",
+            "peak_per_minute",
+            "median_other_peak_per_minute",
+            "peak_ratio",
+            "routes",
+            "route_requests",
+            "route_share",
+            "patterns",
+        ],
+        advice=ADVICE,
+    )
+
+
+def _bots(agents: pl.DataFrame, minutes: pl.DataFrame) -> pl.DataFrame:
+    """One row per host+bot: requests, share of the host's bot requests, peak per minute and
+    the median peak of the host's other bots."""
+    per_bot = agents.group_by(_BOT).agg(
+        pl.col(s.REQUESTS).sum(),
+        pl.col(s.BOT_KIND).mode().sort().first(),
+    )
+    peaks = minutes.group_by(_BOT).agg(pl.col(s.REQUESTS).max().alias("peak_per_minute"))
+    per_bot = per_bot.join(peaks, on=_BOT, how="left").with_columns(
+        pl.col("peak_per_minute").fill_null(0),
+        pl.col(s.REQUESTS).sum().over(s.HOST).alias("host_bot_requests"),
+    )
+    others = (
+        per_bot.select(_BOT)
+        .join(per_bot.select(s.HOST, pl.col(s.BOT_NAME).alias("other"), "peak_per_minute"), on=s.HOST)
+        .filter(pl.col("other") != pl.col(s.BOT_NAME))
+        .group_by(_BOT)
+        .agg(pl.col("peak_per_minute").median().alias("median_other_peak_per_minute"))
+    )
+    return per_bot.join(others, on=_BOT, how="left").with_columns(
+        (pl.col(s.REQUESTS) / pl.col("host_bot_requests")).alias("share"),
+        (
+            pl.col("peak_per_minute")
+            / pl.col("median_other_peak_per_minute").clip(lower_bound=1.0)
+        ).alias("peak_ratio"),
+    )
+
+
+def _routes(agents: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per host+bot: its fewest routes holding `aggressive_bot_route_share` of its requests
+    (at most `aggressive_bot_max_routes`), their share, and its top pattern."""
+    per_route = (
+        agents.with_columns(route_of(pl.col(s.PATTERN)).alias("route"))
+        .group_by(*_BOT, "route")
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.REQUESTS, "route", descending=[True, False])
+        .with_columns(
+            (pl.col(s.REQUESTS).cum_sum().over(_BOT) - pl.col(s.REQUESTS)).alias("before"),
+            pl.col(s.REQUESTS).sum().over(_BOT).alias("total"),
+        )
+        # keep routes until the share is reached (a route is kept if the ones before fall short)
+        .filter(pl.col("before") < settings.aggressive_bot_route_share * pl.col("total"))
+        .group_by(_BOT, maintain_order=True)
+        .agg(
+            pl.col("route").head(settings.aggressive_bot_max_routes).alias("routes"),
+            pl.col(s.REQUESTS).head(settings.aggressive_bot_max_routes).sum().alias("route_requests"),
+            pl.col("total").first(),
+        )
+        .with_columns((pl.col("route_requests") / pl.col("total")).alias("route_share"))
+    )
+    top_patterns = (
+        agents.group_by(*_BOT, s.PATTERN)
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
+        .group_by(_BOT, maintain_order=True)
+        .agg(
+            pl.col(s.PATTERN).first(),
+            pl.col(s.PATTERN).head(f.MAX_EXAMPLES).alias("patterns"),
+        )
+    )
+    return per_route.join(top_patterns, on=_BOT).drop("total")
+
+
+def _examples(traffic: Traffic, agents: pl.DataFrame) -> pl.DataFrame:
+    """Up to 5 sampled URLs from each flagged bot's most fetched patterns."""
+    fetched = (
+        agents.group_by(*_BOT, s.PATTERN)
+        .agg(pl.col(s.REQUESTS).sum().alias("bot_pattern_requests"))
+    )
+    urls = traffic.urls.filter(pl.col(s.BOT_REQUESTS) > 0).group_by(s.HOST, s.PATTERN, s.URL).agg(
+        pl.col(s.BOT_REQUESTS).sum()
+    )
+    return (
+        fetched.join(urls, on=[s.HOST, s.PATTERN])
+        .sort(
+            ["bot_pattern_requests", s.BOT_REQUESTS, s.URL],
+            descending=[True, True, False],
+        )
+        .group_by(_BOT, maintain_order=True)
+        .agg(pl.col(s.URL).unique(maintain_order=True).head(f.MAX_EXAMPLES).alias(s.EXAMPLES))
+    )

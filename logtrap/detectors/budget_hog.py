@@ -1,0 +1,155 @@
+"""budget_hog: one wasteful-looking URL pattern takes most of a host's bot fetches.
+
+The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches"):
+
+1. the pattern's share of its host's bot requests is above `budget_hog_share` (0.5), and the
+   host has at least `budget_hog_min_bot_requests` bot requests (tiny logs say nothing);
+2. the pattern looks wasteful, by at least one signal read from the traffic itself:
+   - *repeated answers*: among the sampled URLs answered 200, there are at least
+     `budget_hog_urls_per_size` URLs per distinct response size (many URLs, one page);
+   - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
+     with a redirect or an error (3xx except 304, 4xx, 5xx);
+   - *bots only*: humans use the host (`budget_hog_min_human_requests`) but under
+     `budget_hog_max_human_share` of this pattern's requests are theirs.
+
+Why step 2: a blog's bots mostly fetch its articles (`/article/{n}/{slug}`), and that is the
+budget well spent — each URL a distinct page, answered 200, read by people too. Detectors are
+independent, so the trap kinds' own findings are not consulted; the same signals they rest on
+(repeated sizes, failing answers, bot-only URLs) are read here directly. The finding usually
+co-occurs with the trap kind of the same pattern: that one says what the trap is, this one
+says it is eating the crawl budget.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "budget_hog"
+
+ADVICE = (
+    "This one URL pattern takes most of the crawl budget. Fix the trap behind it at the "
+    "source (see the other findings on this pattern), and disallow the pattern in robots.txt "
+    "so crawlers spend their fetches on real content."
+)
+
+_KEYS = [s.HOST, s.PATTERN]
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Patterns taking more than half of their host's bot fetches while looking wasteful.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    patterns = traffic.patterns
+    if patterns.height == 0:
+        return f.empty_findings()
+    hosts = patterns.group_by(s.HOST).agg(
+        pl.col(s.BOT_REQUESTS).sum().alias("host_bot_requests"),
+        pl.col(s.HUMAN_REQUESTS).sum().alias("host_human_requests"),
+    )
+    candidates = (
+        patterns.join(hosts, on=s.HOST)
+        .filter(
+            (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
+            & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
+        )
+        .join(_answer_signals(traffic), on=_KEYS, how="left")
+        .join(_error_shares(traffic), on=_KEYS, how="left")
+        .with_columns(
+            pl.col("sampled_ok_urls", "distinct_ok_sizes").fill_null(0),
+            pl.col("error_share").fill_null(0.0),
+            (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"),
+        )
+        .with_columns(_reasons(settings).alias("wasteful_because"))
+        .filter(pl.col("wasteful_because").list.len() > 0)
+    )
+    if candidates.height == 0:
+        return f.empty_findings()
+    rows = candidates.join(_examples(traffic), on=_KEYS, how="left").with_columns(
+        pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
+        pl.col(s.EXAMPLES).fill_null([]),
+        pl.col(s.BOT_SHARE).round(4),
+        pl.col("human_share").round(4),
+        pl.col("error_share").round(4),
+        pl.col("urls_per_size").round(2),
+    )
+    severity = (
+        pl.when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share)
+        .then(pl.lit("critical"))
+        .otherwise(pl.lit("warning"))
+    )
+    return f.finding_rows(
+        KIND,
+        rows.sort(_KEYS),
+        severity=severity,
+        evidence=[
+            s.BOT_SHARE,
+            s.BOT_REQUESTS,
+            "host_bot_requests",
+            s.HUMAN_REQUESTS,
+            "human_share",
+            s.UNIQUE_URLS,
+            "sampled_ok_urls",
+            "distinct_ok_sizes",
+            "urls_per_size",
+            "error_share",
+            "wasteful_because",
+        ],
+        advice=ADVICE,
+    )
+
+
+def _answer_signals(traffic: Traffic) -> pl.DataFrame:
+    """Per pattern: sampled URLs answered 200 with a size, and how many distinct sizes."""
+    ok = traffic.urls.filter((pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null())
+    return (
+        ok.group_by(_KEYS)
+        .agg(
+            pl.col(s.URL).n_unique().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+        )
+        .with_columns((pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes")).alias("urls_per_size"))
+    )
+
+
+def _error_shares(traffic: Traffic) -> pl.DataFrame:
+    """Per pattern: the share of bot requests answered with a redirect or an error."""
+    failing = (pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) != 304)
+    return traffic.statuses.group_by(_KEYS).agg(
+        (
+            pl.col(s.BOT_REQUESTS).filter(failing).sum()
+            / pl.col(s.BOT_REQUESTS).sum().clip(lower_bound=1)
+        ).alias("error_share")
+    )
+
+
+def _reasons(settings: Settings) -> pl.Expr:
+    """The wasteful signals a pattern shows, by name (empty list = looks like real content)."""
+    repeated = pl.col("urls_per_size").fill_null(0.0) >= settings.budget_hog_urls_per_size
+    failing = pl.col("error_share") >= settings.budget_hog_error_share
+    bots_only = (pl.col("host_human_requests") >= settings.budget_hog_min_human_requests) & (
+        pl.col("human_share") < settings.budget_hog_max_human_share
+    )
+    return pl.concat_list(
+        pl.when(repeated).then(pl.lit(["repeated_answers"])).otherwise(pl.lit([], pl.List(pl.String))),
+        pl.when(failing).then(pl.lit(["failing_answers"])).otherwise(pl.lit([], pl.List(pl.String))),
+        pl.when(bots_only).then(pl.lit(["bots_only"])).otherwise(pl.lit([], pl.List(pl.String))),
+    )
+
+
+def _examples(traffic: Traffic) -> pl.DataFrame:
+    """Up to 5 sampled URLs per pattern, the ones bots fetched most first."""
+    return (
+        traffic.urls.group_by(_KEYS + [s.URL])
+        .agg(pl.col(s.BOT_REQUESTS).sum())
+        .sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
+        .group_by(_KEYS, maintain_order=True)
+        .agg(pl.col(s.URL).head(f.MAX_EXAMPLES).alias(s.EXAMPLES))
+    )

@@ -1,0 +1,236 @@
+"""growing_pattern: a URL space that keeps growing window after window, never converging.
+
+Healthy crawls converge: a site's real pages are all found in the first windows, and later
+windows re-fetch them (few or no new URLs). An unbounded URL space keeps minting new URLs.
+
+Per host+pattern, over the log's windows (`traffic.window_size`: a day, or an hour when the
+logs span less than two days), with W = `growing_pattern_windows` (3):
+
+1. the logs span at least `growing_pattern_min_windows` windows (fewer show no trend);
+2. the pattern got new distinct URLs in *each* of the last W windows;
+3. no convergence: new URLs per window over the last W windows are at least
+   `growing_pattern_min_ratio` (0.5) times those over the first W windows;
+4. at least `growing_pattern_min_new_urls` new URLs over the last W windows (a blog publishing a
+   post a day is not a trap);
+5. novelty: at least `growing_pattern_min_novelty` of the pattern's requests in the last W
+   windows went to URLs never seen before. A real site whose content is fetched again and again
+   has low novelty even while it publishes; a trap's crawlers fetch each URL about once.
+
+At host level (pattern = null) the same rule 1-3 applies to the number of distinct patterns:
+new patterns first seen in each of the last W windows, not slowing down, and at least
+`growing_pattern_min_new_patterns` of them (a relative-link loop mints a deeper pattern per
+visit).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "growing_pattern"
+
+ADVICE = (
+    "New URLs of this pattern keep appearing window after window: the URL space is unbounded. "
+    "Find the links that generate them (next-month links, parameters appended per visit, "
+    "relative links), stop generating them at the source, answer 404/410 for values that "
+    "carry no content, and disallow the pattern in robots.txt."
+)
+
+HOST_ADVICE = (
+    "The number of distinct URL patterns keeps growing: crawlers keep finding new URL shapes "
+    "(often relative links nesting deeper on every visit). Make the links root-relative and "
+    "answer 404 for paths that do not exist."
+)
+
+_KEYS = [s.HOST, s.PATTERN]
+_INDEX = "window_index"
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Patterns (and hosts' pattern sets) whose distinct URLs keep growing.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    grid = _grid(traffic)
+    n = settings.growing_pattern_windows
+    if grid.height < max(settings.growing_pattern_min_windows, n + 1):
+        return f.empty_findings()
+    frames = [f.empty_findings(), _pattern_findings(traffic, grid, settings)]
+    frames.append(_host_findings(traffic, grid, settings))
+    return pl.concat(frames, how="vertical")
+
+
+def _grid(traffic: Traffic) -> pl.DataFrame:
+    """Every window of the logs' span, numbered from 0 (windows with no traffic included)."""
+    if traffic.start is None or traffic.end is None:
+        return pl.DataFrame(schema={s.WINDOW: s.TIME_DTYPE, _INDEX: pl.Int64()})
+    bounds = pl.select(
+        pl.lit(traffic.start, s.TIME_DTYPE).dt.truncate(traffic.window_size).alias("a"),
+        pl.lit(traffic.end, s.TIME_DTYPE).dt.truncate(traffic.window_size).alias("b"),
+    ).row(0)
+    windows = pl.datetime_range(
+        bounds[0], bounds[1], interval=traffic.window_size, eager=True, time_zone="UTC"
+    ).cast(s.TIME_DTYPE)
+    return pl.DataFrame({s.WINDOW: windows}).with_row_index(_INDEX).with_columns(
+        pl.col(_INDEX).cast(pl.Int64)
+    )
+
+
+def _series(
+    frame: pl.DataFrame, keys: list[str], value: str, grid: pl.DataFrame
+) -> pl.DataFrame:
+    """Per key: `value` in every window of the grid (0 where absent), in window order."""
+    dense = (
+        frame.select(keys).unique().join(grid, how="cross")
+        .join(frame.select(*keys, s.WINDOW, value), on=[*keys, s.WINDOW], how="left")
+        .with_columns(pl.col(value).fill_null(0))
+        .sort(*keys, _INDEX)
+    )
+    return dense.group_by(keys, maintain_order=True).agg(pl.col(value))
+
+
+def _trend(value: str, n: int) -> list[pl.Expr]:
+    """Early and late means and whether each of the last n windows grew."""
+    return [
+        pl.col(value).list.head(n).list.mean().alias("early_mean"),
+        pl.col(value).list.tail(n).list.mean().alias("late_mean"),
+        pl.col(value).list.tail(n).list.min().alias("late_min"),
+        pl.col(value).list.tail(n).list.sum().alias("late_total"),
+    ]
+
+
+def _not_converging(settings: Settings) -> pl.Expr:
+    return (pl.col("late_min") > 0) & (
+        pl.col("late_mean") >= settings.growing_pattern_min_ratio * pl.col("early_mean")
+    )
+
+
+def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    n = settings.growing_pattern_windows
+    windows = traffic.windows
+    new_urls = _series(windows, _KEYS, s.NEW_URLS, grid).rename({s.NEW_URLS: "new_urls_per_window"})
+    requests = _series(windows, _KEYS, s.REQUESTS, grid).select(
+        *_KEYS, pl.col(s.REQUESTS).list.tail(n).list.sum().alias("late_requests")
+    )
+    rows = (
+        new_urls.with_columns(_trend("new_urls_per_window", n))
+        .join(requests, on=_KEYS)
+        .with_columns(
+            (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty")
+        )
+        .filter(
+            _not_converging(settings)
+            & (pl.col("late_total") >= settings.growing_pattern_min_new_urls)
+            & (pl.col("novelty") >= settings.growing_pattern_min_novelty)
+        )
+    )
+    if rows.height == 0:
+        return f.empty_findings()
+    rows = (
+        rows.join(traffic.patterns.select(*_KEYS, s.REQUESTS, s.BOT_REQUESTS, s.UNIQUE_URLS), on=_KEYS)
+        .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
+        .with_columns(
+            pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
+            pl.col(s.EXAMPLES).fill_null([]),
+            pl.lit(traffic.window_size).alias("window_size"),
+            pl.col("late_total").alias("late_new_urls"),
+            pl.col("early_mean").round(2).alias("early_new_urls_per_window"),
+            pl.col("late_mean").round(2).alias("late_new_urls_per_window"),
+            pl.col("novelty").round(4),
+        )
+        .sort(_KEYS)
+    )
+    return f.finding_rows(
+        KIND,
+        rows,
+        severity="warning",
+        evidence=[
+            "window_size",
+            "new_urls_per_window",
+            s.UNIQUE_URLS,
+            "early_new_urls_per_window",
+            "late_new_urls_per_window",
+            "late_new_urls",
+            "late_requests",
+            "novelty",
+        ],
+        advice=ADVICE,
+    )
+
+
+def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    n = settings.growing_pattern_windows
+    born = (
+        traffic.windows.filter(pl.col(s.REQUESTS) > 0)
+        .group_by(_KEYS)
+        .agg(pl.col(s.WINDOW).min())
+    )
+    per_window = born.group_by(s.HOST, s.WINDOW).agg(
+        pl.len().cast(pl.Int64).alias("new_patterns")
+    )
+    rows = (
+        _series(per_window, [s.HOST], "new_patterns", grid)
+        .rename({"new_patterns": "new_patterns_per_window"})
+        .with_columns(_trend("new_patterns_per_window", n))
+        .filter(
+            _not_converging(settings)
+            & (pl.col("late_total") >= settings.growing_pattern_min_new_patterns)
+        )
+    )
+    if rows.height == 0:
+        return f.empty_findings()
+    late_start = grid[s.WINDOW][grid.height - n]
+    late = born.filter(pl.col(s.WINDOW) >= late_start).join(traffic.patterns, on=_KEYS)
+    totals = late.group_by(s.HOST).agg(
+        pl.col(s.REQUESTS).sum(),
+        pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
+        pl.col(s.PATTERN).sort().head(f.MAX_EXAMPLES).alias("late_patterns"),
+    )
+    examples = _examples(traffic.urls.join(late.select(_KEYS), on=_KEYS), [s.HOST])
+    patterns = traffic.patterns.group_by(s.HOST).agg(pl.len().cast(pl.Int64).alias("patterns"))
+    rows = (
+        rows.join(totals, on=s.HOST)
+        .join(examples, on=s.HOST, how="left")
+        .join(patterns, on=s.HOST)
+        .with_columns(
+            pl.lit(None, pl.String).alias(s.PATTERN),
+            pl.col(s.EXAMPLES).fill_null([]),
+            pl.lit(traffic.window_size).alias("window_size"),
+            pl.col("late_total").alias("late_new_patterns"),
+            pl.col("early_mean").round(2).alias("early_new_patterns_per_window"),
+            pl.col("late_mean").round(2).alias("late_new_patterns_per_window"),
+        )
+        .sort(s.HOST)
+    )
+    return f.finding_rows(
+        KIND,
+        rows,
+        severity="warning",
+        evidence=[
+            "window_size",
+            "new_patterns_per_window",
+            "patterns",
+            "early_new_patterns_per_window",
+            "late_new_patterns_per_window",
+            "late_new_patterns",
+            "late_patterns",
+        ],
+        advice=HOST_ADVICE,
+    )
+
+
+def _examples(urls: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Up to 5 sampled URLs per key, the most recently first seen first (the growth)."""
+    return (
+        urls.group_by(*keys, s.URL)
+        .agg(pl.col(s.FIRST_SEEN).min())
+        .sort(s.FIRST_SEEN, s.URL, descending=[True, False])
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col(s.URL).head(f.MAX_EXAMPLES).alias(s.EXAMPLES))
+    )
