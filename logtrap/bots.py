@@ -1,0 +1,531 @@
+"""User agent -> is_bot, bot name, bot kind (once per distinct user agent).
+
+Sources, in the order they are consulted for a name and a kind:
+
+1. ``_FAMILIES`` below: our own small table, only for *stable names and kinds* of the bots a
+   site admin writes rules for (Googlebot, GPTBot, meta-externalagent, curl, ...).
+2. crawler-user-agents (monperrus/crawler-user-agents): ~1,500 maintained patterns with tags.
+   Its plain-literal patterns run as one Aho-Corasick pass (``str.extract_many``); the few real
+   regexes run as Rust regexes. A pattern's tags give the kind (``_KIND_BY_TAG``).
+3. ua-parser's (uap-core) device rules whose device is "Spider", run as Rust regexes.
+4. Generic rules for what no list names: bot words (``bot``, ``crawl``, ``spider``...), a URL or
+   e-mail in the UA (browsers never carry one), tool and library names, and shapes no browser
+   sends (a bare ``Mozilla/5.0``, a quoted UA, a ``User-Agent:`` prefix, a UA with no browser
+   token at all). A browser guard keeps the word rules off device names such as "CUBOT".
+
+Empty user agents -- null, "" or "-" -- are bots of kind "unknown" named ``EMPTY_NAME``:
+no browser omits the header, scripts and scanners do.
+
+Everything runs as Polars expressions over the column of *distinct* user agents, then is joined
+back, so the cost follows the number of distinct UAs, not of lines
+(``benchmarks/bots_accuracy.py`` measures accuracy and microseconds per UA).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import polars as pl
+
+from logtrap.errors import ConfigError
+from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT
+
+__all__ = [
+    "EMPTY_NAME",
+    "SEARCH_ENGINES",
+    "AgentCache",
+    "add_bots",
+    "bot_family_pattern",
+    "classify_agents",
+]
+
+EMPTY_NAME = "(empty)"  # bot_name of a null, "" or "-" user agent
+UNKNOWN_NAME = "(unknown)"  # bot_name of a bot whose UA carries no usable product token
+
+# -- our own table: stable names and kinds only ------------------------------------------------
+# (name, kind, tokens). Tokens are case-insensitive literal substrings of the UA; the first
+# token is the one rules use when the name itself is not a substring (bot_family_pattern).
+# The name is the product token the bot's operator documents, so it also works as a robots.txt
+# `User-agent:` value.
+_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # search engines
+    ("Googlebot", "search", ("Googlebot",)),
+    ("AdsBot-Google", "search", ("AdsBot-Google",)),
+    ("Mediapartners-Google", "search", ("Mediapartners-Google",)),
+    ("Storebot-Google", "search", ("Storebot-Google",)),
+    ("GoogleOther", "search", ("GoogleOther",)),
+    ("Google-InspectionTool", "search", ("Google-InspectionTool",)),
+    ("APIs-Google", "search", ("APIs-Google",)),
+    ("FeedFetcher-Google", "monitoring", ("FeedFetcher-Google",)),
+    ("bingbot", "search", ("bingbot", "msnbot", "adidxbot", "BingPreview")),
+    ("YandexBot", "search", ("yandex.com/bots", "YandexBot", "YandexImages", "YandexMobileBot")),
+    ("Baiduspider", "search", ("Baiduspider",)),
+    ("Applebot", "search", ("Applebot",)),
+    ("DuckDuckBot", "search", ("DuckDuckBot", "DuckDuckGo-Favicons-Bot")),
+    ("PetalBot", "search", ("PetalBot", "AspiegelBot")),
+    ("Yahoo! Slurp", "search", ("Slurp",)),
+    ("SeznamBot", "search", ("SeznamBot",)),
+    ("Sogou", "search", ("Sogou web spider", "Sogou inst spider", "Sogou Pic Spider")),
+    ("Exabot", "search", ("Exabot",)),
+    ("Qwantbot", "search", ("Qwantbot", "Qwantify")),
+    ("coccocbot", "search", ("coccocbot",)),
+    ("Yeti", "search", ("Yeti/", "naver.me/spd")),
+    ("MojeekBot", "search", ("MojeekBot",)),
+    ("archive.org_bot", "search", ("archive.org_bot", "ia_archiver")),
+    # AI crawlers and AI assistants' fetchers
+    ("GPTBot", "ai", ("GPTBot",)),
+    ("OAI-SearchBot", "ai", ("OAI-SearchBot",)),
+    ("ChatGPT-User", "ai", ("ChatGPT-User",)),
+    ("ClaudeBot", "ai", ("ClaudeBot", "Claude-Web", "anthropic-ai")),
+    ("Claude-User", "ai", ("Claude-User",)),
+    ("Claude-SearchBot", "ai", ("Claude-SearchBot",)),
+    ("PerplexityBot", "ai", ("PerplexityBot",)),
+    ("Perplexity-User", "ai", ("Perplexity-User",)),
+    ("CCBot", "ai", ("CCBot",)),
+    ("Bytespider", "ai", ("Bytespider",)),
+    ("meta-externalagent", "ai", ("meta-externalagent",)),
+    ("meta-externalfetcher", "ai", ("meta-externalfetcher",)),
+    ("Amazonbot", "ai", ("Amazonbot",)),
+    ("Google-CloudVertexBot", "ai", ("Google-CloudVertexBot",)),
+    ("cohere-ai", "ai", ("cohere-ai", "cohere-training-data-crawler")),
+    ("Diffbot", "ai", ("Diffbot",)),
+    ("YouBot", "ai", ("YouBot",)),
+    ("AI2Bot", "ai", ("AI2Bot",)),
+    ("Timpibot", "ai", ("Timpibot",)),
+    ("ImagesiftBot", "ai", ("ImagesiftBot",)),
+    ("omgili", "ai", ("omgili",)),
+    # SEO tools
+    ("AhrefsBot", "seo", ("AhrefsBot", "AhrefsSiteAudit")),
+    ("SemrushBot", "seo", ("SemrushBot", "SiteAuditBot", "SEMrush")),
+    ("MJ12bot", "seo", ("MJ12bot",)),
+    ("DotBot", "seo", ("DotBot",)),
+    ("BLEXBot", "seo", ("BLEXBot",)),
+    ("DataForSeoBot", "seo", ("DataForSeoBot",)),
+    ("serpstatbot", "seo", ("serpstatbot",)),
+    ("Barkrowler", "seo", ("Barkrowler",)),
+    ("rogerbot", "seo", ("rogerbot",)),
+    ("Screaming Frog SEO Spider", "seo", ("Screaming Frog",)),
+    ("Sitebulb", "seo", ("Sitebulb",)),
+    ("SEOkicks", "seo", ("SEOkicks",)),
+    ("linkdexbot", "seo", ("linkdexbot",)),
+    # social previews
+    ("facebookexternalhit", "social", ("facebookexternalhit", "Facebot", "facebookcatalog")),
+    ("Twitterbot", "social", ("Twitterbot",)),
+    ("LinkedInBot", "social", ("LinkedInBot",)),
+    ("Slackbot", "social", ("Slackbot", "Slack-ImgProxy")),
+    ("Discordbot", "social", ("Discordbot",)),
+    ("TelegramBot", "social", ("TelegramBot",)),
+    ("WhatsApp", "social", ("WhatsApp/",)),
+    ("Pinterestbot", "social", ("Pinterestbot", "pinterest.com/bot")),
+    ("redditbot", "social", ("redditbot",)),
+    ("Embedly", "social", ("Embedly",)),
+    ("SkypeUriPreview", "social", ("SkypeUriPreview",)),
+    # monitoring
+    ("UptimeRobot", "monitoring", ("UptimeRobot",)),
+    ("Pingdom", "monitoring", ("Pingdom",)),
+    ("StatusCake", "monitoring", ("StatusCake",)),
+    ("Site24x7", "monitoring", ("Site24x7",)),
+    ("NewRelicPinger", "monitoring", ("NewRelicPinger",)),
+    ("Datadog", "monitoring", ("Datadog",)),
+    ("Uptime-Kuma", "monitoring", ("Uptime-Kuma",)),
+    ("check_http", "monitoring", ("check_http", "monitoring-plugins")),
+    ("Zabbix", "monitoring", ("Zabbix",)),
+    # tools: HTTP clients, scrapers, headless browsers, scanners
+    ("curl", "tool", ("curl/", "libcurl")),
+    ("Wget", "tool", ("Wget/",)),
+    ("python-requests", "tool", ("python-requests",)),
+    ("Python-urllib", "tool", ("Python-urllib",)),
+    ("python-httpx", "tool", ("python-httpx",)),
+    ("aiohttp", "tool", ("aiohttp",)),
+    ("Go-http-client", "tool", ("Go-http-client", "Go http package")),
+    ("Scrapy", "tool", ("Scrapy",)),
+    ("HeadlessChrome", "tool", ("HeadlessChrome",)),
+    ("PhantomJS", "tool", ("PhantomJS",)),
+    ("Puppeteer", "tool", ("Puppeteer",)),
+    ("Playwright", "tool", ("Playwright",)),
+    ("Selenium", "tool", ("Selenium",)),
+    ("okhttp", "tool", ("okhttp",)),
+    ("axios", "tool", ("axios/",)),
+    ("node-fetch", "tool", ("node-fetch",)),
+    ("undici", "tool", ("undici",)),
+    ("Java", "tool", ("Java/",)),
+    ("Apache-HttpClient", "tool", ("Apache-HttpClient",)),
+    ("libwww-perl", "tool", ("libwww-perl",)),
+    ("GuzzleHttp", "tool", ("GuzzleHttp",)),
+    ("PHP", "tool", ("PHP/",)),
+    ("HTTPie", "tool", ("HTTPie",)),
+    ("PostmanRuntime", "tool", ("PostmanRuntime",)),
+    ("zgrab", "tool", ("zgrab",)),
+    ("masscan", "tool", ("masscan",)),
+    ("Nmap", "tool", ("Nmap Scripting Engine", "nmap.org")),
+    ("CensysInspect", "tool", ("CensysInspect",)),
+    ("Expanse", "tool", ("Expanse, a Palo Alto",)),
+)
+
+# crawler-user-agents tags -> our kinds. The first tag of a pattern found in this order wins.
+# "scanner", "http-library" and "browser-automation" are tools someone runs; feed readers poll
+# a URL on a schedule as monitors do; advertising, archiving and academic crawlers have no kind
+# of their own here (judgement).
+_KIND_BY_TAG: tuple[tuple[str, str], ...] = (
+    ("ai-crawler", "ai"),
+    ("search-engine", "search"),
+    ("social-preview", "social"),
+    ("seo", "seo"),
+    ("monitoring", "monitoring"),
+    ("feed-reader", "monitoring"),
+    ("http-library", "tool"),
+    ("browser-automation", "tool"),
+    ("scanner", "tool"),
+)
+
+# Words no browser UA carries, but bots do. `bot` needs a word end or a separator after it so
+# that words like "Bottle" stay out; the browser guard below removes device names ("CUBOT").
+_GENERIC_BOT = (
+    r"(?i)bot(?-u:\b)|bot[/_\-;:.)]|robot|crawl|spider|scrap(?:er|y)|slurp|fetcher|archiv"
+    r"|indexer|scanner|checker|validator|monitor|preview|feed|rss|aggregator|harvest|headless"
+    r"|http[-_ ]?client|https?://|www\.|\+http|\.(?:com|net|org|io|ru|de)(?-u:\b)"
+    r"|[a-z0-9._\-]+@[a-z0-9\-]+\.[a-z]{2,}"  # an e-mail address; "ios@11.0" is not one
+)
+# Tool and library words (kind "tool" when no list names the bot).
+_GENERIC_TOOL = (
+    r"(?i)^(?:curl|wget|python|java|php|ruby|perl|go|node|okhttp|libwww|lwp|httpclient|"
+    r"apache-httpclient|winhttp|jakarta|guzzle|axios|http_request2?|chef|ansible|"
+    r"powershell|postman|insomnia|restsharp|dart|rust|reqwest|hyper|nim|deno)(?-u:\b)"
+)
+# Shapes no browser sends: a bare "Mozilla/x.y" (optionally "(compatible;)"), a UA quoted or
+# prefixed with "User-Agent:" by a script that pasted a header, and a UA with no browser,
+# engine, phone-platform or app-runtime token at all.
+_BARE_SHAPE = r"""(?i)^(?:mozilla/\d+(?:\.\d+)?\s*(?:\(compatible;?\s*\))?$|["'\\]|user-agent\s*:)"""
+_BROWSER_TOKEN = (
+    r"(?i)mozilla/|opera|presto/|gecko|webkit|trident/|msie |lynx|links \(|elinks|w3m/"
+    r"|browser|midp|wap|openwave|obigo|netfront|dalvik/|cfnetwork/|ucweb|blackberry|nokia"
+    r"|series60|symbianos|j2me|maui|netsurf|dillo|konqueror|amaya|ibrowse|icab|mosaic"
+)
+# Device and product names that contain a bot word but are browsers (judgement, from lists).
+_BROWSER_GUARD = r"(?i)cubot|robotic|silk/"
+
+# Product token of an unlisted bot: a word containing a bot word, else the UA's first token.
+_NAME_BOT_WORD = (
+    r"(?i)([a-z0-9][a-z0-9._\-]*(?:bot|crawler|spider|scraper|fetcher|archiver|indexer"
+    r"|scanner|checker|validator|monitor|preview|reader)[a-z0-9_\-]*)"
+)
+_NAME_FIRST_TOKEN = r"^[\s\"'\\]*(?:user-agent\s*:\s*)?([A-Za-z][A-Za-z0-9._\-!]*(?: [A-Za-z][A-Za-z0-9._\-]*)?)"
+
+
+def _family_tables() -> tuple[list[str], dict[str, str], dict[str, str]]:
+    tokens: list[str] = []
+    name_by_token: dict[str, str] = {}
+    kind_by_name: dict[str, str] = {}
+    for name, kind, toks in _FAMILIES:
+        kind_by_name[name] = kind
+        for tok in toks:
+            tokens.append(tok)
+            name_by_token[tok.lower()] = name
+    # Longest first, so "Googlebot-Image" style tokens would win over their prefixes at the
+    # same position (Aho-Corasick leftmost-first prefers the earlier pattern).
+    tokens.sort(key=len, reverse=True)
+    return tokens, name_by_token, kind_by_name
+
+
+_META = set("[]()*+?^$|.{}\\")
+
+
+def _tag_kind(tags: list[str]) -> str:
+    for tag, kind in _KIND_BY_TAG:
+        if tag in tags:
+            return kind
+    return "unknown"
+
+
+def _clean_name(pattern: str) -> str:
+    name = re.sub(r"\\(.)", r"\1", pattern)
+    name = re.sub(r"\(\^\| \)|[\^$]|\[([a-zA-Z])[a-zA-Z]\]", lambda m: m.group(1) or "", name)
+    name = re.sub(r"\((\w+)\|[^)]*\)", r"\1", name)  # "Ahrefs(Bot|SiteAudit)" -> "AhrefsBot"
+    name = re.split(r"[\[\]()*+?{}|]", name)[0]
+    return name.strip(" /;:") or UNKNOWN_NAME
+
+
+@lru_cache(maxsize=1)
+def _crawler_list() -> tuple[list[str], dict[str, tuple[str, str]], list[tuple[str, str, str]]]:
+    """crawler-user-agents split into literal tokens and real regexes, with names and kinds."""
+    import crawleruseragents
+
+    literals: list[str] = []
+    by_literal: dict[str, tuple[str, str]] = {}
+    regexes: list[tuple[str, str, str]] = []
+    for entry in crawleruseragents.CRAWLER_USER_AGENTS_DATA:
+        pattern = entry["pattern"]
+        kind = _tag_kind(entry.get("tags", []))
+        if not any(ch in _META for ch in re.sub(r"\\.", "", pattern)):
+            literal = re.sub(r"\\(.)", r"\1", pattern)
+            if literal.lower() not in by_literal:
+                literals.append(literal)
+                by_literal[literal.lower()] = (_clean_name(literal), kind)
+        else:
+            regexes.append((pattern, _clean_name(pattern), kind))
+    literals.sort(key=len, reverse=True)
+    return literals, by_literal, regexes
+
+
+@lru_cache(maxsize=1)
+def _uap_spider_regexes() -> tuple[tuple[int | None, str], ...]:
+    """ua-parser's (uap-core) device rules that name the device "Spider", as Rust regexes.
+
+    Each is (prefix length or None, regex). A rule written ``^.{0,N}(...)`` ("a token within
+    the first N characters") becomes an unanchored search over the UA's first N+60 characters
+    (plus the reach of any later bounded repeat):
+    the bounded repeat makes the Rust engine take its slow path (30 us per UA here), the slice
+    costs nothing. The rules also run one by one, and word boundaries become ASCII ones, for the
+    same reason.
+    """
+    from ua_parser.loaders import load_builtins
+
+    out: list[tuple[int | None, str]] = []
+    for matcher in load_builtins()[2]:  # (user agent, os, device) matchers
+        if matcher.family != "Spider":
+            continue
+        flags = "(?i)" if matcher.regex_flag == "i" else ""
+        regex = matcher.regex.replace(r"\b", r"(?-u:\b)")
+        bounded = re.match(r"\^\.\{0,(\d+)\}\??", regex)
+        if bounded:
+            rest = regex[bounded.end() :]
+            reach = int(bounded.group(1)) + sum(int(k) for k in re.findall(r"\{0,(\d+)\}", rest)) + 60
+            out.append((reach, flags + rest))
+        else:
+            out.append((None, flags + regex))
+    return tuple(out)
+
+
+def _no_capture(pattern: str) -> str:
+    """The pattern with its own groups made non-capturing, so each pattern owns one group."""
+    return re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)
+
+
+def _classify(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add IS_BOT, BOT_NAME, BOT_KIND to a frame of distinct user agents.
+
+    Staged through private columns (``_t``, ``_fam``...) so that each regex pass runs once.
+    """
+    tokens, name_by_token, kind_by_name = _family_tables()
+    literals, by_literal, regexes = _crawler_list()
+    t = pl.col("_t")
+
+    def first_hit(patterns: list[str]) -> pl.Expr:
+        return t.str.extract_many(patterns, ascii_case_insensitive=True).list.first().str.to_lowercase()
+
+    frame = frame.with_columns(_t=pl.col(USER_AGENT).str.strip_chars())
+    # Stage 1: every independent test, one pass each.
+    frame = frame.with_columns(
+        _empty=pl.col(USER_AGENT).is_null() | t.is_in(["", "-", '"-"']),
+        _fam=first_hit(tokens).replace_strict(name_by_token, default=None, return_dtype=pl.String),
+        _lit=first_hit(literals),
+        # The list's real regexes: one pass, one capture group per pattern.
+        _rx=t.str.extract_groups("(?i)" + "|".join(f"({_no_capture(p)})" for p, _, _ in regexes)),
+        _guard=t.str.contains(_BROWSER_GUARD),
+        _spider=pl.any_horizontal(
+            [(t if n is None else t.str.slice(0, n)).str.contains(rx) for n, rx in _uap_spider_regexes()]
+        ),
+        _word=t.str.contains(_GENERIC_BOT),
+        _tool=t.str.contains(_GENERIC_TOOL),
+        _shape=t.str.contains(_BARE_SHAPE) | ~t.str.contains(_BROWSER_TOKEN),
+    )
+    # Stage 2: names and kinds from each source.
+    rx_index = pl.coalesce(
+        [pl.when(pl.col("_rx").struct.field(str(i + 1)).is_not_null()).then(pl.lit(i)) for i in range(len(regexes))]
+    )
+    frame = frame.with_columns(
+        _lit_name=pl.col("_lit").replace_strict(
+            {k: v[0] for k, v in by_literal.items()}, default=None, return_dtype=pl.String
+        ),
+        _lit_kind=pl.col("_lit").replace_strict(
+            {k: v[1] for k, v in by_literal.items()}, default=None, return_dtype=pl.String
+        ),
+        _rx_name=rx_index.replace_strict({i: r[1] for i, r in enumerate(regexes)}, default=None, return_dtype=pl.String),
+        _rx_kind=rx_index.replace_strict({i: r[2] for i, r in enumerate(regexes)}, default=None, return_dtype=pl.String),
+        _generic=((pl.col("_word") | pl.col("_spider")) & ~pl.col("_guard")) | pl.col("_tool") | pl.col("_shape"),
+    )
+    frame = frame.with_columns(
+        _bot=pl.col("_empty")
+        | pl.col("_fam").is_not_null()
+        | pl.col("_lit").is_not_null()
+        | pl.col("_rx_name").is_not_null()
+        | pl.col("_generic"),
+    )
+    # Stage 3: a name for the bots no list names (only those rows pay for the extraction).
+    generic_name = pl.coalesce(
+        t.str.extract(_NAME_BOT_WORD, 1),
+        t.str.extract(_NAME_FIRST_TOKEN, 1).str.strip_chars(),
+    )
+    generic_name = pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent"]).not_()).then(
+        generic_name
+    )
+    unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
+    frame = frame.with_columns(
+        pl.when(pl.col("_empty"))
+        .then(pl.lit(EMPTY_NAME))
+        .when(pl.col("_bot"))
+        .then(
+            pl.coalesce(
+                "_fam", "_lit_name", "_rx_name", pl.when(unnamed).then(generic_name), pl.lit(UNKNOWN_NAME)
+            )
+        )
+        .alias(BOT_NAME),
+        pl.when(pl.col("_empty"))
+        .then(pl.lit("unknown"))
+        .when(pl.col("_bot"))
+        .then(
+            pl.coalesce(
+                pl.col("_fam").replace_strict(kind_by_name, default=None, return_dtype=pl.String),
+                "_lit_kind",
+                "_rx_kind",
+                pl.when(pl.col("_tool")).then(pl.lit("tool")),
+                pl.lit("unknown"),
+            )
+        )
+        .alias(BOT_KIND),
+        pl.col("_bot").alias(IS_BOT),
+    )
+    return frame.select(USER_AGENT, IS_BOT, BOT_NAME, BOT_KIND).cast(BOT_SCHEMA)  # type: ignore[arg-type]
+
+
+def classify_agents(agents: pl.Series | pl.DataFrame) -> pl.DataFrame:
+    """One row per distinct user agent (null included) with IS_BOT, BOT_NAME and BOT_KIND.
+
+    >>> df = classify_agents(pl.Series([
+    ...     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    ...     "curl/7.88.1", "-", None,
+    ...     "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    ... ]))
+    >>> df.sort(USER_AGENT, nulls_last=True).rows()  # doctest: +NORMALIZE_WHITESPACE
+    [('-', True, '(empty)', 'unknown'),
+     ('Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', False, None, None),
+     ('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', True, 'Googlebot', 'search'),
+     ('curl/7.88.1', True, 'curl', 'tool'),
+     (None, True, '(empty)', 'unknown')]
+    """
+    if isinstance(agents, pl.DataFrame):
+        if USER_AGENT not in agents.columns:
+            raise ConfigError(f"classify_agents needs a {USER_AGENT!r} column; got {agents.columns}")
+        series = agents.get_column(USER_AGENT)
+    else:
+        series = agents
+    series = series.cast(pl.String).alias(USER_AGENT)
+    frame = series.unique(maintain_order=True).to_frame()
+    return _classify(frame)
+
+
+class AgentCache:
+    """The user agents already classified, so a streaming caller classifies each one once.
+
+    >>> cache = AgentCache()
+    >>> cache.lookup(pl.Series(["Wget/1.21", "Wget/1.21"])).height, len(cache)
+    (1, 1)
+    """
+
+    def __init__(self) -> None:
+        self.frame = pl.DataFrame(schema={USER_AGENT: pl.String(), **BOT_SCHEMA})
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def lookup(self, agents: pl.Series) -> pl.DataFrame:
+        """Classifications of these agents (distinct), classifying only the ones not seen yet."""
+        distinct = agents.cast(pl.String).alias(USER_AGENT).unique().to_frame()
+        new = distinct.join(self.frame, on=USER_AGENT, how="anti", nulls_equal=True)
+        if new.height:
+            self.frame = pl.concat([self.frame, classify_agents(new.get_column(USER_AGENT))])
+        return distinct.join(self.frame, on=USER_AGENT, how="left", nulls_equal=True)
+
+
+def add_bots(
+    requests: pl.DataFrame | pl.LazyFrame, cache: AgentCache | None = None
+) -> pl.DataFrame | pl.LazyFrame:
+    """Add IS_BOT, BOT_NAME and BOT_KIND to requests, classifying each distinct UA once.
+
+    A LazyFrame stays lazy: its distinct user agents are collected (a small frame), classified,
+    and joined back lazily.
+
+    >>> req = pl.DataFrame({USER_AGENT: ["GPTBot/1.1", None, "GPTBot/1.1"], "n": [1, 2, 3]})
+    >>> add_bots(req).select("n", IS_BOT, BOT_NAME, BOT_KIND).rows()
+    [(1, True, 'GPTBot', 'ai'), (2, True, '(empty)', 'unknown'), (3, True, 'GPTBot', 'ai')]
+    """
+    lazy = isinstance(requests, pl.LazyFrame)
+    columns = requests.collect_schema().names() if lazy else requests.columns
+    if USER_AGENT not in columns:
+        raise ConfigError(f"add_bots needs a {USER_AGENT!r} column; got {columns}")
+    existing = [c for c in (IS_BOT, BOT_NAME, BOT_KIND) if c in columns]
+    if existing:
+        requests = requests.drop(existing)
+    agents = (
+        requests.select(pl.col(USER_AGENT).unique()).collect().get_column(USER_AGENT)
+        if lazy
+        else requests.get_column(USER_AGENT)
+    )
+    table = cache.lookup(agents) if cache is not None else classify_agents(agents)
+    table = table.cast({USER_AGENT: pl.String()})
+    if lazy:
+        return requests.join(table.lazy(), on=USER_AGENT, how="left", nulls_equal=True, maintain_order="left")
+    return requests.join(table, on=USER_AGENT, how="left", nulls_equal=True, maintain_order="left")
+
+
+def bot_family_pattern(bot_name: str) -> str:
+    """A case-insensitive regex fragment matching this bot's user agents, safe in server rules.
+
+    The fragment has no whitespace, quotes or semicolons, so it drops into an Apache
+    ``RewriteCond %{HTTP_USER_AGENT} <fragment> [NC]`` line or an nginx ``~*`` match as is.
+    Several tokens come as one non-capturing group. Match it case-insensitively.
+
+    >>> bot_family_pattern("Googlebot"), bot_family_pattern("meta-externalagent")
+    ('Googlebot', 'meta-externalagent')
+    >>> bot_family_pattern("bingbot")
+    '(?:bingbot|msnbot|adidxbot|BingPreview)'
+    >>> bot_family_pattern("(empty)"), bot_family_pattern("Yahoo! Slurp")
+    ('^-?$', 'Slurp')
+    """
+    if bot_name == EMPTY_NAME:
+        return "^-?$"
+    tokens = next((toks for name, _, toks in _FAMILIES if name == bot_name), (bot_name,))
+    if bot_name in tokens:  # the name itself is a token: match on it alone where it is enough
+        tokens = (bot_name,) + tuple(t for t in tokens if bot_name.lower() not in t.lower())
+    escaped = [_escape(t) for t in tokens]
+    return escaped[0] if len(escaped) == 1 else "(?:" + "|".join(escaped) + ")"
+
+
+def _escape(token: str) -> str:
+    out = []
+    for ch in token:
+        if ch in _META or ch == "/":
+            out.append("\\" + ch)
+        elif ch.isspace():
+            out.append("\\s")
+        elif ch in "\"';`":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# Search engines that can be verified by reverse DNS (then forward confirmation), with the
+# domain suffixes their operators document. Google's common crawlers, special crawlers and
+# user-triggered fetchers share Google's domains. DuckDuckBot: DuckDuckGo publishes only IP
+# addresses, no reverse-DNS domain, so DNS gives no verdict for it -- pass its IP list instead.
+SEARCH_ENGINES: dict[str, tuple[str, ...]] = {
+    "Googlebot": ("googlebot.com", "google.com", "googleusercontent.com"),
+    "AdsBot-Google": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "Mediapartners-Google": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "Storebot-Google": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "GoogleOther": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "Google-InspectionTool": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "APIs-Google": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "FeedFetcher-Google": ("google.com", "googlebot.com", "googleusercontent.com"),
+    "bingbot": ("search.msn.com",),
+    "Applebot": ("applebot.apple.com",),
+    "YandexBot": ("yandex.ru", "yandex.net", "yandex.com"),
+    "Baiduspider": ("baidu.com", "baidu.jp"),
+    "DuckDuckBot": ("duckduckgo.com",),
+    "PetalBot": ("petalsearch.com", "aspiegel.com"),
+    "Yahoo! Slurp": ("crawl.yahoo.net",),
+    "SeznamBot": ("seznam.cz",),
+    "coccocbot": ("coccoc.com",),
+}
