@@ -47,9 +47,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     >>> detect(Tally().finish(), Settings()).shape
     (0, 9)
     """
-    patterns = traffic.patterns
-    if patterns.height == 0:
+    if traffic.patterns.height == 0:
         return f.empty_findings()
+    # one row per host+pattern even if a pattern spans several sections
+    patterns = traffic.patterns.group_by(_KEYS).agg(
+        pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.BOT_SHARE).sum(),
+        pl.col(s.UNIQUE_URLS).first(),
+    )
     hosts = patterns.group_by(s.HOST).agg(
         pl.col(s.BOT_REQUESTS).sum().alias("host_bot_requests"),
         pl.col(s.HUMAN_REQUESTS).sum().alias("host_human_requests"),

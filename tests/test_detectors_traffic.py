@@ -1,0 +1,367 @@
+"""budget_hog, growing_pattern, aggressive_bot, fake_bot: each fires on its trap with exact
+numbers, stays silent on real content, and returns the empty shape on no traffic.
+
+Traffic is built the way the pipeline builds it (request rows -> `Tally.add` -> `finish`),
+with the URL pattern given per row so these tests depend on the detectors only.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import polars as pl
+import pytest
+
+from logtrap import schema as s
+from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
+from logtrap.findings import empty_findings
+from logtrap.settings import Settings
+from logtrap.traffic import Tally, Traffic
+
+T0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
+GOOGLE = ("Googlebot", "search")
+BING = ("bingbot", "search")
+META = ("meta-externalagent", "ai")
+AHREFS = ("AhrefsBot", "seo")
+
+
+def req(
+    url: str,
+    pattern: str,
+    *,
+    at: datetime = T0,
+    bot: tuple[str, str] | None = GOOGLE,
+    status: int = 200,
+    size: int = 1000,
+    client: str = "66.249.66.1",
+    host: str = "-",
+) -> dict:
+    """One request row: REQUEST_SCHEMA + bot columns + pattern and section."""
+    path = url.split("?")[0]
+    return {
+        s.HOST: host,
+        s.CLIENT: client if bot else "203.0.113.9",
+        s.TIME: at,
+        s.METHOD: "GET",
+        s.URL: url,
+        s.PATH: path,
+        s.QUERY: url.split("?", 1)[1] if "?" in url else None,
+        s.PROTOCOL: "HTTP/1.1",
+        s.STATUS: status,
+        s.BYTES: size,
+        s.REFERER: None,
+        s.USER_AGENT: bot[0] if bot else "Mozilla/5.0 Firefox/130.0",
+        s.REQUEST_TIME: None,
+        s.SOURCE: "test.log",
+        s.IS_BOT: bot is not None,
+        s.BOT_NAME: bot[0] if bot else None,
+        s.BOT_KIND: bot[1] if bot else None,
+        s.PATTERN: pattern,
+        s.SECTION: "/".join(pattern.split("?")[0].split("/")[:3]) or "/",
+    }
+
+
+def traffic_of(rows: list[dict]) -> Traffic:
+    schema = {**s.REQUEST_SCHEMA, **s.BOT_SCHEMA, s.PATTERN: pl.String(), s.SECTION: pl.String()}
+    tally = Tally()
+    tally.add(pl.DataFrame(rows, schema=schema))
+    return tally.finish()
+
+
+def evidence(findings: pl.DataFrame, i: int = 0) -> dict:
+    return json.loads(findings[s.EVIDENCE][i])
+
+
+def articles(n: int, *, at: datetime = T0, bot=GOOGLE) -> list[dict]:
+    """n distinct articles, each its own size (real content)."""
+    return [
+        req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", at=at + timedelta(seconds=i),
+            bot=bot, size=4000 + 37 * i)
+        for i in range(n)
+    ]
+
+
+EMPTY = Tally().finish()
+DETECTORS = [budget_hog, growing_pattern, aggressive_bot, fake_bot]
+
+
+@pytest.mark.parametrize("module", DETECTORS, ids=lambda m: m.KIND)
+def test_empty_traffic_gives_the_empty_shape(module):
+    out = module.detect(EMPTY, Settings())
+    assert out.schema == empty_findings().schema
+    assert out.height == 0
+
+
+# -- budget_hog -----------------------------------------------------------------------------
+
+
+def session_hog() -> list[dict]:
+    """600 copies of the home page with session ids (one size) beside 100 real articles."""
+    copies = [
+        req(f"/?sid={i:08x}", "/?sid", at=T0 + timedelta(seconds=i), size=5120)
+        for i in range(600)
+    ]
+    return copies + articles(100)
+
+
+def test_budget_hog_fires_on_a_pattern_eating_the_budget():
+    out = budget_hog.detect(traffic_of(session_hog()), Settings())
+    assert out.select(s.KIND, s.SEVERITY, s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("budget_hog", "critical", "-", "/?sid", 600, 600)
+    ]
+    assert evidence(out) == {
+        "bot_share": 0.8571,
+        "bot_requests": 600,
+        "host_bot_requests": 700,
+        "human_requests": 0,
+        "human_share": 0.0,
+        "unique_urls": 600,
+        "sampled_ok_urls": 600,
+        "distinct_ok_sizes": 1,
+        "urls_per_size": 600.0,
+        "error_share": 0.0,
+        "wasteful_because": ["repeated_answers"],
+    }
+    examples = out[s.EXAMPLES][0].to_list()
+    assert len(examples) == 5 and all(u.startswith("/?sid=") for u in examples)
+
+
+def test_budget_hog_failing_answers_and_bot_only_signals():
+    # a soft-404-ish route answered 404 and never visited by people who do use the site
+    missing = [
+        req(f"/old/{i}", "/old/{n}", at=T0 + timedelta(seconds=i), status=404, size=300 + i)
+        for i in range(300)
+    ]
+    people = [req("/", "/", bot=None, size=9000)] * 100 + articles(50, bot=None)
+    out = budget_hog.detect(traffic_of(missing + articles(100) + people), Settings())
+    assert out[s.PATTERN].to_list() == ["/old/{n}"]
+    assert out[s.SEVERITY].to_list() == ["warning"]
+    assert evidence(out)["wasteful_because"] == ["failing_answers", "bots_only"]
+    assert evidence(out)["error_share"] == 1.0
+
+
+def test_budget_hog_silent_when_bots_mostly_fetch_real_articles():
+    # a blog: 500 articles take 91% of the bot fetches, but each is its own page, answered 200,
+    # and read by people too
+    people = [req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", bot=None, size=4000 + 37 * i)
+              for i in range(200)]
+    home = [req("/", "/", size=9000, at=T0 + timedelta(minutes=i)) for i in range(50)]
+    traffic = traffic_of(articles(500) + home + people)
+    assert traffic.patterns.filter(pl.col(s.PATTERN) == "/article/{n}/{slug}")[s.BOT_SHARE].item() > 0.9
+    assert budget_hog.detect(traffic, Settings()).height == 0
+
+
+def test_budget_hog_silent_on_tiny_logs():
+    out = budget_hog.detect(traffic_of(session_hog()[:150]), Settings())
+    assert out.height == 0
+
+
+# -- growing_pattern ------------------------------------------------------------------------
+
+
+def calendar_growth(days: int = 6) -> list[dict]:
+    """40 new calendar months a day, each fetched once; 100 articles found on day 1 and
+    re-fetched every day after (real content converges)."""
+    rows = []
+    for day in range(days):
+        at = T0 + timedelta(days=day)
+        rows += [
+            req(f"/calendar?date={2000 + day}-{m:02d}-{k}", "/calendar?date",
+                at=at + timedelta(minutes=m), size=2000)
+            for m in range(1, 11) for k in range(4)
+        ]
+        rows += articles(100, at=at)
+    return rows
+
+
+def test_growing_pattern_fires_on_a_url_space_that_never_converges():
+    traffic = traffic_of(calendar_growth())
+    assert traffic.window_size == "1d"
+    out = growing_pattern.detect(traffic, Settings())
+    assert out.select(s.KIND, s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("growing_pattern", "warning", "/calendar?date", 240, 240)
+    ]
+    assert evidence(out) == {
+        "window_size": "1d",
+        "new_urls_per_window": [40, 40, 40, 40, 40, 40],
+        "unique_urls": 240,
+        "early_new_urls_per_window": 40.0,
+        "late_new_urls_per_window": 40.0,
+        "late_new_urls": 120,
+        "late_requests": 120,
+        "novelty": 1.0,
+    }
+    assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2005-")
+
+
+def test_growing_pattern_host_level_when_patterns_keep_appearing():
+    # a relative-link loop: two deeper patterns a day
+    rows = articles(50)
+    for day in range(6):
+        for depth in (2 * day + 1, 2 * day + 2):
+            path = "/x" + "/related" * depth
+            rows += [req(path, path, at=T0 + timedelta(days=day, minutes=depth))]
+    out = growing_pattern.detect(traffic_of(rows), Settings())
+    host = out.filter(pl.col(s.PATTERN).is_null())
+    assert host.select(s.REQUESTS, s.WASTED_REQUESTS).rows() == [(6, 6)]
+    ev = evidence(host)
+    assert ev["new_patterns_per_window"] == [3, 2, 2, 2, 2, 2]
+    assert ev["late_new_patterns"] == 6
+    assert ev["patterns"] == 13
+    assert out.filter(pl.col(s.PATTERN).is_not_null()).height == 0  # one URL each: too few
+
+
+def test_growing_pattern_silent_on_content_fetched_again_and_again():
+    # a live blog: 300 articles crawled over and over, one new post a day
+    rows = []
+    for day in range(7):
+        rows += articles(300 + day, at=T0 + timedelta(days=day))
+    traffic = traffic_of(rows)
+    growth = traffic.windows.filter(pl.col(s.PATTERN) == "/article/{n}/{slug}")[s.NEW_URLS]
+    assert growth.to_list() == [300, 1, 1, 1, 1, 1, 1]
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_growing_pattern_silent_on_a_catalog_crawled_once_then_revisited():
+    # 2,000 product pages discovered over the first two days, then only revisited
+    rows = []
+    for day in range(6):
+        ids = range(day * 1000, day * 1000 + 1000) if day < 2 else range(0, 2000, 3)
+        rows += [req(f"/p/{i}", "/p/{n}", at=T0 + timedelta(days=day, seconds=i % 3600),
+                     size=3000 + i) for i in ids]
+    assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+# -- aggressive_bot -------------------------------------------------------------------------
+
+
+def meta_hammering() -> list[dict]:
+    """meta-externalagent: 600 requests in 10 minutes on /asl/ and /psl/; Googlebot, bingbot
+    and AhrefsBot at a gentle pace across the site."""
+    rows = []
+    for i in range(600):
+        route = "asl" if i % 3 else "psl"
+        rows.append(req(f"/{route}/{i}", f"/{route}/{{n}}", bot=META, client="57.141.0.9",
+                        at=T0 + timedelta(seconds=i)))
+    for i in range(300):
+        rows.append(req(f"/article/{i}/post-{i}", "/article/{n}/{slug}",
+                        at=T0 + timedelta(seconds=12 * i), size=4000 + i))
+    for i in range(100):
+        rows.append(req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", bot=BING,
+                        client="40.77.167.1", at=T0 + timedelta(seconds=30 * i), size=4000 + i))
+    for i in range(50):
+        rows.append(req(f"/section/{i}", "/section/{n}", bot=AHREFS, client="54.36.148.1",
+                        at=T0 + timedelta(seconds=60 * i)))
+    return rows
+
+
+def test_aggressive_bot_fires_on_a_bot_hammering_a_few_routes():
+    out = aggressive_bot.detect(traffic_of(meta_hammering()), Settings())
+    assert out.select(s.KIND, s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("aggressive_bot", "critical", "/asl/{n}", 600, 600)
+    ]
+    assert evidence(out) == {
+        "bot_name": "meta-externalagent",
+        "bot_kind": "ai",
+        "requests": 600,
+        "host_bot_requests": 1050,
+        "share": 0.5714,
+        "peak_per_minute": 60,
+        "median_other_peak_per_minute": 2.0,
+        "peak_ratio": 30.0,
+        "routes": ["/asl/", "/psl/"],
+        "route_requests": 600,
+        "route_share": 1.0,
+        "patterns": ["/asl/{n}", "/psl/{n}"],
+    }
+    assert all(u.startswith("/asl/") for u in out[s.EXAMPLES][0].to_list())
+
+
+def test_aggressive_bot_leaves_the_fastest_search_engine_alone():
+    # the same hammering from Googlebot: the biggest crawler is not flagged by user agent
+    rows = [{**r, s.BOT_NAME: "Googlebot", s.BOT_KIND: "search"} if r[s.BOT_NAME] == META[0] else r
+            for r in meta_hammering()]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_aggressive_bot_silent_when_bots_crawl_at_a_similar_pace():
+    rows = [r for r in meta_hammering() if r[s.BOT_NAME] != META[0]]
+    rows += [req(f"/asl/{i}", "/asl/{n}", bot=META, at=T0 + timedelta(seconds=20 * i))
+             for i in range(200)]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_aggressive_bot_needs_a_few_routes():
+    # fast, but spread over twenty routes: no scoped rule to write
+    rows = [r for r in meta_hammering() if r[s.BOT_NAME] != META[0]]
+    rows += [req(f"/r{i % 20}/{i}", f"/r{i % 20}/{{n}}", bot=META, at=T0 + timedelta(seconds=i))
+             for i in range(600)]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_route_of_patterns():
+    patterns = ["/asl/{n}?page", "/about", "/", "/{n}/x", "/?sid", "/calendar?date", "/a/b/c"]
+    routes = pl.select(aggressive_bot.route_of(pl.Series(patterns))).to_series().to_list()
+    assert routes == ["/asl/", "/about", "/", "/", "/", "/calendar", "/a/"]
+
+
+# -- fake_bot -------------------------------------------------------------------------------
+
+VERDICTS = {"66.249.66.1": "verified", "10.0.0.7": "fake", "10.0.0.8": "fake",
+            "198.51.100.4": "unverified"}
+
+
+def claims_traffic() -> Traffic:
+    rows = articles(100)  # real Googlebot from 66.249.66.1
+    rows += [req(f"/wp-login.php?x={i}", "/wp-login.php?x", client="10.0.0.7",
+                 at=T0 + timedelta(seconds=i)) for i in range(30)]
+    rows += [req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", client="10.0.0.8",
+                 size=4000 + 37 * i) for i in range(10)]
+    rows += [req("/", "/", client="198.51.100.4", size=9000)] * 5
+    rows += [req("/", "/", bot=BING, client="40.77.167.1", size=9000)] * 5
+    traffic = traffic_of(rows)
+    verdicts = pl.DataFrame({s.CLIENT: list(VERDICTS), s.VERIFIED: list(VERDICTS.values())})
+    claims = traffic.claims.join(verdicts, on=s.CLIENT, how="left").with_columns(
+        pl.col(s.VERIFIED).fill_null("unverified")
+    )
+    return traffic.replace(claims=claims)
+
+
+def test_fake_bot_fires_per_claimed_engine_with_addresses():
+    out = fake_bot.detect(claims_traffic(), Settings())
+    assert out.select(s.KIND, s.SEVERITY, s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("fake_bot", "warning", "-", None, 145, 40)
+    ]
+    assert evidence(out) == {
+        "bot_name": "Googlebot",
+        "addresses": ["10.0.0.7", "10.0.0.8"],
+        "fake_address_count": 2,
+        "fake_requests": 40,
+        "verified_requests": 100,
+        "unverified_requests": 5,
+        "patterns": ["/wp-login.php?x", "/article/{n}/{slug}"],
+        "first_seen": "2026-03-02T00:00:00Z",
+        "last_seen": "2026-03-02T00:00:29Z",
+    }
+    assert out[s.EXAMPLES][0].to_list()[0].startswith("/wp-login.php?x=")
+
+
+def test_fake_bot_silent_when_claims_are_verified_or_unverified():
+    traffic = claims_traffic()
+    honest = traffic.claims.with_columns(
+        pl.when(pl.col(s.VERIFIED) == "fake").then(pl.lit("unverified"))
+        .otherwise(pl.col(s.VERIFIED)).alias(s.VERIFIED)
+    )
+    assert fake_bot.detect(traffic.replace(claims=honest), Settings()).height == 0
+
+
+def test_fake_bot_silent_before_verification():
+    traffic = claims_traffic()
+    assert fake_bot.detect(traffic.replace(claims=traffic.claims.drop(s.VERIFIED)), Settings()).height == 0
+
+
+def test_fake_bot_caps_the_address_list():
+    out = fake_bot.detect(claims_traffic(), Settings(fake_bot_max_addresses=1))
+    assert evidence(out)["addresses"] == ["10.0.0.7"]
+    assert evidence(out)["fake_address_count"] == 2
