@@ -361,11 +361,20 @@ def _top(traffic: Traffic, order: list[str], n: int, keep: pl.Expr) -> pl.DataFr
     """The first n host+patterns by `order` (descending; ties by host, pattern): host,
     pattern, label, rank."""
     return (
-        traffic.patterns.filter(keep)
+        _per_pattern(traffic)
+        .filter(keep)
         .sort([*order, s.HOST, s.PATTERN], descending=[True] * len(order) + [False, False])
         .head(n)
         .select(s.HOST, s.PATTERN, _label(traffic))
         .with_row_index(_RANK)
+    )
+
+
+def _per_pattern(traffic: Traffic) -> pl.DataFrame:
+    """One row per host+pattern. `Traffic.patterns` also keys by section, so a pattern whose
+    URLs fall in several sections would otherwise be ranked (and shown) more than once."""
+    return traffic.patterns.group_by(s.HOST, s.PATTERN).agg(
+        pl.col(s.REQUESTS, s.BOT_REQUESTS).sum(), pl.col(s.UNIQUE_URLS).max()
     )
 
 
@@ -375,7 +384,7 @@ def _chosen(traffic: Traffic, patterns: Sequence[str]) -> pl.DataFrame:
         "order"
     )
     return (
-        traffic.patterns.join(order, on=s.PATTERN, how="inner")
+        _per_pattern(traffic).join(order, on=s.PATTERN, how="inner")
         .sort("order", s.HOST)
         .select(s.HOST, s.PATTERN, _label(traffic))
         .with_row_index(_RANK)
