@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logtrap import findings as f
+from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -28,7 +29,12 @@ class Detector:
 
 # The registry: an explicit tuple, in the order of DESIGN.md's trap table. A new detector is
 # added here (see notebooks/custom_detector.ipynb for one added from outside the package).
-REGISTRY: tuple[Detector, ...] = ()
+REGISTRY: tuple[Detector, ...] = (
+    Detector(budget_hog.KIND, budget_hog.detect),
+    Detector(growing_pattern.KIND, growing_pattern.detect),
+    Detector(aggressive_bot.KIND, aggressive_bot.detect),
+    Detector(fake_bot.KIND, fake_bot.detect),
+)
 
 
 def run_detectors(
