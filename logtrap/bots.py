@@ -184,7 +184,7 @@ _KIND_BY_TAG: tuple[tuple[str, str], ...] = (
 _GENERIC_BOT = (
     r"(?i)bot(?-u:\b)|bot[/_\-;:.)]|robot|crawl|spider|scrap(?:er|y)|slurp|fetcher|archiv"
     r"|indexer|scanner|checker|validator|monitor|preview|feed|rss|aggregator|harvest|headless"
-    r"|http[-_ ]?client|https?://|www\.|\+http|\.(?:com|net|org|io|ru|de)(?-u:\b)"
+    r"|http[-_ ]?client|https?://|www\.|\+http|(?-i:[a-z0-9]\.(?:com|net|org|io|ru|de)(?-u:\b))"
     r"|[a-z0-9._\-]+@[a-z0-9\-]+\.[a-z]{2,}"  # an e-mail address; "ios@11.0" is not one
 )
 # Tool and library words (kind "tool" when no list names the bot).
@@ -193,10 +193,14 @@ _GENERIC_TOOL = (
     r"apache-httpclient|winhttp|jakarta|guzzle|axios|http_request2?|chef|ansible|"
     r"powershell|postman|insomnia|restsharp|dart|rust|reqwest|hyper|nim|deno)(?-u:\b)"
 )
-# Shapes no browser sends: a bare "Mozilla/x.y" (optionally "(compatible;)"), a UA quoted or
+# Shapes no browser sends: a bare "Mozilla/x.y" (optionally "(compatible;)") or one with no
+# "(platform)" part, a UA quoted or
 # prefixed with "User-Agent:" by a script that pasted a header, and a UA with no browser,
 # engine, phone-platform or app-runtime token at all.
-_BARE_SHAPE = r"""(?i)^(?:mozilla/\d+(?:\.\d+)?\s*(?:\(compatible;?\s*\))?$|["'\\]|user-agent\s*:)"""
+_BARE_SHAPE = (
+    r"""(?i)^(?:mozilla/\d+(?:\.\d+)?\s*(?:\(compatible;?\s*\))?$|mozilla/[\d.]+ [^(]*$|["'\\]|user-agent\s*:)"""
+    r"|gzip\(gfe\)"  # fetched through Google's front end (Docs viewer, Apps Script), not a browser
+)
 _BROWSER_TOKEN = (
     r"(?i)mozilla/|opera|presto/|gecko|webkit|trident/|msie |lynx|links \(|elinks|w3m/"
     r"|browser|midp|wap|openwave|obigo|netfront|dalvik/|cfnetwork/|ucweb|blackberry|nokia"
@@ -208,8 +212,9 @@ _BROWSER_GUARD = r"(?i)cubot|robotic|silk/"
 # Product token of an unlisted bot: a word containing a bot word, else the UA's first token.
 _NAME_BOT_WORD = (
     r"(?i)([a-z0-9][a-z0-9._\-]*(?:bot|crawler|spider|scraper|fetcher|archiver|indexer"
-    r"|scanner|checker|validator|monitor|preview|reader)[a-z0-9_\-]*)"
+    r"|scanner|checker|validator|monitor|preview|reader|favicon)[a-z0-9_\-]*)"
 )
+_NAME_COMPATIBLE = r"compatible;\s*([A-Za-z][A-Za-z0-9._\-]*(?: [A-Za-z][A-Za-z0-9._\-]*)*)\s*[/;)]"
 _NAME_FIRST_TOKEN = r"^[\s\"'\\]*(?:user-agent\s*:\s*)?([A-Za-z][A-Za-z0-9._\-!]*(?: [A-Za-z][A-Za-z0-9._\-]*)?)"
 
 
@@ -311,17 +316,18 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     literals, by_literal, regexes = _crawler_list()
     t = pl.col("_t")
 
-    def first_hit(patterns: list[str]) -> pl.Expr:
-        return t.str.extract_many(patterns, ascii_case_insensitive=True).list.first().str.to_lowercase()
+    def first_hit(patterns: list[str], ci: bool) -> pl.Expr:
+        return t.str.extract_many(patterns, ascii_case_insensitive=ci).list.first().str.to_lowercase()
 
     frame = frame.with_columns(_t=pl.col(USER_AGENT).str.strip_chars())
     # Stage 1: every independent test, one pass each.
     frame = frame.with_columns(
         _empty=pl.col(USER_AGENT).is_null() | t.is_in(["", "-", '"-"']),
-        _fam=first_hit(tokens).replace_strict(name_by_token, default=None, return_dtype=pl.String),
-        _lit=first_hit(literals),
+        _fam=first_hit(tokens, True).replace_strict(name_by_token, default=None, return_dtype=pl.String),
+        # crawler-user-agents is case-sensitive by design ("NING/" must not match "Lightning/").
+        _lit=first_hit(literals, False),
         # The list's real regexes: one pass, one capture group per pattern.
-        _rx=t.str.extract_groups("(?i)" + "|".join(f"({_no_capture(p)})" for p, _, _ in regexes)),
+        _rx=t.str.extract_groups("|".join(f"({_no_capture(p)})" for p, _, _ in regexes)),
         _guard=t.str.contains(_BROWSER_GUARD),
         _spider=pl.any_horizontal(
             [(t if n is None else t.str.slice(0, n)).str.contains(rx) for n, rx in _uap_spider_regexes()]
@@ -355,9 +361,10 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     # Stage 3: a name for the bots no list names (only those rows pay for the extraction).
     generic_name = pl.coalesce(
         t.str.extract(_NAME_BOT_WORD, 1),
+        t.str.extract(_NAME_COMPATIBLE, 1).str.strip_chars(),
         t.str.extract(_NAME_FIRST_TOKEN, 1).str.strip_chars(),
     )
-    generic_name = pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent"]).not_()).then(
+    generic_name = pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent", "msie"]).not_()).then(
         generic_name
     )
     unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
