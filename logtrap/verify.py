@@ -1,0 +1,462 @@
+"""Is this Googlebot really Google? Published IP ranges, then reverse + forward DNS, cached.
+
+Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
+
+- ``verified``: the address is in a range file given for that bot, or DNS confirms it (the PTR
+  name ends in one of the bot's domains and that name resolves back to the address).
+- ``fake``: range files were given for that bot and the address is in none of them (and DNS, if
+  asked, did not confirm it); or DNS gave a definite mismatch: no PTR record (NXDOMAIN), a PTR
+  name outside the bot's domains, or a name that does not resolve back to the address.
+- ``unverified``: nothing to check against (no range file for the bot, no DNS asked), DNS timed
+  out or failed for that address, or the bot publishes no reverse-DNS domain (DuckDuckBot: a DNS
+  mismatch there is not proof -- give its IP list instead).
+- null: the bot name is no search engine of ``bots.SEARCH_ENGINES`` and has no range file.
+
+Client values that are host names, not addresses (old logs with HostnameLookups on): without DNS
+they are ``unverified``; with DNS the name must end in one of the bot's domains (else ``fake``)
+and resolve (NXDOMAIN -> ``fake``).
+
+Range files are the JSON the engines publish (``{"prefixes": [{"ipv4Prefix": ...}, {"ipv6Prefix":
+...}]}``). Which bot a file covers comes from ``Name=path`` or else from the file name
+(googlebot.json, bingbot.json, special-crawlers.json ...), see ``load_ranges``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import ipaddress
+import json
+import random
+import socket
+import struct
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import polars as pl
+
+from logtrap.bots import SEARCH_ENGINES
+from logtrap.errors import ConfigError, InputError, LogtrapError
+from logtrap.schema import BOT_NAME, CLIENT, VERIFIED
+from logtrap.settings import Settings
+
+__all__ = ["DnsCache", "Ranges", "load_ranges", "verify_clients"]
+
+_GOOGLE_COMMON = ("Googlebot", "GoogleOther", "Google-InspectionTool", "Storebot-Google")
+# File-name fragments (lower case, first match wins) -> the bots the published file covers.
+_FILE_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("special-crawlers", ("AdsBot-Google", "Mediapartners-Google", "APIs-Google")),
+    ("special_crawlers", ("AdsBot-Google", "Mediapartners-Google", "APIs-Google")),
+    ("user-triggered-fetchers", ("FeedFetcher-Google",)),
+    ("user_triggered_fetchers", ("FeedFetcher-Google",)),
+    ("googlebot", _GOOGLE_COMMON),
+    ("bingbot", ("bingbot",)),
+    ("applebot", ("Applebot",)),
+    ("duckduckbot", ("DuckDuckBot",)),
+    ("duckduckgo", ("DuckDuckBot",)),
+    ("yandex", ("YandexBot",)),
+    ("baidu", ("Baiduspider",)),
+    ("petalbot", ("PetalBot",)),
+    ("gptbot", ("GPTBot",)),
+    ("searchbot", ("OAI-SearchBot",)),
+    ("chatgpt-user", ("ChatGPT-User",)),
+    ("perplexitybot", ("PerplexityBot",)),
+    ("perplexity-user", ("Perplexity-User",)),
+)
+# Operators that publish no reverse-DNS domain: DNS can confirm but never disprove.
+_DNS_CANNOT_DISPROVE = frozenset({"DuckDuckBot"})
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+@dataclass(frozen=True)
+class Ranges:
+    """Published address ranges per bot name, merged into sorted intervals for bisection."""
+
+    # bot name -> ip version -> (sorted starts, matching ends)
+    by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = field(default_factory=dict)
+
+    def covers(self, bot_name: str) -> bool:
+        """True when a range file was given for this bot.
+
+        >>> Ranges().covers("Googlebot")
+        False
+        """
+        return bot_name in self.by_bot
+
+    def contains(self, bot_name: str, address: _Address) -> bool:
+        """True when the address is in one of this bot's ranges.
+
+        >>> r = _ranges_from({"Googlebot": ["66.249.64.0/27"]})
+        >>> r.contains("Googlebot", ipaddress.ip_address("66.249.64.31")), r.contains("Googlebot", ipaddress.ip_address("66.249.64.32"))
+        (True, False)
+        """
+        starts, ends = self.by_bot.get(bot_name, {}).get(address.version, ([], []))
+        i = bisect.bisect_right(starts, int(address)) - 1
+        return i >= 0 and int(address) <= ends[i]
+
+
+def _ranges_from(prefixes_by_bot: dict[str, Iterable[str]]) -> Ranges:
+    by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
+    for bot, prefixes in prefixes_by_bot.items():
+        intervals: dict[int, list[tuple[int, int]]] = {4: [], 6: []}
+        for prefix in prefixes:
+            net = ipaddress.ip_network(prefix, strict=False)
+            intervals[net.version].append((int(net.network_address), int(net.broadcast_address)))
+        merged: dict[int, tuple[list[int], list[int]]] = {}
+        for version, spans in intervals.items():
+            starts: list[int] = []
+            ends: list[int] = []
+            for lo, hi in sorted(spans):
+                if ends and lo <= ends[-1] + 1:
+                    ends[-1] = max(ends[-1], hi)
+                else:
+                    starts.append(lo)
+                    ends.append(hi)
+            merged[version] = (starts, ends)
+        by_bot[bot] = merged
+    return Ranges(by_bot)
+
+
+def load_ranges(specs: Iterable[str | Path]) -> Ranges:
+    """Read the engines' published range files; each is ``path`` or ``Name=path``.
+
+    A plain path is assigned by its file name: ``googlebot.json`` covers Google's common
+    crawlers (Googlebot, GoogleOther, Google-InspectionTool, Storebot-Google),
+    ``special-crawlers.json`` AdsBot-Google, Mediapartners-Google and APIs-Google,
+    ``bingbot.json`` bingbot, and so on. Several files for one bot are a union.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "googlebot.json")
+    >>> _ = open(p, "w").write('{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')
+    >>> r = load_ranges([p]); r.covers("Googlebot"), r.covers("bingbot")
+    (True, False)
+    """
+    prefixes: dict[str, list[str]] = {}
+    for spec in specs:
+        names, path = _parse_spec(spec)
+        for prefix in _read_prefixes(path):
+            for name in names:
+                prefixes.setdefault(name, []).append(prefix)
+        for name in names:
+            prefixes.setdefault(name, [])
+    return _ranges_from(prefixes)
+
+
+def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
+    text = str(spec)
+    head, sep, tail = text.partition("=")
+    if sep and not Path(text).exists() and head and "/" not in head:
+        return (head,), Path(tail)
+    path = Path(text)
+    stem = path.name.lower()
+    for fragment, names in _FILE_NAMES:
+        if fragment in stem:
+            return names, path
+    raise ConfigError(
+        f"cannot tell which bot the range file {path} is for",
+        hint="name it after the bot (googlebot.json, bingbot.json...) or write Googlebot=path",
+    )
+
+
+def _read_prefixes(path: Path) -> list[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read IP range file {path}: {exc.strerror or exc}") from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"IP range file {path} is not JSON: {exc}") from exc
+    entries = data.get("prefixes") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ConfigError(
+            f'IP range file {path} has no "prefixes" list',
+            hint='expected the engines\' format: {"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}',
+        )
+    out = []
+    for entry in entries:
+        prefix = entry.get("ipv4Prefix") or entry.get("ipv6Prefix") if isinstance(entry, dict) else None
+        try:
+            ipaddress.ip_network(prefix, strict=False)  # type: ignore[arg-type]
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"IP range file {path}: bad prefix entry {entry!r}") from exc
+        out.append(prefix)
+    return out  # type: ignore[return-value]
+
+
+# -- DNS ----------------------------------------------------------------------------------------
+
+_OK, _NXDOMAIN, _FAILED = "ok", "nxdomain", "failed"  # a lookup's outcome
+
+
+class DnsCache:
+    """Answers already looked up, shared across batches: PTR names and forward addresses.
+
+    >>> DnsCache().ptr == {}
+    True
+    """
+
+    def __init__(self) -> None:
+        self.ptr: dict[str, tuple[str, list[str]]] = {}  # address -> (outcome, names)
+        self.forward: dict[str, tuple[str, list[str]]] = {}  # name -> (outcome, addresses)
+        self._lock = threading.Lock()
+
+
+def _encode_name(name: str) -> bytes:
+    out = b""
+    for label in name.rstrip(".").split("."):
+        raw = label.encode("idna") if label else b""
+        out += struct.pack("B", len(raw)) + raw
+    return out + b"\0"
+
+
+def _decode_name(msg: bytes, pos: int) -> tuple[str, int]:
+    labels: list[str] = []
+    end = None
+    for _ in range(128):  # bounded: a malicious pointer loop cannot hang us
+        length = msg[pos]
+        if length & 0xC0 == 0xC0:
+            if end is None:
+                end = pos + 2
+            pos = ((length & 0x3F) << 8) | msg[pos + 1]
+            continue
+        if length == 0:
+            return ".".join(labels), (end if end is not None else pos + 1)
+        labels.append(msg[pos + 1 : pos + 1 + length].decode("ascii", "replace"))
+        pos += 1 + length
+    raise ValueError("DNS name too long")
+
+
+def _udp_query(server: tuple[str, int], name: str, qtype: int, timeout: float) -> tuple[str, list[str]]:
+    """One DNS query over UDP (RFC 1035): (outcome, answers as text). Raises OSError on timeout."""
+    qid = random.randrange(1 << 16)
+    query = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0) + _encode_name(name) + struct.pack(">HH", qtype, 1)
+    family = socket.AF_INET6 if ":" in server[0] else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(timeout)
+        sock.sendto(query, server)
+        while True:
+            msg, _ = sock.recvfrom(4096)
+            if len(msg) >= 12 and struct.unpack(">H", msg[:2])[0] == qid:
+                break
+    _, flags, qdcount, ancount, _, _ = struct.unpack(">HHHHHH", msg[:12])
+    rcode = flags & 0xF
+    if rcode == 3:
+        return _NXDOMAIN, []
+    if rcode != 0:
+        return _FAILED, []
+    pos = 12
+    for _ in range(qdcount):
+        _, pos = _decode_name(msg, pos)
+        pos += 4
+    answers = []
+    for _ in range(ancount):
+        _, pos = _decode_name(msg, pos)
+        rtype, _, _, rdlength = struct.unpack(">HHIH", msg[pos : pos + 10])
+        pos += 10
+        rdata = msg[pos : pos + rdlength]
+        if rtype == qtype == 12:
+            answers.append(_decode_name(msg, pos)[0])
+        elif rtype == qtype == 1 and rdlength == 4:
+            answers.append(str(ipaddress.IPv4Address(rdata)))
+        elif rtype == qtype == 28 and rdlength == 16:
+            answers.append(str(ipaddress.IPv6Address(rdata)))
+        pos += rdlength
+    return (_OK if answers else _NXDOMAIN), answers
+
+
+def _server(settings: Settings) -> tuple[str, int] | None:
+    if settings.dns_server is None:
+        return None
+    text = settings.dns_server.strip()
+    if text.startswith("["):  # "[::1]:53"
+        host, _, port = text[1:].partition("]:")
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, "53"
+    try:
+        return host, int(port or 53)
+    except ValueError as exc:
+        raise ConfigError(f"bad DNS server {settings.dns_server!r}", hint="write host:port, e.g. 127.0.0.1:53") from exc
+
+
+def _reverse(address: str, settings: Settings) -> tuple[str, list[str]]:
+    server = _server(settings)
+    if server is not None:
+        return _udp_query(server, ipaddress.ip_address(address).reverse_pointer, 12, settings.dns_timeout)
+    try:
+        name, aliases, _ = socket.gethostbyaddr(address)
+    except socket.herror as exc:
+        return (_NXDOMAIN if exc.errno == 1 else _FAILED), []
+    return _OK, [name, *aliases]
+
+
+def _resolve(name: str, settings: Settings) -> tuple[str, list[str]]:
+    server = _server(settings)
+    if server is not None:
+        outcomes = [_udp_query(server, name, qtype, settings.dns_timeout) for qtype in (1, 28)]
+        addresses = [a for _, found in outcomes for a in found]
+        if addresses:
+            return _OK, addresses
+        return (_NXDOMAIN if all(o == _NXDOMAIN for o, _ in outcomes) else _FAILED), []
+    try:
+        infos = socket.getaddrinfo(name, None)
+    except socket.gaierror as exc:
+        return (_NXDOMAIN if exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", -5)) else _FAILED), []
+    return _OK, sorted({str(info[4][0]).split("%")[0] for info in infos})
+
+
+def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cache: DnsCache) -> str | None:
+    """'verified' | 'fake' | 'unverified' for one client; None when the resolver was unreachable."""
+
+    def in_domains(name: str) -> bool:
+        name = name.rstrip(".").lower()
+        return any(name == d or name.endswith("." + d) for d in domains)
+
+    def cached(table: dict[str, tuple[str, list[str]]], key: str, lookup) -> tuple[str, list[str]] | None:  # type: ignore[no-untyped-def]
+        if key in table:
+            return table[key]
+        try:
+            answer = lookup(key, settings)
+        except OSError:  # timeout, refused, unreachable: not an answer, not cached
+            return None
+        except (ValueError, IndexError, struct.error):
+            answer = (_FAILED, [])
+        with cache._lock:
+            table[key] = answer
+        return answer
+
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        address = None
+    if address is None:  # a host name as logged: the name must be the engine's and must exist
+        if not in_domains(client):
+            return "fake"
+        forward = cached(cache.forward, client, _resolve)
+        if forward is None:
+            return None
+        return {"ok": "verified", "nxdomain": "fake"}.get(forward[0], "unverified")
+    reverse = cached(cache.ptr, str(address), _reverse)
+    if reverse is None:
+        return None
+    outcome, names = reverse
+    if outcome == _NXDOMAIN:
+        return "fake"
+    if outcome != _OK:
+        return "unverified"
+    own = [n for n in names if in_domains(n)]
+    if not own:
+        return "fake"
+    for name in own:
+        forward = cached(cache.forward, name.rstrip("."), _resolve)
+        if forward is None:
+            return None
+        if forward[0] == _OK and any(ipaddress.ip_address(a) == address for a in forward[1]):
+            return "verified"
+        if forward[0] == _FAILED:
+            return "unverified"
+    return "fake"
+
+
+def _check_all(
+    pairs: list[tuple[str, str]], ranges: Ranges, settings: Settings, cache: DnsCache
+) -> dict[tuple[str, str], str | None]:
+    verdicts: dict[tuple[str, str], str | None] = {}
+    need_dns: list[tuple[str, str]] = []
+    for client, bot in pairs:
+        if bot not in SEARCH_ENGINES and not ranges.covers(bot):
+            verdicts[(client, bot)] = None
+            continue
+        try:
+            address = ipaddress.ip_address(client)
+        except ValueError:
+            address = None
+        if address is not None and ranges.covers(bot):
+            if ranges.contains(bot, address):
+                verdicts[(client, bot)] = "verified"
+                continue
+            verdicts[(client, bot)] = "fake"  # unless DNS confirms below (ranges lag behind)
+        else:
+            verdicts[(client, bot)] = "unverified"
+        if settings.verify_dns and bot in SEARCH_ENGINES:
+            need_dns.append((client, bot))
+    if not need_dns:
+        return verdicts
+
+    results: dict[tuple[str, str], str | None] = {}
+    workers = max(1, settings.dns_concurrency)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="logtrap-dns")
+    try:
+        futures = {pair: pool.submit(_dns_verdict, pair[0], SEARCH_ENGINES[pair[1]], settings, cache) for pair in need_dns}
+        # A system-resolver call has no timeout of its own: bound the wait for each answer.
+        budget = settings.dns_timeout * 3 + 1
+        for pair, future in futures.items():
+            try:
+                results[pair] = future.result(timeout=budget)
+            except FutureTimeout:
+                results[pair] = None
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    if all(v is None for v in results.values()):
+        where = settings.dns_server or "the system resolver"
+        raise LogtrapError(
+            f"DNS unreachable: no answer from {where} for any of {len(results)} address(es) "
+            f"within {settings.dns_timeout:g} s",
+            hint="check the resolver (--dns-server) or run without DNS verification",
+        )
+    for (client, bot), verdict in results.items():
+        before = verdicts[(client, bot)]
+        if verdict == "verified":
+            verdicts[(client, bot)] = "verified"
+        elif verdict == "fake" and bot not in _DNS_CANNOT_DISPROVE:
+            verdicts[(client, bot)] = "fake"
+        elif before != "fake":  # timeout / failure / undisprovable: ranges keep their say
+            verdicts[(client, bot)] = "unverified"
+    return verdicts
+
+
+def verify_clients(
+    claims: pl.DataFrame,
+    settings: Settings,
+    cache: DnsCache | None = None,
+    ranges: Ranges | None = None,
+) -> pl.DataFrame:
+    """Add VERIFIED to claims (columns CLIENT, BOT_NAME), checking each distinct pair once.
+
+    ``ranges`` defaults to ``load_ranges(settings.ip_ranges)``; pass it to load the files once
+    for many batches, as ``cache`` keeps DNS answers across batches.
+
+    >>> claims = pl.DataFrame({CLIENT: ["66.249.64.1", "10.0.0.1", "10.0.0.1"],
+    ...                        BOT_NAME: ["Googlebot", "Googlebot", "curl"]})
+    >>> r = _ranges_from({"Googlebot": ["66.249.64.0/27"]})
+    >>> verify_clients(claims, Settings(), ranges=r)[VERIFIED].to_list()
+    ['verified', 'fake', None]
+    """
+    missing = {CLIENT, BOT_NAME} - set(claims.columns)
+    if missing:
+        raise ConfigError(f"verify_clients needs columns {sorted(missing)}; got {claims.columns}")
+    if ranges is None:
+        ranges = load_ranges(settings.ip_ranges)
+    cache = cache if cache is not None else DnsCache()
+    pairs = (
+        claims.select(pl.col(CLIENT).cast(pl.String), pl.col(BOT_NAME).cast(pl.String))
+        .unique()
+        .drop_nulls()
+        .rows()
+    )
+    verdicts = _check_all([(c, b) for c, b in pairs], ranges, settings, cache)
+    table = pl.DataFrame(
+        {
+            CLIENT: [c for c, _ in verdicts],
+            BOT_NAME: [b for _, b in verdicts],
+            VERIFIED: list(verdicts.values()),
+        },
+        schema={CLIENT: pl.String(), BOT_NAME: pl.String(), VERIFIED: pl.String()},
+    )
+    out = claims.drop(VERIFIED) if VERIFIED in claims.columns else claims
+    return out.join(table, on=[CLIENT, BOT_NAME], how="left", maintain_order="left")
