@@ -502,7 +502,7 @@ def parse_lines(
 
     Returns `(requests, rejected)`: `requests` is in `REQUEST_SCHEMA` (SOURCE set to `source`),
     one row per parsed line in input order; `rejected` has columns `row` (0-based index into
-    `lines`), `line` and `reason`. Empty (or blank) lines are in neither: they are lines, not
+    `lines`), `line` and `reason`. Empty lines (or only spaces and tabs) are in neither: they are lines, not
     requests, and not errors. Large frames are cut in slices parsed in parallel.
 
     >>> lines = pl.DataFrame({"line": [
@@ -524,7 +524,7 @@ def parse_lines(
     ok = pl.col("_ok")
     requests = out.filter(ok).select(list(s.REQUEST_SCHEMA))
     bad = out.filter(~ok)
-    blank = pl.col("line").str.strip_chars() == ""
+    blank = pl.col("line").str.strip_chars(" \t") == ""
     rejected = bad.filter(~blank).select(
         pl.col("row").cast(pl.Int64),
         "line",
@@ -546,7 +546,7 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
     >>> detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5']).name
     'common'
     """
-    lines = [ln for ln in sample_lines if ln.strip()]
+    lines = [ln for ln in sample_lines if ln.strip(" \t")]
     if not lines:
         return None
     frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})

@@ -268,7 +268,7 @@ class LogStream:
         for chunk in chunks:
             for raw in chunk.split(b"\n"):
                 text = raw.replace(b"\x00", b"\\x00").decode("utf-8", "replace").rstrip("\r")
-                if text.strip():
+                if text.strip(" \t"):
                     sample.append(text)
                 if len(sample) >= self.settings.detect_lines:
                     break

@@ -1,0 +1,308 @@
+"""formats.py: each format's exact parsed values, real-world mess, and property tests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logtrap import schema as s
+from logtrap.errors import FormatError, LogtrapError
+from logtrap.formats import PRESETS, compile_format, detect_format, parse_lines
+
+UTC = timezone.utc
+
+
+def parse(fmt: str, *lines: str) -> tuple[list[dict], list[tuple]]:
+    req, bad = parse_lines(pl.DataFrame({"line": list(lines)}, schema={"line": pl.String}),
+                           compile_format(fmt))
+    assert list(req.schema.items()) == list(s.REQUEST_SCHEMA.items())
+    return req.rows(named=True), bad.rows()
+
+
+def one(fmt: str, line: str) -> dict:
+    rows, bad = parse(fmt, line)
+    assert bad == []
+    assert len(rows) == 1
+    return rows[0]
+
+
+COMBINED = (
+    '66.249.66.1 - frank [28/Nov/2026:10:00:00 +0100] "GET /cal?date=2026-11 HTTP/1.1" 200 5120 '
+    '"https://ex.org/" "Mozilla/5.0 (compatible; Googlebot/2.1)"'
+)
+
+
+def test_combined_exact_values():
+    assert one("combined", COMBINED) == {
+        s.HOST: "-", s.CLIENT: "66.249.66.1", s.TIME: datetime(2026, 11, 28, 9, 0, tzinfo=UTC),
+        s.METHOD: "GET", s.URL: "/cal?date=2026-11", s.PATH: "/cal", s.QUERY: "date=2026-11",
+        s.PROTOCOL: "HTTP/1.1", s.STATUS: 200, s.BYTES: 5120, s.REFERER: "https://ex.org/",
+        s.USER_AGENT: "Mozilla/5.0 (compatible; Googlebot/2.1)", s.REQUEST_TIME: None,
+        s.SOURCE: "-",
+    }
+
+
+def test_common_exact_values():
+    row = one("common", 'h.example.com - - [07/Mar/2004:16:05:49 -0800] "GET /a HTTP/1.0" 401 12846')
+    assert (row[s.CLIENT], row[s.TIME], row[s.PATH], row[s.QUERY], row[s.STATUS], row[s.BYTES],
+            row[s.REFERER], row[s.USER_AGENT]) == (
+        "h.example.com", datetime(2004, 3, 8, 0, 5, 49, tzinfo=UTC), "/a", None, 401, 12846,
+        None, None)
+
+
+def test_vhost_combined_keeps_port_out_of_host():
+    row = one("vhost_combined", 'Fenix.Example.org:443 ::1 - - [02/Nov/2020:09:55:25 +0000] '
+              '"OPTIONS * HTTP/1.0" 200 126 "-" "Apache/2.4.29 (Ubuntu) (internal dummy connection)"')
+    assert (row[s.HOST], row[s.CLIENT], row[s.METHOD], row[s.URL], row[s.BYTES]) == (
+        "fenix.example.org", "::1", "OPTIONS", "*", 126)
+
+
+def test_litespeed_and_nginx_presets_are_combined():
+    assert one("litespeed", COMBINED) == one("combined", COMBINED) == one("nginx", COMBINED)
+    assert compile_format("nginx").kind == "nginx"
+    assert compile_format("litespeed").kind == "apache"
+
+
+def test_custom_nginx_log_format():
+    fmt = ('$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+           '"$http_referer" "$http_user_agent" $host $request_time $time_iso8601 '
+           '"$upstream_response_time"')
+    row = one(fmt, '2001:db8::1 - - [28/Nov/2026:10:00:00 +0000] "GET /x?a=1 HTTP/2.0" 200 512 '
+              '"-" "Mo \\x22q\\x22" Example.COM:8443 0.012 2026-11-28T11:00:00+01:00 "0.010, 0.002"')
+    assert row == {
+        s.HOST: "example.com", s.CLIENT: "2001:db8::1",
+        s.TIME: datetime(2026, 11, 28, 10, 0, tzinfo=UTC), s.METHOD: "GET", s.URL: "/x?a=1",
+        s.PATH: "/x", s.QUERY: "a=1", s.PROTOCOL: "HTTP/2.0", s.STATUS: 200, s.BYTES: 512,
+        s.REFERER: "-", s.USER_AGENT: 'Mo "q"', s.REQUEST_TIME: 0.012, s.SOURCE: "-",
+    }
+
+
+def test_nginx_time_iso8601_alone_is_converted_to_utc():
+    row = one('$remote_addr $time_iso8601 "$request" $status $bytes_sent',
+              '10.0.0.1 2026-11-28T11:30:00+01:00 "GET / HTTP/1.1" 304 0')
+    assert (row[s.TIME], row[s.STATUS], row[s.BYTES]) == (
+        datetime(2026, 11, 28, 10, 30, tzinfo=UTC), 304, 0)
+
+
+def test_nginx_split_request_variables_and_http_host():
+    row = one('$remote_addr [$time_local] "$request_method $request_uri $server_protocol" '
+              '$status $bytes_sent $http_host',
+              '1.2.3.4 [28/Nov/2026:10:00:00 +0000] "GET /a?b HTTP/1.1" 200 99 ex.org:443')
+    assert (row[s.HOST], row[s.METHOD], row[s.URL], row[s.PATH], row[s.QUERY], row[s.PROTOCOL]) == (
+        "ex.org", "GET", "/a?b", "/a", "b", "HTTP/1.1")
+
+
+NETNEA = PRESETS["netnea"]
+NETNEA_LINE = (
+    '75.249.65.145 US - [2015-09-02 10:42:51.003372] "GET /cms/feed/?q=1 HTTP/1.1" 200 7113 "-" '
+    '"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" www.example.com '
+    '124.165.3.7 443 redirect-handler - + "-" Vea2i8CoAwcAADevXAgAAAAB TLSv1.2 '
+    "ECDHE-RSA-AES128-GCM-SHA256 701 12118 -% 88871 803 0 0 0 0"
+)
+
+
+def test_netnea_extended_format_given_as_string():
+    row = one(NETNEA, NETNEA_LINE)
+    assert (row[s.HOST], row[s.CLIENT], row[s.TIME], row[s.QUERY], row[s.BYTES],
+            row[s.REQUEST_TIME]) == (
+        "www.example.com", "75.249.65.145", datetime(2015, 9, 2, 10, 42, 51, 3372, tzinfo=UTC),
+        "q=1", 7113, 0.088871)
+    assert compile_format(NETNEA).name == "custom"
+
+
+def test_strftime_time_and_D_T():
+    row = one('%h %l %u [%{%Y-%m-%d %H:%M:%S}t.%{usec_frac}t] "%r" %>s %b %D %T',
+              '1.2.3.4 - - [2026-11-28 10:00:00.123456] "POST /a HTTP/1.0" 201 - 1500 0')
+    assert (row[s.TIME], row[s.METHOD], row[s.BYTES], row[s.REQUEST_TIME]) == (
+        datetime(2026, 11, 28, 10, 0, 0, 123456, tzinfo=UTC), "POST", None, 0.0015)
+
+
+def test_strftime_time_with_offset():
+    row = one('%h [%{%d/%b/%Y %H:%M:%S %z}t] "%r" %>s %b',
+              '1.2.3.4 [28/Nov/2026 10:00:00 -0200] "GET / HTTP/1.1" 200 1')
+    assert row[s.TIME] == datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
+
+
+def test_T_seconds_alone():
+    row = one('%h %t "%r" %>s %b %T', '1.2.3.4 [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 3')
+    assert row[s.REQUEST_TIME] == 3.0
+
+
+def test_split_url_directives_and_percent_literal():
+    row = one("%v %h %U%q %m %H %>s %B %{ms}T 100%%",
+              "ex.org:8080 1.2.3.4 /p?x=1 GET HTTP/1.1 200 5 12 100%")
+    assert (row[s.HOST], row[s.URL], row[s.PATH], row[s.QUERY], row[s.REQUEST_TIME]) == (
+        "ex.org", "/p?x=1", "/p", "x=1", 0.012)
+
+
+def test_opaque_directives_are_matched_not_kept():
+    row = one('%h %{X-Thing}e %{c}C %{Loc}o %X %I %O "%{cookie}n" %t "%r" %>s %b',
+              '1.2.3.4 a b c + 10 20 "k=v; x=\\"y\\"" [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1')
+    assert (row[s.CLIENT], row[s.STATUS], row[s.BYTES]) == ("1.2.3.4", 200, 1)
+
+
+def test_escaped_quotes_apache_and_nginx_are_unescaped():
+    apache = one("combined", '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 1 '
+                 '"-" "\\"Mozilla/4.0\\" back\\\\slash"')
+    nginx = one("nginx", '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 1 '
+                '"-" "\\x22Mozilla/4.0\\x22 back\\x5Cslash"')
+    assert apache[s.USER_AGENT] == nginx[s.USER_AGENT] == '"Mozilla/4.0" back\\slash'
+
+
+def test_ipv6_dash_size_and_dash_request():
+    row = one("combined", '2001:db8:0:0::ff - - [28/Nov/2026:10:00:00 +0000] "-" 408 - "-" "-"')
+    assert (row[s.CLIENT], row[s.STATUS], row[s.BYTES], row[s.METHOD], row[s.URL], row[s.PATH],
+            row[s.PROTOCOL]) == ("2001:db8:0:0::ff", 408, None, None, None, None, None)
+
+
+def test_tls_handshake_junk_is_a_parsed_row_without_request():
+    row = one("combined", '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "\\x16\\x03\\x01\\x00\\xa5\\x01" '
+              '400 0 "-" "-"')
+    assert (row[s.STATUS], row[s.METHOD], row[s.URL], row[s.PATH]) == (400, None, None, None)
+
+
+def test_http09_request_has_no_protocol_and_http2_short_form():
+    rows, _ = parse("common", '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /old" 200 1',
+                    '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /new HTTP/2" 200 1')
+    assert [(r[s.URL], r[s.PROTOCOL]) for r in rows] == [("/old", None), ("/new", "HTTP/2")]
+
+
+def test_truncated_last_quoted_field_is_parsed_leniently():
+    row = one("combined", '1.2.3.4 - - [20/May/2015:12:05:17 +0000] "GET /x HTTP/1.1" 200 235 "-" '
+              '"Mozilla/5.0 (compatible; Googlebot/2.1')
+    assert row[s.USER_AGENT] == "Mozilla/5.0 (compatible; Googlebot/2.1"
+
+
+def test_non_utf8_replacement_and_100k_line():
+    long_ua = "A" * 100_000
+    rows, bad = parse("combined",
+                      '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /\ufffd HTTP/1.1" 200 1 "-" "x"',
+                      f'1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "{long_ua}"')
+    assert bad == []
+    assert rows[0][s.PATH] == "/\ufffd"
+    assert len(rows[1][s.USER_AGENT]) == 100_000
+
+
+def test_rejected_rows_reasons_and_blank_lines():
+    rows, bad = parse("combined", COMBINED, "garbage", "", "   ",
+                      '1.2.3.4 - - [31/Feb/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "-"',
+                      COMBINED + " trailing")
+    assert len(rows) == 1
+    assert bad == [
+        (1, "garbage", "does not match combined"),
+        (4, '1.2.3.4 - - [31/Feb/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "-"', "bad time"),
+        (5, COMBINED + " trailing", "does not match combined"),
+    ]
+
+
+def test_parallel_slices_keep_order_and_row_numbers():
+    lines = [COMBINED.replace("/cal?", f"/p{i}?") for i in range(120_001)]
+    lines[100_000] = "junk"
+    req, bad = parse_lines(pl.DataFrame({"line": lines}), compile_format("combined"))
+    assert req.height == 120_000
+    assert req[s.PATH][0] == "/p0" and req[s.PATH][-1] == "/p120000"
+    assert bad.rows() == [(100_000, "junk", "does not match combined")]
+
+
+def test_detect_format_picks_the_matching_preset():
+    vhost = 'ex.org:80 ' + COMBINED.replace("+0100", "+0000")
+    assert detect_format([vhost]).name == "vhost_combined"
+    assert detect_format([COMBINED, "junk"]).name == "combined"
+    assert detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1']).name == "common"
+    assert detect_format([NETNEA_LINE]).name == "netnea"
+    assert detect_format([COMBINED + " 1234 ex.org"]).name == "combined_extra"
+    assert detect_format(["hello", ""]) is None
+
+
+def test_combined_extra_parses_combined_fields():
+    row = one("combined_extra", COMBINED + ' 1234 "x y"')
+    assert (row[s.PATH], row[s.USER_AGENT]) == ("/cal", "Mozilla/5.0 (compatible; Googlebot/2.1)")
+
+
+def test_unknown_preset_and_empty_format_raise_format_error():
+    with pytest.raises(FormatError, match="unknown log format 'apache2'.*combined, common"):
+        compile_format("apache2")
+    with pytest.raises(FormatError, match="empty log format"):
+        compile_format("  ")
+
+
+def test_format_kind_from_sigils():
+    assert compile_format("$remote_addr $status").kind == "nginx"
+    assert compile_format("%h %>s").kind == "apache"
+    assert compile_format("$remote_addr $status").fields == ("client", "status")
+
+
+# -- properties ----------------------------------------------------------------------------------
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.text(max_size=200), max_size=8),
+       fmt=st.sampled_from(["combined", "common", "vhost_combined", "nginx", NETNEA,
+                            '$remote_addr [$time_iso8601] "$request" $status $request_time',
+                            "%h %{%Y-%m-%d}t %U%q %>s %D"]))
+def test_parse_lines_never_raises_and_accounts_for_every_line(lines, fmt):
+    lines = [ln.replace("\n", " ").replace("\r", " ") for ln in lines]
+    req, bad = parse_lines(pl.DataFrame({"line": lines}, schema={"line": pl.String}),
+                           compile_format(fmt))
+    blank = sum(1 for ln in lines if not ln.strip(" \t"))
+    assert req.height + bad.height + blank == len(lines)
+
+
+@settings(max_examples=100, deadline=None)
+@given(spec=st.text(max_size=60))
+def test_compile_format_raises_only_format_error(spec):
+    try:
+        compile_format(spec)
+    except LogtrapError:
+        pass
+
+
+_token = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters='"\\?#'),
+                 min_size=1, max_size=20)
+_free = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF, exclude_categories=("Cs",)),
+                max_size=40)
+
+
+def _apache_escape(v: str) -> str:
+    return v.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _nginx_escape(v: str) -> str:
+    return v.replace("\\", "\\x5C").replace('"', "\\x22")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    client=st.one_of(st.ip_addresses(v=4).map(str), st.ip_addresses(v=6).map(str)),
+    when=st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1)).map(
+        lambda d: d.replace(microsecond=0)),
+    offset=st.integers(-12 * 60, 14 * 60),
+    method=st.sampled_from(["GET", "POST", "HEAD", "PROPFIND"]),
+    path=_token.map(lambda t: "/" + t),
+    query=st.one_of(st.none(), _token),
+    status=st.integers(100, 599),
+    size=st.one_of(st.none(), st.integers(0, 2**40)),
+    referer=_free,
+    agent=_free,
+    kind=st.sampled_from(["combined", "nginx"]),
+)
+def test_formatted_line_round_trips(client, when, offset, method, path, query, status, size,
+                                    referer, agent, kind):
+    from datetime import timedelta
+
+    sign = "-" if offset < 0 else "+"
+    local = when + timedelta(minutes=offset)
+    stamp = local.strftime("%d/%b/%Y:%H:%M:%S") + f" {sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    esc = _apache_escape if kind == "combined" else _nginx_escape
+    url = path if query is None else f"{path}?{query}"
+    line = (f'{client} - - [{stamp}] "{method} {url} HTTP/1.1" {status} '
+            f'{"-" if size is None else size} "{esc(referer)}" "{esc(agent)}"')
+    row = one(kind, line)
+    assert row == {
+        s.HOST: "-", s.CLIENT: client, s.TIME: when.replace(tzinfo=UTC), s.METHOD: method,
+        s.URL: url, s.PATH: path, s.QUERY: query, s.PROTOCOL: "HTTP/1.1", s.STATUS: status,
+        s.BYTES: size, s.REFERER: referer, s.USER_AGENT: agent, s.REQUEST_TIME: None,
+        s.SOURCE: "-",
+    }
