@@ -1,0 +1,539 @@
+"""Click commands only: flags in, one library call, exceptions -> messages.
+
+Every command reads logs through the same options (`log_options`), turns them and the site
+config into one `Settings` (config.py), calls the library, and prints with report.py. A
+`LogtrapError` becomes one `Error: ...` line and a `Hint: ...` line on stderr, exit 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import polars as pl
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+
+from logtrap import config as cfg
+from logtrap import report
+from logtrap import schema as s
+from logtrap.errors import ConfigError, LogtrapError, OutputError
+from logtrap.settings import Settings
+
+EXIT_OK = 0
+EXIT_ERROR = 1  # a LogtrapError: bad input, bad config, an output that may not be overwritten
+EXIT_USAGE = 2  # Click's convention for a bad command line
+EXIT_FINDINGS = 3  # findings at or above --fail-on
+
+STDOUT = "-"
+
+EXIT_CODES = """\b
+Exit codes:
+  0  no findings at or above --fail-on
+  1  error (bad log file, config or output; one "Error:" line on stderr)
+  2  usage error (unknown option, missing argument)
+  3  findings at or above --fail-on (analyze)
+"""
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+class UserError(click.ClickException):
+    """A LogtrapError as Click shows it: `Error: message`, then `Hint: hint`, exit 1."""
+
+    exit_code = EXIT_ERROR
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def show(self, file: Any = None) -> None:
+        # Messages may quote a log line: never let it reach the terminal raw.
+        click.echo(f"Error: {report.clean(self.message)}", err=True)
+        if self.hint:
+            click.echo(f"Hint: {report.clean(self.hint)}", err=True)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LogtrapError as exc:
+            raise UserError(str(exc), exc.hint) from exc
+
+
+# -- consoles and progress -------------------------------------------------------------------
+
+
+def _console(stderr: bool = False) -> Console:
+    """Rich console on stdout or stderr: colour on a terminal, plain text when piped."""
+    stream = click.get_text_stream("stderr" if stderr else "stdout")
+    tty = stream.isatty()
+    width = None if tty else (int(os.environ.get("COLUMNS", "0") or 0) or 100)
+    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
+                   force_terminal=tty, color_system="auto" if tty else None)
+
+
+class _Rate(TextColumn):
+    """Lines per second so far."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def render(self, task: Any) -> Any:
+        from rich.text import Text
+
+        lines = task.fields.get("lines", 0)
+        elapsed = task.elapsed or 0.0
+        rate = lines / elapsed if elapsed > 0 else 0.0
+        return Text(f"{lines:,} lines, {rate:,.0f} lines/s")
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[int, int | None, int], None] | None]:
+    """A progress bar on stderr (bytes read of total, lines/s), only on a terminal."""
+    if quiet or not click.get_text_stream("stderr").isatty():
+        yield None
+        return
+    with Progress(TextColumn("Reading"), BarColumn(), DownloadColumn(), _Rate(),
+                  TimeElapsedColumn(), console=_console(stderr=True), transient=True) as bar:
+        task = bar.add_task("read", total=None, lines=0)
+
+        def update(done: int, total: int | None, lines: int) -> None:
+            bar.update(task, completed=done, total=total, lines=lines)
+
+        yield update
+
+
+# -- shared options --------------------------------------------------------------------------
+
+
+def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """LOG... plus every option that says how to read and classify them."""
+    options = [
+        click.argument("logs", nargs=-1, metavar="LOG...", type=str),
+        click.option("--format", "log_format", metavar="FORMAT",
+                     help="Log format: auto (default), a preset (common, combined, "
+                          "vhost_combined, nginx...), or an Apache LogFormat / nginx "
+                          "log_format string."),
+        click.option("--host", "hosts", multiple=True, metavar="HOST",
+                     help="Only this virtual host (repeatable)."),
+        click.option("--ip-ranges", multiple=True, metavar="FILE",
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="A search engine's published IP ranges (JSON) to verify bots "
+                          "with (repeatable)."),
+        click.option("--verify-dns/--no-verify-dns", default=None,
+                     help="Verify search-engine bots by reverse and forward DNS (network)."),
+        click.option("--sitemap", "sitemaps", multiple=True, metavar="FILE",
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="The site's sitemap.xml: its URLs are content, never blocked "
+                          "(repeatable)."),
+        click.option("--robots", metavar="FILE",
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="The site's current robots.txt (suggestions are merged into it)."),
+        click.option("--session-param", "session_params", multiple=True, metavar="NAME",
+                     help="A query parameter holding a session id on this site (repeatable)."),
+        click.option("--tracking-param", "tracking_params", multiple=True, metavar="NAME",
+                     help="A query parameter used for tracking on this site (repeatable)."),
+        click.option("--set", "assignments", multiple=True, metavar="NAME=VALUE",
+                     help="Any setting by name, e.g. --set url_sample_size=500 (repeatable)."),
+        click.option("--config", "config_path", metavar="FILE",
+                     type=click.Path(dir_okay=False, path_type=Path),
+                     help="Site config (TOML); default: ./logtrap.toml if it exists."),
+        click.option("-q", "--quiet", is_flag=True,
+                     help="No read summary or progress on stderr."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+_LOG_KEYS = ("logs", "log_format", "hosts", "ip_ranges", "verify_dns", "sitemaps", "robots",
+             "session_params", "tracking_params", "assignments", "config_path")
+
+
+def _split(params: dict[str, Any]) -> tuple[list[str], Settings, dict[str, Any]]:
+    """Take the shared options out of a command's parameters: (logs, settings, the rest)."""
+    shared = {key: params.pop(key) for key in _LOG_KEYS}
+    logs = list(shared.pop("logs"))
+    if not logs:
+        raise click.UsageError(
+            "no log files given. Name one or more: paths, globs or - for stdin, e.g.\n"
+            "  logtrap analyze /var/log/nginx/access.log*"
+        )
+    config_file = cfg.find_config(shared.pop("config_path"))
+    from_file = cfg.read_config(config_file) if config_file is not None else {}
+    assignments = dict(cfg.parse_assignment(a) for a in shared.pop("assignments"))
+    flags = {key: (value if value != () else None) for key, value in shared.items()}
+    overrides = {**cfg.coerce(assignments, where="--set"), **{k: v for k, v in flags.items()
+                                                              if v is not None}}
+    return logs, cfg.build_settings(from_file, overrides), params
+
+
+def _with_logs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the shared options into (logs, settings) before the command body runs."""
+
+    @functools.wraps(fn)
+    def wrapper(**params: Any) -> Any:
+        logs, settings, rest = _split(params)
+        return fn(logs, settings, **rest)
+
+    return log_options(wrapper)
+
+
+def _read_summary(analysis: Any, quiet: bool) -> None:
+    if not quiet:
+        report.print_lines(_console(stderr=True),
+                           report.read_summary(analysis.stats, analysis.traffic))
+
+
+# -- outputs ---------------------------------------------------------------------------------
+
+
+def _check_output(path: str | None, *, directory: bool = False) -> None:
+    """Fail before the (long) read if an output cannot be written where asked."""
+    if path is None or path == STDOUT:
+        return
+    target = Path(path)
+    parent = target.parent if not directory else target.parent
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist")
+    if directory and target.exists() and not target.is_dir():
+        raise OutputError(f"cannot write Parquet files into {path}: it is a file")
+    if not directory and target.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder")
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write a file whole or not at all (a cron reader never sees half a report)."""
+    if path == STDOUT:
+        click.get_text_stream("stdout").write(text)
+        return
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, _mode(target))
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _mode(target: Path) -> int:
+    """The mode a rewritten file keeps, or a new file gets (mkstemp's is 0600)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _write_parquet(directory: str, tables: dict[str, pl.DataFrame]) -> None:
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in tables.items():
+            frame.write_parquet(folder / f"{name}.parquet")
+    except OSError as exc:
+        raise OutputError(f"cannot write Parquet files into {directory}: "
+                          f"{exc.strerror or exc}") from exc
+
+
+def _diff(old: str, new: str, path: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True),
+                                        new.splitlines(keepends=True),
+                                        fromfile=f"{path} (current)",
+                                        tofile=f"{path} (suggested)"))
+
+
+def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[str]:
+    """Write rule files; an existing, different file only with --force (else show the diff
+    and fail before writing anything). Returns the paths written.
+    """
+    conflicts = []
+    for path, text in outputs:
+        target = Path(path)
+        if target.is_dir():
+            raise OutputError(f"cannot write {path}: it is a folder")
+        if target.exists() and not force:
+            try:
+                current = target.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                raise OutputError(f"cannot read {path}: {exc.strerror}") from exc
+            if current != text:
+                conflicts.append((path, current, text))
+    if conflicts:
+        out = click.get_text_stream("stdout")
+        for path, current, text in conflicts:
+            out.write(_diff(current, text, path))
+        names = ", ".join(path for path, _, _ in conflicts)
+        raise OutputError(
+            f"{names} already exist{'s' if len(conflicts) == 1 else ''} and differ"
+            f"{'s' if len(conflicts) == 1 else ''} from the suggestion; nothing was written",
+            hint="the diff above shows what would change; pass --force to overwrite",
+        )
+    written = []
+    for path, text in outputs:
+        if Path(path).exists() and Path(path).read_text(encoding="utf-8",
+                                                         errors="replace") == text:
+            continue
+        _write_text(path, text)
+        written.append(path)
+    return written
+
+
+# -- the commands ----------------------------------------------------------------------------
+
+
+@click.group(cls=_Group, epilog=EXIT_CODES)
+@click.version_option(package_name="logtrap")
+def cli() -> None:
+    """Find crawler traps in web-server access logs and say exactly what to change.
+
+    \b
+    Start with:
+      logtrap analyze /var/log/nginx/access.log*
+
+    Every command takes log files (plain, .gz, .bz2, rotated sets, globs, or - for stdin) and
+    the same options for reading them. A site config file, logtrap.toml in the working
+    directory (or --config FILE), may hold any of them; flags override it.
+    """
+
+
+def _analyze_incremental(logs: list[str], state: Path, settings: Settings,
+                         on_progress: Any) -> tuple[Any, pl.DataFrame]:
+    try:
+        from logtrap.state import run_incremental
+    except ImportError as exc:
+        raise ConfigError(
+            "--state is not available in this version of logtrap",
+            hint="run without --state (each run then reads the logs whole)",
+        ) from exc
+    return run_incremental(logs, state, settings, on_progress)
+
+
+def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
+    level = s.SEVERITIES.index(severity)
+    return findings.filter(pl.col(s.SEVERITY).to_physical() >= level)
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.option("--json", "json_out", metavar="FILE|-",
+              help="Write the JSON report (schema logtrap/report-v1); - for stdout.")
+@click.option("--markdown", "markdown_out", metavar="FILE|-",
+              help="Write a Markdown report; - for stdout.")
+@click.option("--html", "html_out", metavar="FILE",
+              help="Write a self-contained HTML report with charts (works offline).")
+@click.option("--parquet", "parquet_out", metavar="DIR",
+              help="Write patterns, findings, windows and bots tables as Parquet into DIR.")
+@click.option("--fail-on", type=click.Choice(s.SEVERITIES), default="warning",
+              show_default=True,
+              help="Exit with 3 when there are findings of this severity or worse.")
+@click.option("--state", "state_path", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Cron mode: remember what was read in FILE, read only new lines next "
+                   "time, and alert (--fail-on, --quiet) only on new findings.")
+@click.option("--top", default=report.TOP_PATTERNS, show_default=True, metavar="N",
+              type=click.IntRange(min=1), help="Patterns shown per host.")
+@_with_logs
+def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
+            markdown_out: str | None, html_out: str | None, parquet_out: str | None,
+            fail_on: str, state_path: Path | None, top: int, quiet: bool) -> None:
+    """Find crawler traps in access logs: where the bot budget goes, and why.
+
+    Prints what was read on stderr, then a ranked summary on stdout: the URL patterns bots
+    spend their requests on (per host), the traps found with their evidence, a fix and
+    example URLs.
+
+    \b
+    Examples:
+      logtrap analyze /var/log/nginx/access.log*
+      logtrap analyze access.log.*.gz --host example.com --html report.html
+      zcat access.log.*.gz | logtrap analyze -
+      logtrap analyze /var/log/apache2/access.log* --quiet --json out.json --fail-on warning
+
+    Under cron, --quiet prints nothing unless there are findings at or above --fail-on
+    (then only those findings). Report files (--json FILE, --markdown FILE, --html,
+    --parquet) are logtrap's own and are overwritten on every run; --json - and
+    --markdown - print the report on stdout instead of the summary.
+    """
+    if json_out == STDOUT and markdown_out == STDOUT:
+        raise click.UsageError("--json - and --markdown - cannot both use stdout")
+    for path in (json_out, markdown_out, html_out):
+        _check_output(path)
+    _check_output(parquet_out, directory=True)
+
+    from logtrap.analysis import analyze as run_analysis
+
+    with _progress(quiet) as on_progress:
+        if state_path is not None:
+            analysis, alerting = _analyze_incremental(logs, state_path, settings, on_progress)
+        else:
+            analysis = run_analysis(logs, settings, on_progress=on_progress)
+            alerting = analysis.findings
+    failing = _at_or_above(alerting, fail_on)
+
+    suggestions = None
+    if json_out or markdown_out or html_out:
+        from logtrap.rules import suggest
+
+        suggestions = suggest(analysis.findings, analysis.traffic, analysis.settings)
+    if json_out:
+        _write_text(json_out, report.to_json(analysis, suggestions))
+    if markdown_out:
+        _write_text(markdown_out, report.to_markdown(analysis, suggestions))
+    if html_out:
+        _write_text(html_out, report.to_html(analysis, suggestions))
+    if parquet_out:
+        _write_parquet(parquet_out, {
+            "patterns": analysis.patterns,
+            "findings": analysis.findings,
+            "windows": analysis.traffic.windows,
+            "bots": analysis.bots,
+        })
+
+    _read_summary(analysis, quiet)
+    if STDOUT not in (json_out, markdown_out):
+        if not quiet:
+            report.print_lines(_console(), report.summary_view(analysis, top))
+        elif failing.height:
+            report.print_lines(_console(), report.findings_view(failing))
+    if failing.height:
+        sys.exit(EXIT_FINDINGS)
+
+
+@cli.command()
+@click.option("--json", "json_out", metavar="FILE|-",
+              help="Write the pattern table as JSON; - for stdout.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="Only the N patterns with most bot requests.")
+@_with_logs
+def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
+             limit: int | None, quiet: bool) -> None:
+    """The URL pattern table: where every request (and every bot request) went.
+
+    One row per host and URL pattern (the path with variable parts as {n}, {date},
+    {token}..., plus the sorted query parameter names), most bot requests first: requests,
+    bot requests, share of the host's bot requests, unique URLs, statuses, top bots.
+
+    \b
+    Examples:
+      logtrap patterns /var/log/nginx/access.log --limit 20
+      logtrap patterns access.log --json - | jq '.patterns[0]'
+    """
+    _check_output(json_out)
+    from logtrap.analysis import analyze as run_analysis
+
+    with _progress(quiet) as on_progress:
+        analysis = run_analysis(logs, settings, detectors=(), on_progress=on_progress)
+    _read_summary(analysis, quiet)
+    table = analysis.patterns if limit is None else analysis.patterns.head(limit)
+    if json_out:
+        import json
+
+        _write_text(json_out, json.dumps({"schema": report.SCHEMA,
+                                          "patterns": report.pattern_dicts(table)},
+                                         indent=2, ensure_ascii=False) + "\n")
+        if json_out == STDOUT:
+            return
+    report.print_lines(_console(), [report.pattern_table(table)])
+
+
+@cli.command()
+@click.option("--json", "json_out", metavar="FILE|-",
+              help="Write the bot table as JSON; - for stdout.")
+@_with_logs
+def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bool) -> None:
+    """The bot table: who crawls, how much, how fast, and whether they are who they claim.
+
+    One row per bot (by user agent family): requests, share of all bot requests,
+    requests from verified / fake / unverified addresses (for bots claiming a search
+    engine; verify with --ip-ranges or --verify-dns), top patterns, status mix and peak
+    requests per minute.
+
+    \b
+    Examples:
+      logtrap bots /var/log/nginx/access.log*
+      logtrap bots access.log --ip-ranges googlebot.json --json bots.json
+    """
+    _check_output(json_out)
+    from logtrap.analysis import analyze as run_analysis
+
+    with _progress(quiet) as on_progress:
+        analysis = run_analysis(logs, settings, detectors=(), on_progress=on_progress)
+    _read_summary(analysis, quiet)
+    table = analysis.bots
+    if json_out:
+        import json
+
+        _write_text(json_out, json.dumps({"schema": report.SCHEMA,
+                                          "bots": report.bot_dicts(table)},
+                                         indent=2, ensure_ascii=False) + "\n")
+        if json_out == STDOUT:
+            return
+    report.print_lines(_console(), [report.bots_table(table)])
+
+
+@cli.command()
+@click.option("--robots-out", metavar="FILE", help="Write the suggested robots.txt to FILE.")
+@click.option("--htaccess-out", metavar="FILE",
+              help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE.")
+@click.option("--nginx-out", metavar="FILE", help="Write the suggested nginx rules to FILE.")
+@click.option("--force", is_flag=True,
+              help="Overwrite existing --robots-out / --htaccess-out / --nginx-out files.")
+@_with_logs
+def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
+            htaccess_out: str | None, nginx_out: str | None, force: bool,
+            quiet: bool) -> None:
+    """Rules that stop crawlers wasting time in the traps found: robots.txt lines, and
+    server rules (.htaccess, nginx) for bots that ignore robots.txt.
+
+    Each robots.txt rule is checked with an RFC 9309 matcher before it is shown: it must
+    block the trap's URLs and no content URL (the --sitemap URLs and content seen in the
+    logs). Rules that would block content are withheld, and the output says why. Pass the
+    site's robots.txt with --robots to merge into it.
+
+    Files are written only where asked. An existing file is never overwritten without
+    --force: logtrap shows the diff instead and exits with 1.
+
+    \b
+    Examples:
+      logtrap suggest /var/log/nginx/access.log* --sitemap sitemap.xml
+      logtrap suggest access.log --robots /var/www/robots.txt --robots-out robots.new.txt
+      logtrap suggest access.log --nginx-out /etc/nginx/snippets/bots.conf --force
+    """
+    for path in (robots_out, htaccess_out, nginx_out):
+        _check_output(path)
+    from logtrap.analysis import analyze as run_analysis
+    from logtrap.rules import suggest as run_suggest
+
+    with _progress(quiet) as on_progress:
+        analysis = run_analysis(logs, settings, on_progress=on_progress)
+    suggestions = run_suggest(analysis.findings, analysis.traffic, analysis.settings)
+    _read_summary(analysis, quiet)
+    report.print_lines(_console(), report.suggestions_view(suggestions))
+    outputs = [(path, text) for path, text in ((robots_out, suggestions.robots_txt),
+                                               (htaccess_out, suggestions.htaccess),
+                                               (nginx_out, suggestions.nginx)) if path]
+    for path in _write_user_files(outputs, force):
+        if not quiet:
+            click.echo(f"Wrote {path}", err=True)
+
+
+def main() -> None:
+    """The `logtrap` console script."""
+    cli(prog_name="logtrap")
