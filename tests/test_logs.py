@@ -1,0 +1,223 @@
+"""logs.py: files, compression, rotated sets, stdin, resume offsets, bad lines, batching."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import os
+import random
+import sys
+from datetime import datetime, timezone
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from logtrap import schema as s
+from logtrap.errors import FormatError, InputError
+from logtrap.logs import FileRead, Source, order_rotated, read_logs, scan_logs
+from logtrap.settings import Settings
+
+UTC = timezone.utc
+
+
+def line(day: int, hour: int, path: str = "/", status: int = 200) -> str:
+    return (f'10.0.0.{day} - - [{day:02d}/Nov/2026:{hour:02d}:00:00 +0000] "GET {path} HTTP/1.1" '
+            f'{status} 100 "-" "curl/8.0"\n')
+
+
+def write(path, text: str | bytes, opener=open):
+    data = text.encode() if isinstance(text, str) else text
+    with opener(path, "wb") as f:
+        f.write(data)
+    return str(path)
+
+
+def test_plain_gzip_and_bz2_read_the_same(tmp_path):
+    text = "".join(line(1, h, f"/p{h}") for h in range(10))
+    plain = write(tmp_path / "a.log", text)
+    gz = write(tmp_path / "b.log.gz", text, gzip.open)
+    bz = write(tmp_path / "c.log.bz2", text, bz2.open)
+    frames = [read_logs(p) for p in (plain, gz, bz)]
+    for frame, p in zip(frames, (plain, gz, bz)):
+        assert frame[s.PATH].to_list() == [f"/p{h}" for h in range(10)]
+        assert frame[s.SOURCE].unique().to_list() == [p]
+    stream = scan_logs([gz])
+    list(stream)
+    f = stream.stats.files[0]
+    assert (f.lines, f.parsed, f.end_offset, f.size) == (10, 10, len(text), os.path.getsize(gz))
+    assert f.fingerprint == hashlib.sha1(text.split("\n")[0].encode()).hexdigest()
+
+
+def test_rotated_set_given_shuffled_is_read_oldest_first(tmp_path):
+    # access.log.3.gz holds day 1 ... access.log holds day 5
+    names = ["access.log.4.gz", "access.log.3.gz", "access.log.2", "access.log.1", "access.log"]
+    paths = []
+    for day, name in enumerate(names, start=1):
+        opener = gzip.open if name.endswith(".gz") else open
+        paths.append(write(tmp_path / name, line(day, 1) + line(day, 2), opener))
+    shuffled = paths[:]
+    random.Random(7).shuffle(shuffled)
+    assert shuffled != paths
+    req = read_logs(shuffled)
+    assert req[s.SOURCE].unique(maintain_order=True).to_list() == paths
+    assert req[s.TIME].is_sorted()
+    assert req[s.TIME][0] == datetime(2026, 11, 1, 1, tzinfo=UTC)
+    assert req[s.TIME][-1] == datetime(2026, 11, 5, 2, tzinfo=UTC)
+
+
+def test_glob_expands_and_duplicates_are_read_once(tmp_path):
+    a = write(tmp_path / "x.log", line(2, 1))
+    b = write(tmp_path / "x.log.1", line(1, 1))
+    req = read_logs([str(tmp_path / "x.log*"), a, str(tmp_path / "." / "x.log")])
+    assert req[s.SOURCE].to_list() == [b, a]
+
+
+def test_order_rotated_numbers_dates_and_sets():
+    assert order_rotated(["b/access.log", "a.log.10.gz", "a.log.9", "b/access.log.1", "a.log",
+                          "a.log.2.gz"]) == [
+        "b/access.log.1", "b/access.log", "a.log.10.gz", "a.log.9", "a.log.2.gz", "a.log"]
+    assert order_rotated(["s.log", "s.log-20261201.gz", "s.log-20261115", "s.log-20261128.bz2"]) == [
+        "s.log-20261115", "s.log-20261128.bz2", "s.log-20261201.gz", "s.log"]
+    assert order_rotated(["-", "x.log"]) == ["-", "x.log"]
+
+
+class _Stdin:
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BytesIO(data)
+
+
+def test_stdin(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", _Stdin((line(3, 4) + line(3, 5)).encode()))
+    stream = scan_logs("-")
+    req = pl.concat(list(stream))
+    assert req[s.SOURCE].to_list() == ["-", "-"]
+    assert req[s.TIME].to_list() == [datetime(2026, 11, 3, 4, tzinfo=UTC),
+                                     datetime(2026, 11, 3, 5, tzinfo=UTC)]
+    f = stream.stats.files[0]
+    assert (f.path, f.device, f.inode, f.size, f.lines) == ("-", None, None, None, 2)
+
+
+@pytest.mark.parametrize("opener", [open, gzip.open], ids=["plain", "gzip"])
+def test_resume_from_offset_reads_exactly_the_rest(tmp_path, opener):
+    first = line(1, 1, "/a") + line(1, 2, "/b")
+    rest = line(1, 3, "/c") + "bad line\n" + line(1, 4, "/d")
+    path = write(tmp_path / ("r.log.gz" if opener is gzip.open else "r.log"), first + rest, opener)
+    stream = scan_logs(Source(path, offset=len(first), line_no=2))
+    req = pl.concat(list(stream))
+    assert req[s.PATH].to_list() == ["/c", "/d"]
+    f = stream.stats.files[0]
+    assert (f.start_offset, f.end_offset, f.lines, f.parsed, f.rejected) == (
+        len(first), len(first + rest), 3, 2, 1)
+    assert f.fingerprint == hashlib.sha1(first.split("\n")[0].encode()).hexdigest()
+    assert stream.stats.rejected_examples.rows() == [(path, 4, "bad line", "does not match combined")]
+
+
+def test_bad_lines_are_counted_with_file_and_line_number(tmp_path):
+    a = write(tmp_path / "a.log", line(1, 1) + "oops\n\n" + line(1, 2) + "worse\n")
+    b = write(tmp_path / "b.log", line(2, 1) + "\r\n" + "again\r\n")
+    stream = scan_logs([a, b], settings=Settings(rejected_examples=2))
+    req = pl.concat(list(stream))
+    assert req.height == 3
+    st = stream.stats
+    assert (st.lines, st.parsed, st.rejected) == (8, 3, 3)
+    assert st.rejected_examples.schema == pl.Schema(s.REJECTED_SCHEMA)
+    assert st.rejected_examples.rows() == [
+        (a, 2, "oops", "does not match combined"), (a, 5, "worse", "does not match combined")]
+    assert [(f.path, f.lines, f.parsed, f.rejected) for f in st.files] == [(a, 5, 2, 2), (b, 3, 1, 1)]
+
+
+def test_wrong_format_file_raises_one_clear_error(tmp_path):
+    path = write(tmp_path / "json.log", '{"msg": "hello"}\n' * 3)
+    with pytest.raises(FormatError) as err:
+        read_logs(path)
+    msg = str(err.value)
+    assert path in msg and "auto (vhost_combined, combined" in msg and '{"msg": "hello"}' in msg
+    common = write(tmp_path / "common.log", line(1, 1).split(' "-"')[0] + "\n")
+    with pytest.raises(FormatError, match=r"common\.log: not in vhost_combined format.*10\.0\.0\.1"):
+        read_logs(common, log_format="vhost_combined")
+
+
+def test_missing_unreadable_and_corrupt_inputs_raise_input_error(tmp_path):
+    missing = str(tmp_path / "nope.log")
+    with pytest.raises(InputError, match="nope.log"):
+        read_logs(missing)
+    with pytest.raises(InputError, match="no file matches"):
+        read_logs(str(tmp_path / "*.nothing"))
+    with pytest.raises(InputError, match="is a directory"):
+        read_logs(str(tmp_path))
+    good = gzip.compress((line(1, 1) * 50).encode())
+    corrupt = write(tmp_path / "c.log.gz", good[: len(good) // 2])
+    with pytest.raises(InputError, match="c.log.gz"):
+        read_logs(corrupt)
+    garbage = write(tmp_path / "g.log.gz", b"\x1f\x8bnot gzip at all")
+    with pytest.raises(InputError, match="g.log.gz"):
+        read_logs(garbage)
+
+
+def test_tiny_batches_equal_one_batch_and_keep_line_numbers(tmp_path):
+    lines = [line(1 + i % 28, i % 24, f"/p{i}") for i in range(60)]
+    lines[7] = "bad seven\n"
+    lines[45] = "bad forty-five\n"
+    lines[30] = "\n"
+    long = line(9, 9, "/" + "x" * 700)  # longer than a batch
+    path = write(tmp_path / "t.log", "".join(lines) + long)
+    big = scan_logs(path)
+    one = pl.concat(list(big))
+    small = scan_logs(path, settings=Settings(batch_bytes=300, rejected_examples=10))
+    frames = list(small)
+    assert len(frames) > 10
+    assert_frame_equal(pl.concat(frames), one)
+    assert one.height == 58
+    assert small.stats.rejected_examples.select(s.LINE_NO, s.LINE).rows() == [
+        (8, "bad seven"), (46, "bad forty-five")]
+    assert (small.stats.lines, big.stats.lines) == (61, 61)
+
+
+def test_mess_in_a_file_crlf_nul_non_utf8_no_final_newline(tmp_path):
+    raw = (line(1, 1).replace("\n", "\r\n").encode()
+           + b'10.0.0.2 - - [02/Nov/2026:00:00:00 +0000] "GET /\xff\xfe HTTP/1.1" 200 1 "-" "a\x00b"\n'
+           + line(3, 3, "/last").rstrip("\n").encode())
+    path = write(tmp_path / "m.log", raw)
+    stream = scan_logs(path)
+    req = pl.concat(list(stream))
+    assert req[s.PATH].to_list() == ["/", "/\ufffd\ufffd", "/last"]
+    assert req[s.USER_AGENT].to_list() == ["curl/8.0", "a\\x00b", "curl/8.0"]
+    assert stream.stats.files[0].end_offset == len(raw)
+    assert stream.stats.rejected == 0
+
+
+def test_empty_file_and_blank_only_file(tmp_path):
+    empty = write(tmp_path / "e.log", "")
+    blank = write(tmp_path / "b.log", "\n\n  \n")
+    stream = scan_logs([empty, blank])
+    assert list(stream) == []
+    assert [(f.lines, f.format_name) for f in stream.stats.files] == [(0, None), (3, None)]
+    assert read_logs(empty).schema == pl.Schema(s.REQUEST_SCHEMA)
+
+
+def test_progress_reports_disk_bytes_and_stream_reads_once(tmp_path):
+    text = "".join(line(1, h % 24) for h in range(40))
+    path = write(tmp_path / "p.log.gz", text, gzip.open)
+    calls = []
+    stream = scan_logs(path, settings=Settings(batch_bytes=1000),
+                       on_progress=lambda done, total, n: calls.append((done, total, n)))
+    list(stream)
+    size = os.path.getsize(path)
+    assert calls[-1] == (size, size, 40)
+    assert all(total == size for _, total, _ in calls)
+    assert [n for _, _, n in calls] == sorted(n for _, _, n in calls)
+    with pytest.raises(InputError, match="only once"):
+        list(stream)
+
+
+def test_explicit_format_and_formats_map(tmp_path):
+    path = write(tmp_path / "n.log", '1.2.3.4 2026-11-28T10:00:00+00:00 "GET /x HTTP/1.1" 200 0.5\n')
+    spec = '$remote_addr $time_iso8601 "$request" $status $request_time'
+    stream = scan_logs(path, settings=Settings(log_format=spec))
+    req = pl.concat(list(stream))
+    assert (req[s.REQUEST_TIME][0], stream.formats[path].kind) == (0.5, "nginx")
+    f: FileRead = stream.stats.files[0]
+    assert (f.format_name, f.format_spec) == ("custom", spec)
