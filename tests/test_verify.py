@@ -1,0 +1,241 @@
+"""logtrap.verify: range files, DNS through a local resolver, and an unreachable resolver."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logtrap.errors import ConfigError, LogtrapError
+from logtrap.schema import BOT_NAME, CLIENT, VERIFIED
+from logtrap.settings import Settings
+from logtrap.verify import DnsCache, load_ranges, verify_clients
+
+DATA = Path(__file__).parent / "data"
+RANGES = (DATA / "googlebot.json", DATA / "bingbot.json")
+
+
+def claims(*pairs: tuple[str, str]) -> pl.DataFrame:
+    return pl.DataFrame({CLIENT: [c for c, _ in pairs], BOT_NAME: [b for _, b in pairs]})
+
+
+# -- range files ---------------------------------------------------------------------------------
+
+
+def test_ranges_verify_and_expose_fakes_ipv4_and_ipv6() -> None:
+    settings = Settings(ip_ranges=RANGES)
+    df = claims(
+        ("66.249.66.1", "Googlebot"),  # in 66.249.66.0/27
+        ("66.249.79.100", "Googlebot"),  # in 66.249.79.96/27
+        ("66.249.66.40", "Googlebot"),  # in 66.249.66.32/27
+        ("66.249.67.1", "Googlebot"),  # between prefixes
+        ("2001:4860:4801:10::1", "Googlebot"),
+        ("2001:4860:4801:12::1", "Googlebot"),
+        ("157.55.39.12", "bingbot"),
+        ("66.249.66.1", "bingbot"),  # Google's address claiming Bing
+        ("17.0.0.1", "Applebot"),  # no range file for Apple, no DNS
+        ("1.2.3.4", "curl"),  # no search engine claimed
+        ("crawl-66-249-66-1.googlebot.com", "Googlebot"),  # a host name, no DNS
+    )
+    out = verify_clients(df, settings)
+    assert out[VERIFIED].to_list() == [
+        "verified", "verified", "verified", "fake", "verified", "fake", "verified", "fake",
+        "unverified", None, "unverified",
+    ]
+    assert out.columns == [CLIENT, BOT_NAME, VERIFIED]
+
+
+def test_each_pair_once_and_order_kept() -> None:
+    df = claims(*[("66.249.67.1", "Googlebot"), ("66.249.66.1", "Googlebot")] * 1000)
+    out = verify_clients(df, Settings(ip_ranges=RANGES))
+    assert out.height == 2000
+    assert out[VERIFIED].to_list()[:2] == ["fake", "verified"]
+
+
+def test_google_file_covers_google_common_crawlers() -> None:
+    ranges = load_ranges([DATA / "googlebot.json"])
+    assert ranges.covers("GoogleOther") and not ranges.covers("AdsBot-Google")
+
+
+def test_named_range_spec(tmp_path: Path) -> None:
+    path = tmp_path / "ranges.json"
+    path.write_text('{"prefixes": [{"ipv4Prefix": "17.58.96.0/19"}]}')
+    ranges = load_ranges([f"Applebot={path}"])
+    assert ranges.contains("Applebot", ipaddress.ip_address("17.58.100.1"))
+    assert not ranges.contains("Applebot", ipaddress.ip_address("17.58.128.1"))
+
+
+def test_unnamed_unknown_range_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "ranges.json"
+    path.write_text('{"prefixes": []}')
+    with pytest.raises(ConfigError, match="which bot"):
+        load_ranges([path])
+
+
+@pytest.mark.parametrize("text", ["not json", '{"nope": 1}', '{"prefixes": [{"ipv4Prefix": "300.1.1.0/24"}]}'])
+def test_bad_range_file_is_a_config_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "googlebot.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="googlebot.json"):
+        load_ranges([path])
+
+
+def test_missing_range_file_is_a_logtrap_error(tmp_path: Path) -> None:
+    with pytest.raises(LogtrapError, match="cannot read"):
+        load_ranges([tmp_path / "googlebot.json"])
+
+
+# -- DNS through a local resolver ------------------------------------------------------------
+
+
+def _name(name: str) -> bytes:
+    return b"".join(struct.pack("B", len(p)) + p.encode() for p in name.rstrip(".").split(".")) + b"\0"
+
+
+class TinyDns:
+    """A UDP DNS server on 127.0.0.1 answering PTR / A / AAAA from a dict; NXDOMAIN otherwise."""
+
+    def __init__(self, records: dict[tuple[str, int], list[str]]) -> None:
+        self.records = records
+        self.queries: list[tuple[str, int]] = []
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.stop = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop:
+            try:
+                msg, peer = self.sock.recvfrom(512)
+            except OSError:
+                continue
+            qid = msg[:2]
+            pos, labels = 12, []
+            while msg[pos]:
+                labels.append(msg[pos + 1 : pos + 1 + msg[pos]].decode())
+                pos += 1 + msg[pos]
+            qtype = struct.unpack(">H", msg[pos + 1 : pos + 3])[0]
+            question = msg[12 : pos + 5]
+            qname = ".".join(labels).lower()
+            self.queries.append((qname, qtype))
+            answers = self.records.get((qname, qtype))
+            exists = any(name == qname for name, _ in self.records)
+            rcode = 0 if answers or exists else 3
+            body = b""
+            for value in answers or []:
+                if qtype == 12:
+                    rdata = _name(value)
+                elif qtype == 1:
+                    rdata = ipaddress.IPv4Address(value).packed
+                else:
+                    rdata = ipaddress.IPv6Address(value).packed
+                body += b"\xc0\x0c" + struct.pack(">HHIH", qtype, 1, 300, len(rdata)) + rdata
+            header = qid + struct.pack(">HHHHH", 0x8180 | rcode, 1, len(answers or []), 0, 0)
+            self.sock.sendto(header + question + body, peer)
+
+    def close(self) -> None:
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture
+def dns() -> Iterator[TinyDns]:
+    server = TinyDns(
+        {
+            ("1.66.249.66.in-addr.arpa", 12): ["crawl-66-249-66-1.googlebot.com"],
+            ("crawl-66-249-66-1.googlebot.com", 1): ["66.249.66.1"],
+            # a PTR inside Google's domain whose forward lookup points elsewhere
+            ("2.66.249.66.in-addr.arpa", 12): ["crawl-66-249-66-2.googlebot.com"],
+            ("crawl-66-249-66-2.googlebot.com", 1): ["66.249.66.99"],
+            # a scraper whose PTR names its hoster
+            ("4.3.2.1.in-addr.arpa", 12): ["host-1-2-3-4.cheap-vps.example"],
+            ("12.39.55.157.in-addr.arpa", 12): ["msnbot-157-55-39-12.search.msn.com"],
+            ("msnbot-157-55-39-12.search.msn.com", 1): ["157.55.39.12"],
+            # IPv6 Googlebot
+            (ipaddress.ip_address("2001:4860:4801:10::1").reverse_pointer, 12): ["crawl-v6.googlebot.com"],
+            ("crawl-v6.googlebot.com", 28): ["2001:4860:4801:10::1"],
+        }
+    )
+    yield server
+    server.close()
+
+
+def test_dns_verifies_and_exposes_fakes(dns: TinyDns) -> None:
+    settings = Settings(verify_dns=True, dns_server=dns.address, dns_timeout=1.0, dns_concurrency=4)
+    df = claims(
+        ("66.249.66.1", "Googlebot"),
+        ("66.249.66.2", "Googlebot"),  # forward mismatch
+        ("1.2.3.4", "Googlebot"),  # PTR outside Google's domains
+        ("5.6.7.8", "Googlebot"),  # no PTR at all (NXDOMAIN)
+        ("157.55.39.12", "bingbot"),
+        ("2001:4860:4801:10::1", "Googlebot"),
+        ("crawl-66-249-66-1.googlebot.com", "Googlebot"),  # host name as logged: forward-confirmed
+        ("scraper.example.net", "Googlebot"),  # host name outside Google's domains
+        ("5.6.7.8", "DuckDuckBot"),  # DDG publishes no rDNS domain: never "fake" by DNS
+        ("1.2.3.4", "curl"),
+    )
+    out = verify_clients(df, settings)
+    assert out[VERIFIED].to_list() == [
+        "verified", "fake", "fake", "fake", "verified", "verified", "verified", "fake", "unverified", None,
+    ]
+
+
+def test_dns_confirms_an_address_missing_from_stale_ranges(dns: TinyDns, tmp_path: Path) -> None:
+    stale = tmp_path / "googlebot.json"
+    stale.write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')  # lacks 66.249.66.0/27
+    settings = Settings(ip_ranges=(stale, DATA / "bingbot.json"), verify_dns=True, dns_server=dns.address)
+    out = verify_clients(
+        claims(("66.249.66.1", "Googlebot"), ("1.2.3.4", "bingbot"), ("66.249.64.5", "Googlebot")), settings
+    )
+    # DNS confirms the first; the second fails both; the third is in the ranges (no DNS needed)
+    assert out[VERIFIED].to_list() == ["verified", "fake", "verified"]
+    assert ("5.64.249.66.in-addr.arpa", 12) not in dns.queries
+
+
+def test_dns_cache_asks_each_address_once(dns: TinyDns) -> None:
+    settings = Settings(verify_dns=True, dns_server=dns.address)
+    cache = DnsCache()
+    verify_clients(claims(("66.249.66.1", "Googlebot")), settings, cache=cache)
+    asked = len(dns.queries)
+    verify_clients(claims(("66.249.66.1", "Googlebot"), ("66.249.66.1", "Googlebot")), settings, cache=cache)
+    assert len(dns.queries) == asked
+    assert cache.ptr["66.249.66.1"] == ("ok", ["crawl-66-249-66-1.googlebot.com"])
+
+
+def test_unreachable_resolver_is_a_clear_error_within_the_timeout() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:  # a port nothing answers on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        settings = Settings(verify_dns=True, dns_server=f"127.0.0.1:{port}", dns_timeout=0.3)
+        start = time.monotonic()
+        with pytest.raises(LogtrapError, match="DNS unreachable"):
+            verify_clients(claims(("66.249.66.1", "Googlebot"), ("1.2.3.4", "bingbot")), settings)
+        assert time.monotonic() - start < 2.0
+
+
+def test_no_dns_without_asking() -> None:
+    # dns_server points nowhere, but verify_dns is off: no lookup, no error
+    settings = Settings(dns_server="127.0.0.1:9", dns_timeout=0.1)
+    assert verify_clients(claims(("66.249.66.1", "Googlebot")), settings)[VERIFIED].to_list() == ["unverified"]
+
+
+def test_bad_dns_server_setting() -> None:
+    settings = Settings(verify_dns=True, dns_server="127.0.0.1:port")
+    with pytest.raises(ConfigError, match="DNS server"):
+        verify_clients(claims(("66.249.66.1", "Googlebot")), settings)
+
+
+def test_missing_columns_raise() -> None:
+    with pytest.raises(LogtrapError, match="columns"):
+        verify_clients(pl.DataFrame({CLIENT: ["1.2.3.4"]}), Settings())
