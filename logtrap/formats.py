@@ -408,6 +408,19 @@ def _request(req: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     )
 
 
+def _seconds(e: pl.Expr, digits: int) -> pl.Expr:
+    """An integer count of 10**-digits seconds -> float seconds, correctly rounded.
+
+    The decimal point is placed in the text: Polars divides by multiplying with the
+    reciprocal, which turns 88871 us into 0.08887099999999999 s.
+    """
+    if digits == 0:
+        return e.cast(pl.Float64, strict=False)
+    padded = e.str.zfill(digits + 1)
+    text = padded.str.head(-digits) + "." + padded.str.tail(digits)
+    return pl.when(e.str.contains(r"^[0-9]+$")).then(text).cast(pl.Float64, strict=False)
+
+
 def _first(cols: set[str], *names: str) -> pl.Expr | None:
     for n in names:
         if n in cols:
@@ -449,9 +462,9 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
         host = host.str.replace(r"^([^:]+|\[[^\]]*\]):[0-9]+$", "$1").str.to_lowercase()
     size = _first(cols, "bytes", "bytes_B", "bytes_O")
     rt = None
-    for name, div in (("rt_us", 1e6), ("rt_ms", 1e3), ("rt_s", 1.0)):
+    for name, digits in (("rt_us", 6), ("rt_ms", 3), ("rt_s", 0)):
         if name in cols:
-            rt = pl.col(name).cast(pl.Float64, strict=False) / div
+            rt = _seconds(pl.col(name), digits)
             break
     matched = pl.col(fmt.fields[0]).is_not_null() if fmt.fields else pl.col("line").str.contains(fmt.regex)
     return lf.select(
