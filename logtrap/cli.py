@@ -129,9 +129,8 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--host", "hosts", multiple=True, metavar="HOST",
                      help="Only this virtual host (repeatable)."),
         click.option("--ip-ranges", multiple=True, metavar="FILE",
-                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="A search engine's published IP ranges (JSON) to verify bots "
-                          "with (repeatable)."),
+                     help="A search engine's published IP ranges (JSON, e.g. googlebot.json; "
+                          "or BOT=FILE) to verify bots with (repeatable)."),
         click.option("--verify-dns/--no-verify-dns", default=None,
                      help="Verify search-engine bots by reverse and forward DNS (network)."),
         click.option("--sitemap", "sitemaps", multiple=True, metavar="FILE",
@@ -174,9 +173,8 @@ def _split(params: dict[str, Any]) -> tuple[list[str], Settings, dict[str, Any]]
     config_file = cfg.find_config(shared.pop("config_path"))
     from_file = cfg.read_config(config_file) if config_file is not None else {}
     assignments = dict(cfg.parse_assignment(a) for a in shared.pop("assignments"))
-    flags = {key: (value if value != () else None) for key, value in shared.items()}
-    overrides = {**cfg.coerce(assignments, where="--set"), **{k: v for k, v in flags.items()
-                                                              if v is not None}}
+    flags = {key: value for key, value in shared.items() if value not in ((), None)}
+    overrides = {**cfg.coerce(assignments, where="--set"), **cfg.coerce(flags, where="option")}
     return logs, cfg.build_settings(from_file, overrides), params
 
 

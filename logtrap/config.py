@@ -231,8 +231,16 @@ def _scalar(value: Any, kind: Any, *, name: str, base: Path | None, where: str) 
     if kind is Path:
         if not isinstance(value, (str, Path)):
             raise bad("a path")
-        path = Path(value).expanduser()
-        return base / path if base is not None and not path.is_absolute() else path
+        text = str(value)
+        # An IP range file may be given as BOT=FILE (verify.load_ranges): resolve FILE only.
+        bot, sep, rest = text.partition("=")
+        prefix = ""
+        if name == "ip_ranges" and sep and bot and "/" not in bot:
+            prefix, text = bot + "=", rest
+        path = Path(text).expanduser()
+        if base is not None and not path.is_absolute():
+            path = base / path
+        return Path(prefix + str(path)) if prefix else path
     if kind is str:
         if not isinstance(value, str):
             raise bad("a string")

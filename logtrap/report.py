@@ -402,12 +402,17 @@ def summary_view(analysis: "Analysis", top: int = TOP_PATTERNS) -> list[Renderab
 
 
 def print_lines(console: Console, renderables: Iterable[RenderableType]) -> None:
-    """Print renderables; plain lines are never wrapped (URLs stay whole, grep finds them)."""
+    """Print renderables; plain lines are never wrapped (URLs stay whole, grep finds them),
+    and tables lose the padding rich puts at the end of their lines.
+    """
     for item in renderables:
         if isinstance(item, str):
             console.print(item, soft_wrap=True, highlight=False)
-        else:
+            continue
+        with console.capture() as captured:
             console.print(item, highlight=False)
+        lines = captured.get().splitlines()
+        console.file.write("".join(line.rstrip(" ") + "\n" for line in lines))
 
 
 def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,

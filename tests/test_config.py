@@ -113,3 +113,8 @@ def test_set_needs_name_and_value():
         parse_assignment("url_sample_size")
     with pytest.raises(ConfigError, match="unknown setting 'nope'"):
         parse_assignment("nope=1")
+
+
+def test_ip_ranges_bot_prefix_keeps_the_bot_and_resolves_the_file(tmp_path):
+    config = write(tmp_path / "logtrap.toml", "ip_ranges = ['Googlebot=ranges/g.json']\n")
+    assert read_config(config)["ip_ranges"] == (Path(f"Googlebot={tmp_path}/ranges/g.json"),)

@@ -1,0 +1,265 @@
+"""report.py: the report-v1 contract key by key, exact text, and escaping of log strings."""
+
+import json
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+
+import polars as pl
+import pytest
+
+from logtrap import findings as f
+from logtrap import report
+from logtrap.analysis import Analysis
+from logtrap.logs import FileRead, ReadStats
+from logtrap.settings import Settings
+from logtrap.traffic import Tally
+
+# Every string in a report comes from a log: these must show as text, never run or style.
+EVIL_UA = '"><script>alert(1)</script>'
+EVIL_URL = "/evil/<img src=x onerror=alert(2)>"
+EVIL_MARKUP = "[bold red]styled[/bold red]\x1b[31m\x07"
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
+            "bots"}
+SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests", "start", "end",
+                "hosts", "rejected_examples", "files"}
+REJECTED_KEYS = {"source", "line_no", "line", "reason"}
+PATTERN_KEYS = {"host", "pattern", "section", "requests", "bot_requests", "human_requests",
+                "unique_urls", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
+FINDING_KEYS = {"kind", "severity", "host", "pattern", "requests", "wasted_requests",
+                "examples", "evidence", "advice"}
+BOT_KEYS = {"bot", "kind", "requests", "share", "verified_requests", "fake_requests",
+            "unverified_requests", "top_patterns", "statuses", "peak_per_minute",
+            "first_seen", "last_seen"}
+
+
+def _row(minute, url, pattern, section, bot=None, status=200, size=100, client="10.0.0.1"):
+    return {
+        "host": "example.com", "client": client, "time": T0 + timedelta(minutes=minute),
+        "url": url, "status": status, "bytes": size, "is_bot": bot is not None,
+        "bot_name": bot, "bot_kind": "search" if bot == "Googlebot" else (
+            "unknown" if bot else None),
+        "pattern": pattern, "section": section,
+    }
+
+
+def sample_analysis(*, findings=True) -> Analysis:
+    """A small hand-made analysis: a calendar trap crawled by Googlebot, two articles read by
+    people, and a bot whose name and URL are hostile.
+    """
+    rows = [_row(i, f"/calendar?date={2030 + i}-01", "/calendar?date", "/calendar",
+                 bot="Googlebot", size=512, client="66.249.66.1") for i in range(6)]
+    rows += [_row(10 + i, f"/article/{i % 2}", "/article/{n}", "/article/{n}")
+             for i in range(3)]
+    rows += [_row(20, EVIL_URL, EVIL_URL, "/evil", bot=EVIL_UA, status=404, size=0)]
+    tally = Tally(settings=Settings())
+    tally.add(pl.DataFrame(rows))
+    traffic = tally.finish()
+    found = f.empty_findings()
+    if findings:
+        found = f.finding_rows(
+            "calendar",
+            pl.DataFrame({"host": ["example.com"], "pattern": ["/calendar?date"],
+                          "requests": [6], "wasted_requests": [6],
+                          "examples": [["/calendar?date=2030-01", EVIL_URL]],
+                          "years": [6], "note": [EVIL_UA]}),
+            severity="warning", evidence=["years", "note"],
+            advice="Return 404 outside the years with events.",
+        )
+    stats = ReadStats(
+        lines=11, parsed=10, rejected=1,
+        rejected_examples=pl.DataFrame(
+            {"source": ["access.log"], "line_no": [4], "line": [EVIL_MARKUP],
+             "reason": ["does not match combined"]},
+            schema={"source": pl.String, "line_no": pl.Int64, "line": pl.String,
+                    "reason": pl.String},
+        ),
+        files=[FileRead(path="access.log", device=1, inode=2, fingerprint="x", size=900,
+                        start_offset=0, end_offset=900, lines=11, parsed=10, rejected=1,
+                        format_name="combined")],
+        bytes_read=900,
+    )
+    return Analysis(traffic=traffic, findings=f.rank(found), stats=stats, settings=Settings())
+
+
+SUGGESTIONS = SimpleNamespace(
+    robots_txt="User-agent: *\nDisallow: /calendar?date=\n",
+    htaccess="<IfModule LiteSpeed>\n</IfModule>\n",
+    nginx="",
+)
+
+
+def test_json_has_exactly_the_report_v1_keys():
+    doc = json.loads(report.to_json(sample_analysis(), SUGGESTIONS))
+    assert set(doc) == TOP_KEYS
+    assert doc["schema"] == "logtrap/report-v1"
+    assert set(doc["summary"]) == SUMMARY_KEYS
+    assert all(set(x) == REJECTED_KEYS for x in doc["summary"]["rejected_examples"])
+    assert doc["patterns"] and all(set(p) == PATTERN_KEYS for p in doc["patterns"])
+    assert doc["findings"] and all(set(x) == FINDING_KEYS for x in doc["findings"])
+    assert doc["bots"] and all(set(b) == BOT_KEYS for b in doc["bots"])
+    assert (doc["robots_txt"], doc["htaccess"], doc["nginx"]) == (
+        SUGGESTIONS.robots_txt, SUGGESTIONS.htaccess, "")
+
+
+def test_json_values():
+    doc = report.to_dict(sample_analysis(), SUGGESTIONS)
+    assert doc["summary"] == {
+        "lines": 11, "parsed": 10, "rejected": 1, "requests": 10, "bot_requests": 7,
+        "start": "2026-01-01T00:00:00+00:00", "end": "2026-01-01T00:20:00+00:00",
+        "hosts": ["example.com"],
+        "rejected_examples": [{"source": "access.log", "line_no": 4, "line": EVIL_MARKUP,
+                               "reason": "does not match combined"}],
+        "files": [{"path": "access.log", "format": "combined", "lines": 11, "parsed": 10,
+                   "rejected": 1}],
+    }
+    assert doc["patterns"][0] == {
+        "host": "example.com", "pattern": "/calendar?date", "section": "/calendar",
+        "requests": 6, "bot_requests": 6, "human_requests": 0, "unique_urls": 6,
+        "bot_share": 6 / 7, "statuses": {"200": 6}, "bots": {"Googlebot": 6},
+        "first_seen": "2026-01-01T00:00:00+00:00", "last_seen": "2026-01-01T00:05:00+00:00",
+    }
+    assert [(p["pattern"], p["requests"], p["unique_urls"]) for p in doc["patterns"]] == [
+        ("/calendar?date", 6, 6), (EVIL_URL, 1, 1), ("/article/{n}", 3, 2)]
+    assert doc["findings"] == [{
+        "kind": "calendar", "severity": "warning", "host": "example.com",
+        "pattern": "/calendar?date", "requests": 6, "wasted_requests": 6,
+        "examples": ["/calendar?date=2030-01", EVIL_URL],
+        "evidence": {"years": 6, "note": EVIL_UA},
+        "advice": "Return 404 outside the years with events.",
+    }]
+    assert [(b["bot"], b["requests"], b["statuses"], b["peak_per_minute"])
+            for b in doc["bots"]] == [("Googlebot", 6, {"200": 6}, 1),
+                                      (EVIL_UA, 1, {"404": 1}, 1)]
+    assert doc["bots"][0]["top_patterns"] == [
+        {"host": "example.com", "pattern": "/calendar?date", "requests": 6}]
+    assert doc["bots"][0]["share"] == 6 / 7
+
+
+def test_empty_analysis_is_still_a_full_report():
+    tally = Tally()
+    analysis = Analysis(traffic=tally.finish(), findings=f.empty_findings(), stats=None,
+                        settings=Settings())
+    doc = report.to_dict(analysis, SUGGESTIONS)
+    assert set(doc) == TOP_KEYS
+    assert doc["summary"]["start"] is None
+    assert (doc["patterns"], doc["findings"], doc["bots"]) == ([], [], [])
+
+
+def test_text_summary_exact():
+    rule = "\u2500" * 100
+    assert report.to_text(sample_analysis(), width=100) == f"""\
+Where the bot budget goes
+
+example.com: 7 bot requests of 10 requests, 3 patterns
+Pattern                           Bot requests   Share   Unique URLs   Top bots
+{rule}
+/calendar?date                               6   85.7%             6   Googlebot 6
+/evil/<img src=x                             1   14.3%             1   "><script>alert(1)</script> 1
+onerror=alert(2)>
+
+Findings: 0 critical, 1 warning, 0 info
+
+WARNING calendar example.com /calendar?date
+  6 of 6 requests wasted
+  Evidence: years 6; note "><script>alert(1)</script>
+  Fix: Return 404 outside the years with events.
+  Examples: /calendar?date=2030-01
+            /evil/<img src=x onerror=alert(2)>
+
+Rules that block these traps (robots.txt, .htaccess, nginx): run logtrap suggest on the same logs.
+"""
+
+
+def test_text_without_findings():
+    text = report.to_text(sample_analysis(findings=False), width=100)
+    assert text.endswith("\n\nNo crawler traps found.\n")
+    assert "logtrap suggest" not in text
+
+
+def test_read_summary_strips_control_characters_and_markup():
+    analysis = sample_analysis()
+    console_text = _render(report.read_summary(analysis.stats, analysis.traffic))
+    assert console_text == """\
+Read 11 lines from 1 file (900 B): 10 parsed, 1 rejected
+  access.log: combined, 11 lines, 1 rejected
+Time span: 2026-01-01 00:00:00 to 2026-01-01 00:20:00 UTC
+Hosts: example.com
+First rejected lines (1 shown):
+  access.log:4: does not match combined: [bold red]styled[/bold red]
+"""
+
+
+def _render(items, width=100):
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    report.print_lines(Console(file=buffer, width=width, color_system=None), items)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("plain", "plain"),
+    ("a\x1b[2J\x1b[31mb", "ab"),  # CSI: clear screen, colour
+    ("a\x1b]0;title\x07b", "ab"),  # OSC: window title
+    ("a\x1b]8;;http://x\x1b\\link", "alink"),  # OSC 8 hyperlink
+    ("a\x00b\x7fc\x9bd", "abcd"),  # NUL, DEL, C1 CSI
+    ("tab\there\nnew", "tab here new"),
+    ("abc\u202edcba", "abcdcba"),  # right-to-left override
+])
+def test_clean(text, expected):
+    assert report.clean(text) == expected
+
+
+def test_safe_escapes_rich_markup():
+    assert _render([report.safe("[bold]x[/bold] [link=http://e]y[/link]")]) == (
+        "[bold]x[/bold] [link=http://e]y[/link]\n")
+
+
+def test_markdown_keeps_log_strings_in_code_spans():
+    md = report.to_markdown(sample_analysis(), SUGGESTIONS)
+    # inside a code span, HTML is shown as text by every Markdown renderer
+    assert "| `/evil/<img src=x onerror=alert(2)>` | 1 | 14.3% | 1 | `\"><script>alert(1)</script>` 1 |" in md
+    assert md.count("<script>") == 1  # only in that code span; the evidence note is escaped
+    assert "note \"\\>\\<script\\>" in md
+    assert "- `/evil/<img src=x onerror=alert(2)>`" in md
+    assert "| `example.com` | `/calendar?date` | 6 | 85.7% | 6 | `Googlebot` 6 |" in md
+    assert "Evidence: years 6; note \"\\>\\<script\\>alert\\(1\\)\\</script\\>" in md
+    assert md.startswith("# logtrap report\n\n## Summary\n\n- Lines: 11 (10 parsed, 1 rejected)\n")
+    assert "## Suggested robots.txt\n\n```text\nUser-agent: *\nDisallow: /calendar?date=\n```" in md
+    assert "## Suggested nginx" not in md  # empty suggestions are left out
+
+
+def test_markdown_code_span_cannot_be_broken_out_of():
+    assert report.md_code("a``b") == "``` a``b ```"
+    assert report.md_code("x|y") == "`x\\|y`"
+
+
+def test_html_escapes_every_log_string():
+    page = report.to_html(sample_analysis(), SUGGESTIONS, charts=[])
+    assert "<script" not in page  # no charts: no script at all, so nothing was injected
+    assert "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "/evil/&lt;img src=x onerror=alert(2)&gt;" in page
+    assert "[bold red]styled[/bold red]" in page
+    assert "\x1b" not in page and "\x07" not in page
+    assert page.startswith("<!DOCTYPE html>")
+
+
+def test_html_inlines_plotly_once_and_needs_no_network():
+    analysis = sample_analysis()
+    page = report.to_html(analysis, SUGGESTIONS)
+    charts = len(report.figures(analysis))
+    assert charts == 5
+    assert page.count("Plotly.newPlot(") == charts
+    assert page.count("plotly.js v") == 1  # the library's banner: inlined exactly once
+    assert "<script src=" not in page and 'src="http' not in page
+
+
+def test_render_dispatches_by_format():
+    analysis = sample_analysis()
+    assert report.render(analysis, "json", SUGGESTIONS) == report.to_json(analysis, SUGGESTIONS)
+    assert set(report.RENDERERS) == {"text", "json", "markdown", "html"}
