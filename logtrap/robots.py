@@ -1,0 +1,608 @@
+"""robots.txt: the narrowest rules that block each trap, verified; the merge with a current file.
+
+Every rule is checked with Protego, an RFC 9309 matcher (longest match wins, Allow wins ties,
+`*` and `$`, percent-encoding normalised; tests/test_robots.py pins it to Google's published
+examples). A rule must block every logged URL of its trap and no known content URL: the
+sitemaps, plus the 2xx/3xx URLs the log shows as content (patterns without a trap finding,
+fetched by people or by a search engine not proven fake). A rule that would block content is
+narrowed (another candidate, or Allow lines for a few content URLs) or withheld, and the
+reason names the content URL that stopped it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlsplit
+
+import polars as pl
+from protego import Protego
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.patterns import session_params
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+# Kinds robots.txt can address: the URL shape is the trap. budget_hog and growing_pattern are
+# symptoms; they get a rule of their own only when no URL-shape finding covers the pattern.
+SHAPE_KINDS = (
+    "calendar", "session_id", "facets", "pagination", "soft_404",
+    "relative_loop", "random_token", "internal_search",
+)  # fmt: skip
+SYMPTOM_KINDS = ("budget_hog", "growing_pattern")
+ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
+# Kinds whose own pattern can hold real pages (page 2 of a list, an existing product): the
+# pages people fetched with a 2xx/3xx answer stay allowed.
+OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
+CHECK_AGENT = "logtrap-check"  # a product token no group names: it obeys the `*` group
+MAX_ALLOW_LINES = 3  # content URLs allowed back by `Allow: <url>$` before a rule is withheld
+PITFALL = (
+    "robots.txt does not remove URLs that are already indexed, and a disallowed URL's noindex "
+    "is never seen: if these URLs are in search results, serve `noindex` (meta tag or "
+    "X-Robots-Tag) first, wait until they drop out, then add the Disallow lines."
+)
+_PLACEHOLDER = re.compile(r"\{[a-z]+\}")
+_RULE_VALUE_SAFE = re.compile(r"[!-~]")  # printable ASCII without space
+_HEX2 = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+@dataclass(frozen=True)
+class RobotsRule:
+    """One suggested robots.txt rule (one or more lines) for one finding."""
+
+    host: str
+    kind: str
+    pattern: str | None
+    group: str  # "*" or a crawler's product token
+    lines: tuple[str, ...]  # "Disallow: /x", "Allow: /x$"
+    status: str  # emitted | narrowed | withheld
+    reason: str
+    saved_bot_requests: int = 0
+    blocked_examples: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    lines: tuple[str, ...]
+    tier: int
+    order: int
+    blocks: frozenset[int] = frozenset()  # indices of trap URLs blocked
+    content_hits: tuple[tuple[str, str], ...] = ()  # (content URL, source) blocked
+
+
+# -- text helpers ------------------------------------------------------------------------------
+
+
+def escape_value(text: str) -> str:
+    """A literal URL piece as a robots.txt rule value: `#`, `*`, `$`, spaces, controls and
+    non-ASCII percent-encoded (RFC 9309 2.2.2-2.2.3), everything else left as requested.
+
+    >>> escape_value("/a b#c*$/é")
+    '/a%20b%23c%2A%24/%C3%A9'
+    >>> escape_value("/x%2Fy%zz")
+    '/x%2Fy%25zz'
+    """
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "%" and _HEX2.match(text, i):
+            out.append(text[i : i + 3].upper())
+            i += 3
+            continue
+        if ch in "#*$%" or not _RULE_VALUE_SAFE.fullmatch(ch):
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def comment(text: str) -> str:
+    """Text safe inside a `#` comment: one line, printable ASCII (other characters escaped).
+
+    >>> comment("a\\nUser-agent: *\\u2028b")
+    'a\\\\x0aUser-agent: *\\\\u2028b'
+    """
+    return "".join(
+        ch if " " <= ch <= "~" else (f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        for ch in text
+    )
+
+
+def url_path(url: str) -> str:
+    """The path and query of a URL (absolute or not), the part robots.txt rules match.
+
+    >>> url_path("https://shop.example/a?b=1#top"), url_path("/x")
+    ('/a?b=1', '/x')
+    """
+    if url.startswith("/"):
+        return url.split("#", 1)[0]
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def matcher(lines: Iterable[str], agent: str = "*") -> Protego:
+    """A Protego matcher for rule lines under one `User-agent` group."""
+    return Protego.parse(f"User-agent: {agent}\n" + "\n".join(lines) + "\n")
+
+
+def blocked(robots: Protego, urls: Sequence[str], agent: str = CHECK_AGENT) -> list[bool]:
+    """Which URLs the matcher disallows for this crawler.
+
+    >>> blocked(matcher(["Disallow: /*?sid="]), ["/?sid=1", "/?a=1&sid=2", "/a"])
+    [True, False, False]
+    """
+    return [not robots.can_fetch(url, agent) for url in urls]
+
+
+# -- content URLs ------------------------------------------------------------------------------
+
+
+def _host_key(host: str) -> str:
+    host = host.lower().split(":", 1)[0]
+    return host[4:] if host.startswith("www.") else host
+
+
+def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) -> list[str]:
+    """The sitemap URLs that belong to a log host (all of them when the log has no host
+    names, or when no log host matches the sitemap's host), as paths.
+
+    >>> sitemap_paths(["https://www.shop.example/a", "https://blog.example/b"], "shop.example",
+    ...     ["shop.example", "blog.example"])
+    ['/a']
+    """
+    known = {_host_key(h) for h in hosts}
+    out = []
+    for url in sitemap_urls:
+        netloc = urlsplit(url).netloc
+        key = _host_key(netloc) if netloc else ""
+        if host == "-" or not key or key == _host_key(host) or key not in known:
+            out.append(url_path(url))
+    return out
+
+
+def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.DataFrame:
+    """URLs the log shows as content for a host: 2xx/3xx answers on patterns with no trap
+    finding, fetched by people or on a pattern a search engine not proven fake crawls."""
+    urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399))
+    urls = urls.join(trap_patterns.select(s.HOST, s.PATTERN), on=[s.HOST, s.PATTERN], how="anti")
+    claims = traffic.claims.filter(pl.col(s.HOST) == host)
+    if s.VERIFIED in claims.columns:
+        # "unverified" counts: verification is off by default, and missing content is the
+        # dangerous direction (a rule that blocks real pages)
+        claims = claims.filter(pl.col(s.VERIFIED).fill_null("unverified") != "fake")
+    crawled = claims.select(s.HOST, s.PATTERN).unique()
+    searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
+    human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
+    return pl.concat([human, searched]).select(s.URL).unique(maintain_order=True)
+
+
+# -- candidate rules ---------------------------------------------------------------------------
+
+
+def _glob(path: str) -> str:
+    """A pattern's path with placeholders as `*`: `/shop/{n}/x` -> `/shop/*/x`."""
+    pieces = _PLACEHOLDER.split(path)
+    return re.sub(r"\*+", "*", "*".join(escape_value(p) for p in pieces))
+
+
+def _params(urls: Sequence[str]) -> list[tuple[str, int]]:
+    """Query parameter names in these URLs (as spelled), with their distinct value counts,
+    most varied first."""
+    values: dict[str, set[str]] = {}
+    for url in urls:
+        query = url.split("?", 1)[1] if "?" in url else ""
+        for name, value in parse_qsl(query, keep_blank_values=True):
+            values.setdefault(name, set()).add(value)
+    return sorted(((n, len(v)) for n, v in values.items()), key=lambda nv: (-nv[1], nv[0]))
+
+
+def _repeat(path: str) -> str | None:
+    """The repeated segment run of a relative-link loop: `/b/related/related/x` -> `related`."""
+    segs = [x for x in path.split("/") if x]
+    for size in range(1, len(segs) // 2 + 1):
+        for i in range(len(segs) - 2 * size + 1):
+            if segs[i : i + size] == segs[i + size : i + 2 * size]:
+                return "/".join(segs[i : i + size])
+    return None
+
+
+def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings) -> list[_Unit]:
+    """Candidate rules for a trap, narrowest first (tier order), as units of lines."""
+    path, _, query = pattern.partition("?")
+    glob = _glob(path)
+    units: list[tuple[tuple[str, ...], int]] = []
+    params = _params(trap)
+    sessions = session_params(settings)
+    if kind == "session_id":
+        names = [n for n, _ in params if n.lower() in sessions] or [n for n, _ in params[:1]]
+        for name in names:  # session ids are appended to every link, whatever the path
+            value = escape_value(name)
+            units.append(((f"Disallow: /*?{value}=", f"Disallow: /*&{value}="), 0))
+        for name in re.findall(r";([^;/?=]+)", path):  # matrix form: /cart;jsessionid=AB12
+            units.append(((f"Disallow: /*;{escape_value(name)}=",), 0))
+    if kind == "relative_loop":
+        runs = {r for r in (_repeat(url_path(u).split("?", 1)[0]) for u in trap) if r}
+        for run in sorted(runs):
+            loop = escape_value(f"{run}/{run}/")
+            units += [((f"Disallow: /*/{loop}",), 0), ((f"Disallow: /{loop}",), 0)]
+            units.append(((f"Disallow: /*{loop}",), 1))
+    varying = [n for n, count in params if count > 1] or [n for n, _ in params]
+    for name in varying:
+        value = escape_value(name)
+        units += [((f"Disallow: {glob}?{value}=",), 2), ((f"Disallow: {glob}?*&{value}=",), 3)]
+    if query:
+        units.append(((f"Disallow: {glob}?",), 4))
+    exact = glob.rstrip("*")
+    if not query and exact == glob:
+        units.append(((f"Disallow: {glob}$",), 4))
+    units.append(((f"Disallow: {exact}",), 5))
+    literal = exact.split("*", 1)[0]
+    literal = literal[: literal.rfind("/") + 1] if "*" in exact else literal
+    if len(literal) > 1:
+        units.append(((f"Disallow: {literal}",), 6))
+    seen: dict[tuple[str, ...], _Unit] = {}
+    for order, (lines, tier) in enumerate(units):
+        seen.setdefault(lines, _Unit(lines, tier, order))
+    return list(seen.values())
+
+
+def _check(unit: _Unit, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> _Unit:
+    robots = matcher(unit.lines)
+    hits = []
+    for url, source in content:
+        if not robots.can_fetch(url, CHECK_AGENT):
+            hits.append((url, source))
+            if len(hits) > MAX_ALLOW_LINES:
+                break
+    blocks = frozenset(i for i, b in enumerate(blocked(robots, trap)) if b)
+    return _Unit(unit.lines, unit.tier, unit.order, blocks, tuple(hits))
+
+
+def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
+    """Fewest, narrowest units that block all n trap URLs (greedy, tier by tier)."""
+    uncovered = set(range(n))
+    chosen: list[_Unit] = []
+    for tier in sorted({u.tier for u in units}):
+        pool = [u for u in units if u.tier == tier]
+        while uncovered and pool:
+            best = max(pool, key=lambda u: (len(u.blocks & uncovered), -u.order))
+            if not best.blocks & uncovered:
+                break
+            chosen.append(best)
+            uncovered -= best.blocks
+            pool.remove(best)
+    if uncovered:
+        return None
+    for unit in list(chosen):  # a broad later unit can make the narrow earlier ones redundant
+        rest = [u for u in chosen if u is not unit]
+        if rest and frozenset().union(*(u.blocks for u in rest)) >= frozenset(range(n)):
+            chosen = rest
+    return sorted(chosen, key=lambda u: u.order)
+
+
+def _hit_text(hit: tuple[str, str]) -> str:
+    return f"{hit[0]} ({hit[1]})"
+
+
+def choose(
+    kind: str, pattern: str, trap: Sequence[str], content: Sequence[tuple[str, str]],
+    settings: Settings,
+) -> tuple[tuple[str, ...], str, str]:
+    """(lines, status, reason): the narrowest verified rule for a trap's URLs.
+
+    >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
+    ...     [("/calendar", "sitemap")], Settings())
+    (('Disallow: /calendar?date=',), 'emitted', 'blocks all 1 logged URLs of the trap and none of 1 content URLs')
+    """
+    if not trap:
+        return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
+    units = [_check(u, trap, content) for u in candidates(kind, pattern, trap, settings)]
+    free = _cover(units, len(trap))
+    if free is None:
+        return (), "withheld", f"no rule derived from the pattern blocks its logged URL {trap[0]}"
+    ok = f"blocks all {len(trap)} logged URLs of the trap and none of {len(content)} content URLs"
+    if not any(u.content_hits for u in free):
+        return _lines(free), "emitted", ok
+    stopper = next(u for u in free if u.content_hits)
+    why = f"{stopper.lines[0]} would block content URL {_hit_text(stopper.content_hits[0])}"
+    safe = _cover([u for u in units if not u.content_hits], len(trap))
+    if safe is not None:
+        return _lines(safe), "narrowed", f"{why}; narrowed: {ok}"
+    hits = sorted({h for u in free for h in u.content_hits})
+    if kind != "pagination" and len(hits) <= MAX_ALLOW_LINES:
+        lines = _lines(free) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+        robots = matcher(lines)
+        if all(blocked(robots, trap)) and not any(blocked(robots, [u for u, _ in content])):
+            return lines, "narrowed", f"{why}; Allow lines keep it open; {ok}"
+    if kind == "pagination":
+        why += (
+            "; robots.txt cannot express 'page numbers past the last page': fix it at the "
+            "source (answer 404 or 410 past the last page, never 200 with an empty list)"
+        )
+    return (), "withheld", why
+
+
+def _lines(units: Sequence[_Unit]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(line for u in units for line in u.lines))
+
+
+# -- one host ----------------------------------------------------------------------------------
+
+
+def saved_requests(lines: Sequence[str], traffic: Traffic, host: str) -> int:
+    """Bot requests the rule would have saved: whole patterns (from traffic.patterns) where
+    every sampled URL is blocked, else the blocked sampled URLs' bot requests."""
+    robots = matcher(lines)
+    urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
+    totals = dict(
+        traffic.patterns.filter(pl.col(s.HOST) == host)
+        .group_by(s.PATTERN)
+        .agg(pl.col(s.BOT_REQUESTS).sum())
+        .iter_rows()
+    )
+    saved = 0
+    for (pattern,), group in urls.group_by(s.PATTERN):
+        sample = group[s.URL].to_list()
+        if not any(blocked(robots, sample[:3])) and not any(blocked(robots, sample)):
+            continue
+        hit = blocked(robots, sample)
+        if all(hit):
+            saved += int(totals.get(pattern, group[s.BOT_REQUESTS].sum()))
+        else:
+            saved += int(group.filter(pl.Series(hit))[s.BOT_REQUESTS].sum())
+    return saved
+
+
+def host_rules(
+    findings: pl.DataFrame,
+    traffic: Traffic,
+    host: str,
+    sitemap_urls: Sequence[str],
+    settings: Settings,
+) -> list[RobotsRule]:
+    """One verified rule per robots-addressable finding of a host (symptom findings only
+    where no URL-shape finding covers the same pattern)."""
+    mine = findings.filter(
+        pl.col(s.HOST) == host, pl.col(s.KIND).is_in(ROBOTS_KINDS), pl.col(s.PATTERN).is_not_null()
+    )
+    shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
+    traps = mine.select(s.HOST, s.PATTERN).unique()
+    content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
+    content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
+    rules = []
+    done: set[str] = set()
+    for finding in f.to_records(f.rank(mine)):
+        pattern = finding.pattern or ""
+        if pattern in done or (finding.kind in SYMPTOM_KINDS and pattern in shaped):
+            continue
+        done.add(pattern)
+        rules.append(_rule(finding, traffic, content, settings))
+    return rules
+
+
+def _rule(
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]], settings: Settings
+) -> RobotsRule:
+    pattern = finding.pattern or ""
+    rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
+    own = []
+    if finding.kind in OWN_CONTENT_KINDS:
+        people = rows.filter(
+            pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
+        )
+        own = [(u, "log, fetched by people") for u in people[s.URL].unique(maintain_order=True)]
+    content = content + own
+    content_set = {u for u, _ in content}
+    logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
+    trap = [u for u in logged if url_path(u) not in content_set]
+    lines, status, reason = choose(finding.kind, pattern, trap, content, settings)
+    saved = saved_requests(lines, traffic, finding.host) if lines else 0
+    examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
+    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, saved, examples)
+
+
+def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -> RobotsRule:
+    """A robots.txt group keeping one crawler off a few routes (polite bots obey it; the
+    server rules stop the rest). Not checked against content: keeping this one bot off
+    these routes is the point."""
+    token = bot_name if re.fullmatch(r"[A-Za-z_-]+", bot_name or "") else None
+    if token is None:
+        reason = f"{comment(bot_name)!r} is not a robots.txt product token ([A-Za-z_-]+)"
+        return RobotsRule(host, kind, None, "*", (), "withheld", reason)
+    if not routes or "/" in routes:
+        reason = "a route is the whole site (/): no site-wide ban by default"
+        return RobotsRule(host, kind, None, token, (), "withheld", reason)
+    lines = []
+    for route in routes:
+        value = escape_value(route)
+        lines += [f"Disallow: {value}"] if route.endswith("/") else [
+            f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
+    reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"
+    return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason))
+
+
+# -- the file: new lines, or a merge that keeps every line of the current one ------------------
+
+
+@dataclass
+class _Group:
+    agents: list[str] = field(default_factory=list)
+    last: int = 0  # index of the group's last directive line (new lines go after it)
+    rules: list[str] = field(default_factory=list)  # its Allow/Disallow lines, as written
+
+
+_SITE_WIDE = ("sitemap", "host")
+
+
+def _directive(line: str) -> tuple[str, str] | None:
+    body = line.split("#", 1)[0].strip()
+    if not body:
+        return None
+    name, sep, value = body.partition(":")
+    if not sep:
+        name, _, value = body.partition(" ")
+    return name.strip().lower().replace(" ", "-"), value.strip()
+
+
+def groups(text: str) -> list[_Group]:
+    """The groups of a robots.txt (RFC 9309 2.1: user-agent lines, then their rules).
+
+    >>> [(g.agents, g.rules) for g in groups("User-agent: a\\nUser-agent: *\\nDisallow: /x\\n")]
+    [(['a', '*'], ['Disallow: /x'])]
+    """
+    out: list[_Group] = []
+    previous = None
+    for i, line in enumerate(text.splitlines()):
+        parsed = _directive(line)
+        if parsed is None or parsed[0] in _SITE_WIDE:
+            continue
+        name, value = parsed
+        if name in ("user-agent", "useragent"):
+            if previous != "user-agent" or not out:
+                out.append(_Group())
+            out[-1].agents.append(value.lower())
+        elif out:
+            if name in ("allow", "disallow") and value:
+                out[-1].rules.append(f"{name.capitalize()}: {value}")
+        if out:
+            out[-1].last = i
+        previous = "user-agent" if name in ("user-agent", "useragent") else name
+    return out
+
+
+def _block(rules: Sequence[RobotsRule]) -> list[str]:
+    """Emitted rules with a comment each; withheld ones as comments only."""
+    out = []
+    for rule in rules:
+        what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
+        if rule.status == "withheld":
+            out.append(f"# logtrap withheld ({what}): {comment(rule.reason)}")
+            continue
+        saved = f": {rule.saved_bot_requests:,} bot requests" if rule.saved_bot_requests else ""
+        out += [f"# logtrap {what}{saved}", *rule.lines]
+    return out
+
+
+_AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
+
+
+def render(
+    host: str,
+    rules: Sequence[RobotsRule],
+    current: str | None,
+    content_count: int,
+) -> str:
+    """The suggested robots.txt for one host: the new lines, or the current file with the new
+    lines merged in (every current line kept, in order).
+
+    The `*` lines go into the `User-agent: *` group and are repeated in every other group
+    already in the file (a crawler obeys only its most specific group, RFC 9309 2.2.1); a
+    crawler's own group gets its routes plus the `*` rules for the same reason. A group is
+    only written with at least one rule line: a bare `User-agent` line would join the next
+    group (RFC 9309 2.1).
+
+    >>> rule = RobotsRule("-", "calendar", "/c?d", "*", ("Disallow: /c?d=",), "emitted", "")
+    >>> print(render("-", [rule], "User-agent: *\\nDisallow: /tmp/\\n", 0), end="")
+    User-agent: *
+    Disallow: /tmp/
+    # logtrap calendar /c?d
+    Disallow: /c?d=
+    """
+    emitted = [r for r in rules if r.status != "withheld" and r.lines]
+    withheld = [r for r in rules if r not in emitted]
+    star = [r for r in emitted if r.group == "*"]
+    star_lines = list(dict.fromkeys(line for r in star for line in r.lines))
+    bots: dict[str, list[RobotsRule]] = {}
+    for rule in emitted:
+        if rule.group != "*":
+            bots.setdefault(rule.group, []).append(rule)
+    lines = current.splitlines() if current is not None else []
+    existing = groups(current or "")
+    inserts: dict[int, list[str]] = {}
+    star_done = False
+    for group in existing:
+        here = inserts.setdefault(group.last, [])
+        for token in [t for t in bots if t.lower() in group.agents]:
+            here += _block(bots.pop(token))  # the crawler has a group already: add there
+        if "*" in group.agents and not star_done:
+            star_done = True
+            here += _block(star)
+        elif star_lines:
+            here += [_AGAIN, *star_lines]
+    out: list[str] = []
+    if current is None:
+        out += [
+            f"# robots.txt lines suggested by logtrap for host {comment(host)}",
+            "# Each rule blocks every logged URL of its trap and none of the "
+            f"{content_count:,} known content URLs",
+            "# (checked with an RFC 9309 matcher). robots.txt does not remove indexed URLs:",
+            "# serve noindex first, then disallow.",
+        ]
+    for i, line in enumerate(lines):
+        out += [line, *inserts.get(i, [])]
+    if star and not star_done:
+        out += ["", "User-agent: *", *_block(star)]
+    star_rules = [r for g in existing if "*" in g.agents for r in g.rules]
+    for token, bot_rules in bots.items():
+        out += ["", f"User-agent: {token}", *_block(bot_rules)]
+        again = list(dict.fromkeys([*star_rules, *star_lines]))
+        out += [_AGAIN, *again] if again else []
+    if withheld:
+        out += ["", *_block(withheld)]
+    return "\n".join(out).strip("\n") + "\n"
+
+
+# -- the current file: who ignores it, and what it blocks that it should not -------------------
+
+
+def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
+    """Bots that fetched patterns the current robots.txt disallows for them (every sampled URL
+    of the pattern they fetched is disallowed): host, bot_name, pattern, requests."""
+    robots = Protego.parse(current)
+    agents = (
+        traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) != "/robots.txt")
+        .group_by(s.HOST, s.BOT_NAME, s.PATTERN)
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.BOT_NAME, s.PATTERN)
+    )
+    urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
+    sample = {p: g[s.URL].to_list() for (p,), g in urls.group_by(s.PATTERN)}
+    keep = []
+    for row in agents.iter_rows(named=True):
+        fetched = sample.get(row[s.PATTERN], [])
+        agent = row[s.BOT_NAME] or CHECK_AGENT
+        keep.append(bool(fetched) and all(blocked(robots, fetched, agent)))
+    return agents.filter(pl.Series(keep, dtype=pl.Boolean))
+
+
+def blocking_sitemap(current: str, sitemap: Sequence[str]) -> list[str]:
+    """Notes on current rules that block sitemap URLs, per group (the longest blocking line)."""
+    robots = Protego.parse(current)
+    notes = []
+    for group in groups(current):
+        agent = next((a for a in group.agents if a != "*"), CHECK_AGENT)
+        hit = [u for u in sitemap if not robots.can_fetch(u, agent)]
+        if not hit:
+            continue
+        per_line: dict[str, list[str]] = {}
+        disallows = [r for r in group.rules if r.startswith("Disallow")]
+        singles = {line: matcher([line]) for line in disallows}
+        for url in hit:
+            lines = [line for line, m in singles.items() if not m.can_fetch(url, CHECK_AGENT)]
+            line = max(lines, key=len) if lines else "(its rules)"
+            per_line.setdefault(line, []).append(url)
+        for line, urls in per_line.items():
+            more = f" and {len(urls) - 1:,} more" if len(urls) > 1 else ""
+            notes.append(
+                f"current robots.txt `{comment(line)}` (User-agent: {comment(', '.join(group.agents))})"
+                f" blocks sitemap URL {comment(urls[0])}{more}"
+            )
+    return notes
