@@ -1,0 +1,365 @@
+"""Server rules (LiteSpeed/Apache .htaccess, nginx) for bots robots.txt does not stop.
+
+robots.txt is a request, not access control. Bots that hammer a few routes (aggressive_bot),
+ignore the current robots.txt, or spoof a search engine's user agent (fake_bot) get a rule
+scoped by user agent AND path -- or, for spoofed user agents, by the addresses that failed
+verification -- never a whole-site ban by default.
+
+User agents, paths and host names come from the log, so they are attacker-controlled: every
+piece of them that reaches a config file is a regex literal escaped to `[A-Za-z0-9_./-]` plus
+`\\xHH` escapes (no space, quote, `$`, `%`, `{`, `;`, `#` or newline survives), and comments
+are printable ASCII only. Every rule is evaluated in Python (`re`, case-insensitive, ASCII
+case folding like PCRE without UTF mode) against the traffic before it is emitted: it must
+match the offending requests and no person or search engine.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from urllib.parse import unquote
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.bots import SEARCH_ENGINES, bot_family_pattern
+from logtrap.robots import comment
+from logtrap.traffic import Traffic
+
+FLAGS = re.IGNORECASE | re.ASCII  # [NC] / ~*: PCRE folds ASCII letters only
+ADDRESSES_PER_LINE = 20  # addresses per RewriteCond alternation, to keep lines short (judgement)
+
+# What people and search engines send: a rule whose user-agent regex matches one is withheld.
+BROWSER_AGENTS = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.4 Safari/605.1.15",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
+    "Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0",
+)
+SEARCH_AGENTS = (
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+    "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",
+    "Mozilla/5.0 (compatible; Applebot/0.1; +http://www.apple.com/go/applebot)",
+    "DuckDuckBot/1.1; (+http://duckduckgo.com/duckduckbot.html)",
+)
+# bots.bot_family_pattern's alphabet, minus anything a config parser could read: escaped
+# metacharacters, \xHH, \s, groups and alternation, anchors.
+_SAFE_FRAGMENT = re.compile(r"(?:[A-Za-z0-9_]|\\[.()\[\]*+?^|/-]|\\x[0-9a-fA-F]{2}|\\s|[()?:|^$.-])+")
+
+
+@dataclass(frozen=True)
+class ServerRule:
+    """Refuse one bot's requests on some routes (or from some addresses)."""
+
+    host: str
+    kind: str  # aggressive_bot | fake_bot | ignores_robots
+    bot_name: str
+    agent_regex: str
+    routes: tuple[str, ...] = ()  # "/asl/" (prefix) or "/about" (exact path); () = every path
+    addresses: tuple[str, ...] = ()  # () = any address
+    status: str = "emitted"
+    reason: str = ""
+    offending_requests: int = 0
+    other_requests: int = 0
+
+    @property
+    def route_regex(self) -> str | None:
+        return route_regex(self.routes) if self.routes else None
+
+    @property
+    def address_regex(self) -> str | None:
+        return address_regex(self.addresses) if self.addresses else None
+
+    def describe(self) -> str:
+        where = f" on {', '.join(self.routes)}" if self.routes else ""
+        who = f" from {len(self.addresses)} addresses that failed verification" if self.addresses else ""
+        return comment(f"{self.kind}: {self.bot_name}{where}{who}")
+
+
+# -- regexes -----------------------------------------------------------------------------------
+
+
+def regex_literal(text: str) -> str:
+    """A regex matching `text` literally, made of `[A-Za-z0-9_./-]` and `\\xHH` only.
+
+    >>> regex_literal("meta-externalagent/1.1"), regex_literal('a b"$%{x};#')
+    ('meta-externalagent/1\\\\.1', 'a\\\\x20b\\\\x22\\\\x24\\\\x25\\\\x7bx\\\\x7d\\\\x3b\\\\x23')
+    """
+    out = []
+    for i, ch in enumerate(text):
+        if ch.isascii() and (ch.isalnum() or ch in "_/" or (ch == "-" and i > 0)):
+            out.append(ch)
+        elif ch == ".":
+            out.append("\\.")
+        else:
+            out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8")))
+    return "".join(out)
+
+
+def agent_regex(bot_name: str) -> str:
+    """The user-agent regex for a bot: `bots.bot_family_pattern` when it is within the safe
+    alphabet (and compiles), else the bot name as an escaped literal.
+
+    >>> agent_regex("meta-externalagent"), agent_regex("x%{y}")
+    ('meta-externalagent', 'x\\\\x25\\\\x7by\\\\x7d')
+    """
+    fragment = bot_family_pattern(bot_name)
+    if _SAFE_FRAGMENT.fullmatch(fragment) and fragment[0] not in "!<>=-":
+        try:
+            re.compile(fragment, FLAGS)
+            return fragment
+        except re.error:
+            pass
+    return regex_literal(bot_name)
+
+
+def route_regex(routes: Sequence[str]) -> str:
+    """One anchored regex for decoded URL paths: prefixes end in `/`, other routes are exact.
+
+    >>> route_regex(["/asl/", "/psl/"]), route_regex(["/asl/", "/about"])
+    ('^/(asl|psl)/', '^/(asl/|about$)')
+    """
+    decoded = [unquote(r) for r in routes]
+    if all(r.endswith("/") for r in decoded):
+        return "^/(" + "|".join(regex_literal(r[1:-1]) for r in decoded) + ")/"
+    parts = [regex_literal(r[1:]) + ("" if r.endswith("/") else "$") for r in decoded]
+    return "^/(" + "|".join(parts) + ")"
+
+
+def address_regex(addresses: Sequence[str]) -> str:
+    """An anchored alternation of exact addresses.
+
+    >>> address_regex(["203.0.113.7", "2001:db8::1"])
+    '^(203\\\\.0\\\\.113\\\\.7|2001:db8::1)$'
+    """
+    return "^(" + "|".join(regex_literal(a).replace("\\x3a", ":") for a in addresses) + ")$"
+
+
+def _as_matched(text: str) -> str:
+    """What PCRE sees without UTF mode: one character per byte."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+# -- rules from findings -----------------------------------------------------------------------
+
+
+def valid_addresses(addresses: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
+    """(IP addresses, rejected values): log clients can be host names or garbage."""
+    good, bad = [], []
+    for a in addresses:
+        try:
+            good.append(str(ipaddress.ip_address(str(a).strip())))
+        except ValueError:
+            bad.append(str(a))
+    return tuple(dict.fromkeys(good)), bad
+
+
+def rule_for(
+    host: str, kind: str, bot_name: str, routes: Sequence[str] = (), addresses: Sequence[str] = ()
+) -> ServerRule:
+    """An unchecked rule; `check` decides whether it is emitted."""
+    routes = tuple(dict.fromkeys(r for r in routes if r))
+    good, bad = valid_addresses(addresses)
+    rule = ServerRule(host, kind, bot_name, agent_regex(bot_name), routes, good)
+    if kind != "fake_bot" and (not routes or "/" in routes):
+        return replace(rule, status="withheld", reason="a route is the whole site (/): no site-wide ban by default")
+    if kind == "fake_bot" and not good:
+        return replace(rule, status="withheld", reason="no valid IP address to deny")
+    if bad:
+        rule = replace(rule, reason=f"skipped {len(bad)} values that are not IP addresses")
+    return rule
+
+
+def check(rule: ServerRule, traffic: Traffic) -> ServerRule:
+    """Evaluate the rule's regexes against the traffic: matched offending requests, matched
+    other requests; withheld if it would hit people or a (verified) search engine."""
+    if rule.status == "withheld":
+        return rule
+    agent = re.compile(rule.agent_regex, FLAGS)
+    why = [rule.reason] if rule.reason else []
+    people = [ua for ua in BROWSER_AGENTS if agent.search(ua)]
+    if people:
+        return replace(rule, status="withheld", reason=f"user-agent regex matches browsers ({people[0][:40]}...)")
+    engines = [n for n in SEARCH_ENGINES if agent.search(_as_matched(n))]
+    engines += [ua for ua in SEARCH_AGENTS if agent.search(ua)]
+    if engines and rule.kind != "fake_bot":
+        return replace(rule, status="withheld", reason=f"would hit a search engine ({engines[0]}): slow it in its webmaster tools instead")
+    if rule.kind == "fake_bot":
+        return _check_addresses(rule, traffic, agent, why)
+    route = re.compile(rule.route_regex or "", FLAGS)
+    paths = (
+        traffic.urls.filter(pl.col(s.HOST) == rule.host)
+        .group_by(s.PATTERN)
+        .agg(pl.col(s.URL).str.replace(r"\?.*$", ""))
+    )
+    routed = {
+        p for p, urls in paths.iter_rows()
+        if any(route.search(_as_matched(unquote(u))) for u in urls)
+    }  # fmt: skip
+    offending = other = 0
+    for name, pattern, requests in (
+        traffic.agents.filter(pl.col(s.HOST) == rule.host)
+        .select(s.BOT_NAME, s.PATTERN, s.REQUESTS)
+        .iter_rows()
+    ):
+        if pattern not in routed:
+            continue
+        if name == rule.bot_name:
+            offending += requests
+        elif name and agent.search(_as_matched(name)):
+            other += requests
+    if other:
+        why.append(f"its user-agent regex also matches {other:,} requests of other bots")
+    return replace(rule, offending_requests=offending, other_requests=other, reason="; ".join(why))
+
+
+def _check_addresses(rule: ServerRule, traffic: Traffic, agent: re.Pattern, why: list[str]) -> ServerRule:
+    address = re.compile(rule.address_regex or "", FLAGS)
+    claims = traffic.claims.filter(pl.col(s.HOST) == rule.host)
+    if s.VERIFIED not in claims.columns:
+        claims = claims.with_columns(pl.lit("unverified").alias(s.VERIFIED))
+    offending = other = 0
+    for client, name, requests, verdict in claims.select(
+        s.CLIENT, s.BOT_NAME, s.REQUESTS, s.VERIFIED
+    ).iter_rows():
+        if not (address.search(str(client)) and agent.search(_as_matched(name or ""))):
+            continue
+        if verdict == "verified":
+            other += requests
+        else:
+            offending += requests
+    if other:
+        return replace(rule, status="withheld", other_requests=other, offending_requests=offending,
+                       reason=f"would deny {other:,} requests of the verified {rule.bot_name}")  # fmt: skip
+    return replace(rule, offending_requests=offending, reason="; ".join(why))
+
+
+# -- text --------------------------------------------------------------------------------------
+
+
+def _hosts(rules: Sequence[ServerRule]) -> bool:
+    """Whether rules must be scoped by host (more than one named host)."""
+    return len({r.host for r in rules if r.host != "-"}) > 1
+
+
+def _conditions(rule: ServerRule, by_host: bool) -> list[str]:
+    out = []
+    if by_host and rule.host != "-":
+        out.append(f"RewriteCond %{{HTTP_HOST}} ^{regex_literal(rule.host.lower())}$ [NC]")
+    if rule.addresses:
+        chunks = [rule.addresses[i : i + ADDRESSES_PER_LINE] for i in range(0, len(rule.addresses), ADDRESSES_PER_LINE)]
+        for i, chunk in enumerate(chunks):
+            more = " [OR]" if i < len(chunks) - 1 else ""
+            out.append(f"RewriteCond %{{REMOTE_ADDR}} {address_regex(chunk)}{more}")
+    out.append(f"RewriteCond %{{HTTP_USER_AGENT}} {rule.agent_regex} [NC]")
+    if rule.routes:
+        out.append(f"RewriteCond %{{REQUEST_URI}} {rule.route_regex} [NC]")
+    return out
+
+
+def _counts(rule: ServerRule) -> str:
+    return f"{rule.offending_requests:,} offending requests matched, {rule.other_requests:,} others"
+
+
+def _withheld(rules: Sequence[ServerRule]) -> list[str]:
+    return [f"# logtrap withheld ({r.describe()}): {comment(r.reason)}" for r in rules if r.status == "withheld"]
+
+
+def litespeed(rules: Sequence[ServerRule]) -> str:
+    """LiteSpeed .htaccess blocks: `[E=blockbot:1]` makes LiteSpeed deny the request."""
+    emitted = [r for r in rules if r.status != "withheld"]
+    by_host = _hosts(emitted)
+    out = [
+        "# ---- LiteSpeed ----",
+        "# [E=blockbot:1] sets LiteSpeed's blockbot variable: LiteSpeed denies the request",
+        "# (403) before it reaches the site.",
+    ]
+    for rule in emitted:
+        out += [f"# {rule.describe()} ({_counts(rule)})", "<IfModule LiteSpeed>", "RewriteEngine On"]
+        out += _conditions(rule, by_host)
+        out += ["RewriteRule .* - [E=blockbot:1]", "</IfModule>"]
+    return "\n".join(out) + "\n"
+
+
+def apache(rules: Sequence[ServerRule], status: int = 403) -> str:
+    """Apache mod_rewrite: 403 with `[F]`, or 429 with `[R=429,L]`."""
+    emitted = [r for r in rules if r.status != "withheld"]
+    by_host = _hosts(emitted)
+    flag = "[F]" if status == 403 else f"[R={int(status)},L]"
+    out = [
+        "# ---- Apache (mod_rewrite) ----",
+        f"# {flag} answers {status}. Put this in .htaccess or the <VirtualHost>; behind a proxy,",
+        "# REMOTE_ADDR is the proxy's address (use mod_remoteip).",
+    ]
+    if emitted:
+        out += ["<IfModule mod_rewrite.c>", "RewriteEngine On"]
+        for rule in emitted:
+            out += [f"# {rule.describe()} ({_counts(rule)})", *_conditions(rule, by_host)]
+            out.append(f"RewriteRule .* - {flag}")
+        out.append("</IfModule>")
+    return "\n".join(out) + "\n"
+
+
+def htaccess(rules: Sequence[ServerRule], status: int = 403) -> str:
+    """The .htaccess text: header, LiteSpeed section, Apache section, withheld rules."""
+    head = [
+        "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
+        "# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
+        "# agent AND path (fake search bots: by the addresses that failed verification).",
+    ]
+    if not any(r.status != "withheld" for r in rules):
+        return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"
+    tail = _withheld(rules)
+    return "\n".join([*head, "", litespeed(rules), apache(rules, status), *tail]).rstrip("\n") + "\n"
+
+
+def nginx_http(rules: Sequence[ServerRule]) -> str:
+    """The `http {}` part: maps from user agent, address and URI to `$logtrap_block`."""
+    emitted = [r for r in rules if r.status != "withheld"]
+    by_host = _hosts(emitted)
+    ids = {rx: f"b{i + 1}" for i, rx in enumerate(dict.fromkeys(r.agent_regex for r in emitted))}
+    out = ["map $http_user_agent $logtrap_bot {", '    default "";']
+    out += [f'    "~*{rx}" "{bot}";' for rx, bot in ids.items()]
+    out += ["}", "geo $logtrap_fake_addr {", "    default 0;"]
+    out += [f"    {a} 1;" for a in dict.fromkeys(a for r in emitted for a in r.addresses)]
+    key = "$host:" if by_host else ""
+    out += ["}", f'map "{key}$logtrap_bot:$logtrap_fake_addr:$uri" $logtrap_block {{', "    default 0;"]
+    for rule in emitted:
+        host = f"{regex_literal(rule.host.lower())}:" if by_host else ""
+        fake = "1" if rule.addresses else "[01]"
+        path = rule.route_regex[1:] if rule.routes else ""
+        out += [f"    # {rule.describe()}", f'    "~*^{host}{ids[rule.agent_regex]}:{fake}:{path}" 1;']
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def nginx_server(status: int = 403) -> str:
+    """The `server {}` part: refuse what the http part marked."""
+    return f"if ($logtrap_block) {{\n    return {int(status)};\n}}\n"
+
+
+def nginx(rules: Sequence[ServerRule], status: int = 403) -> str:
+    """Both nginx parts, each headed by where it goes."""
+    head = ["# nginx rules suggested by logtrap (scoped by user agent AND path)."]
+    if not any(r.status != "withheld" for r in rules):
+        return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"
+    return "\n".join([
+        *head,
+        "# ---- part 1: inside http {} (e.g. /etc/nginx/conf.d/logtrap.conf; the stock nginx.conf",
+        "# includes conf.d/*.conf inside http {}) ----",
+        nginx_http(rules),
+        "# ---- part 2: inside each server {} of the site (e.g. save as",
+        "# /etc/nginx/snippets/logtrap.conf and add `include snippets/logtrap.conf;`) ----",
+        nginx_server(status),
+        *_withheld(rules),
+    ]).rstrip("\n") + "\n"  # fmt: skip
