@@ -1,0 +1,226 @@
+"""Findings -> robots.txt, .htaccess and nginx text, each rule verified (the stage entry point).
+
+`suggest` strings the pieces together: `sitemaps` loads the known content URLs, `robots`
+derives and verifies one robots.txt rule per URL-shape finding and merges them into the
+current file, `server_rules` writes and checks the rules for bots that robots.txt does not
+stop (aggressive bots, bots that ignore the current robots.txt, fake search bots).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import robots, server_rules
+from logtrap import schema as s
+from logtrap.errors import InputError
+from logtrap.settings import Settings
+from logtrap.sitemaps import load_sitemap_urls
+from logtrap.traffic import Traffic
+
+__all__ = ["RULE_SCHEMA", "Suggestions", "load_sitemap_urls", "suggest", "unified_diff"]
+
+# -- the rules frame (one row per rule) --------------------------------------------------------
+TARGET = "target"  # robots | litespeed | apache | nginx
+GROUP = "group"  # robots.txt user-agent group, or the bot a server rule is about
+RULE = "rule"  # the rule's text as it appears in the file
+STATUS = "status"  # emitted | narrowed | withheld
+SAVED_BOT_REQUESTS = "saved_bot_requests"  # robots: bot requests on blocked URLs; server: matched
+BLOCKED_EXAMPLES = "blocked_examples"
+OTHER_REQUESTS = "other_requests"  # server rules: requests of other bots the regexes match
+RULE_STATUSES = ("emitted", "narrowed", "withheld")
+
+RULE_SCHEMA: dict[str, pl.DataType] = {
+    TARGET: pl.String(),
+    s.HOST: pl.String(),
+    s.KIND: pl.String(),
+    s.PATTERN: pl.String(),
+    GROUP: pl.String(),
+    RULE: pl.String(),
+    STATUS: pl.String(),
+    s.REASON: pl.String(),
+    SAVED_BOT_REQUESTS: pl.Int64(),
+    OTHER_REQUESTS: pl.Int64(),
+    BLOCKED_EXAMPLES: pl.List(pl.String()),
+}
+
+
+@dataclass(frozen=True)
+class Suggestions:
+    """What to change: the files' text, one row per rule, and notes for the report."""
+
+    robots_txt: str
+    htaccess: str
+    nginx: str
+    rules: pl.DataFrame
+    notes: list[str] = field(default_factory=list)
+    robots_by_host: Mapping[str, str] = field(default_factory=dict)
+    nginx_http: str = ""  # the part of `nginx` that goes in http {}
+    nginx_server: str = ""  # the part of `nginx` that goes in server {}
+
+
+def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None = None) -> Suggestions:
+    """robots.txt lines and server rules for these findings, each checked against the traffic.
+
+    `settings.sitemaps` are the known content URLs, `settings.robots` the site's current
+    robots.txt (merged, never overwritten).
+
+    >>> from logtrap.traffic import tally
+    >>> sug = suggest(f.empty_findings(), tally([]))
+    >>> sug.rules.height, sug.robots_txt
+    (0, '')
+    """
+    settings = settings or Settings()
+    sitemap = load_sitemap_urls(settings.sitemaps)
+    current = _read_robots(settings)
+    notes: list[str] = []
+    all_robots: list[robots.RobotsRule] = []
+    by_host: dict[str, str] = {}
+    server: list[server_rules.ServerRule] = []
+    aggressive = findings.filter(pl.col(s.KIND) == "aggressive_bot")
+    hosts = sorted(set(traffic.hosts) | set(findings[s.HOST].unique().to_list()))
+    for host in hosts:
+        rules = robots.host_rules(findings, traffic, host, sitemap, settings)
+        for finding in f.to_records(aggressive.filter(pl.col(s.HOST) == host)):
+            name = str(finding.evidence.get(s.BOT_NAME) or "")
+            routes = [str(r) for r in finding.evidence.get("routes") or []]
+            rules.append(robots.bot_group_rule(host, name, routes, finding.kind))
+        if current is not None:
+            notes += _current_notes(traffic, host, current, sitemap, server)
+        if rules or current is not None:
+            content = len(robots.sitemap_paths(sitemap, host, traffic.hosts))
+            by_host[host] = robots.render(host, rules, current, content)
+        all_robots += rules
+    server = _server_rules(findings, traffic, server)
+    if any(r.status != "withheld" and r.lines for r in all_robots):
+        notes.append(robots.PITFALL)
+    rows = [_robots_row(r) for r in all_robots]
+    rows += [_server_row(target, r) for r in server for target in ("litespeed", "apache", "nginx")]
+    frame = pl.DataFrame(rows, schema=RULE_SCHEMA) if rows else s.empty(RULE_SCHEMA)
+    return Suggestions(
+        robots_txt=_combined(by_host),
+        htaccess=server_rules.htaccess(server) if server else "",
+        nginx=server_rules.nginx(server) if server else "",
+        rules=frame,
+        notes=notes,
+        robots_by_host=by_host,
+        nginx_http=server_rules.nginx_http(server) if server else "",
+        nginx_server=server_rules.nginx_server() if server else "",
+    )
+
+
+def unified_diff(old: str, new: str, name: str = "robots.txt") -> str:
+    """The change from `old` to `new` as a unified diff (empty when they are equal).
+
+    >>> print(unified_diff("a\\n", "a\\nb\\n"), end="")
+    --- robots.txt (current)
+    +++ robots.txt (suggested)
+    @@ -1 +1,2 @@
+     a
+    +b
+    """
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"{name} (current)",
+        tofile=f"{name} (suggested)",
+    )
+    return "".join(lines)
+
+
+def _read_robots(settings: Settings) -> str | None:
+    if settings.robots is None:
+        return None
+    try:
+        return settings.robots.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"cannot read robots.txt {settings.robots}: {exc.strerror}") from None
+
+
+def _current_notes(
+    traffic: Traffic, host: str, current: str, sitemap: list[str], server: list
+) -> list[str]:
+    """Notes on the current robots.txt; bots that ignore it get server rules (appended)."""
+    notes = robots.blocking_sitemap(current, robots.sitemap_paths(sitemap, host, traffic.hosts))
+    ignoring = robots.ignoring_bots(traffic, host, current)
+    for (name,), group in ignoring.group_by(s.BOT_NAME, maintain_order=True):
+        requests = int(group[s.REQUESTS].sum())
+        patterns = group[s.PATTERN].to_list()
+        notes.append(
+            f"{robots.comment(str(name))} fetched {requests:,} URLs the current robots.txt "
+            f"disallows for it ({robots.comment(', '.join(patterns[:3]))}): it ignores "
+            "robots.txt, so a server rule is the answer"
+        )
+        routes = pl.select(pl.Series(patterns).map_elements(_route, return_dtype=pl.String)).to_series()
+        server.append(server_rules.rule_for(host, "ignores_robots", str(name), routes.unique(maintain_order=True).to_list()))
+    return notes
+
+
+def _route(pattern: str) -> str:
+    from logtrap.detectors.aggressive_bot import route_of
+
+    return pl.select(route_of(pl.lit(pattern))).item()
+
+
+def _server_rules(findings: pl.DataFrame, traffic: Traffic, extra: list) -> list:
+    rules = list(extra)
+    wanted = findings.filter(pl.col(s.KIND).is_in(["aggressive_bot", "fake_bot"]))
+    for finding in f.to_records(wanted):
+        name = str(finding.evidence.get(s.BOT_NAME) or "")
+        if finding.kind == "aggressive_bot":
+            routes = [str(r) for r in finding.evidence.get("routes") or []]
+            rules.append(server_rules.rule_for(finding.host, finding.kind, name, routes))
+        else:
+            addresses = [str(a) for a in finding.evidence.get("addresses") or []]
+            rules.append(server_rules.rule_for(finding.host, finding.kind, name, addresses=addresses))
+    return [server_rules.check(r, traffic) for r in rules]
+
+
+def _robots_row(rule: robots.RobotsRule) -> dict:
+    return {
+        TARGET: "robots",
+        s.HOST: rule.host,
+        s.KIND: rule.kind,
+        s.PATTERN: rule.pattern,
+        GROUP: rule.group,
+        RULE: rule.text,
+        STATUS: rule.status,
+        s.REASON: rule.reason,
+        SAVED_BOT_REQUESTS: rule.saved_bot_requests,
+        OTHER_REQUESTS: 0,
+        BLOCKED_EXAMPLES: list(rule.blocked_examples),
+    }
+
+
+def _server_row(target: str, rule: server_rules.ServerRule) -> dict:
+    text = {
+        "litespeed": lambda: server_rules.litespeed([rule]),
+        "apache": lambda: server_rules.apache([rule]),
+        "nginx": lambda: server_rules.nginx_http([rule]),
+    }[target]() if rule.status != "withheld" else ""
+    body = [line for line in text.splitlines() if line and not line.startswith("#")]
+    return {
+        TARGET: target,
+        s.HOST: rule.host,
+        s.KIND: rule.kind,
+        s.PATTERN: None,
+        GROUP: rule.bot_name,
+        RULE: "\n".join(body),
+        STATUS: rule.status,
+        s.REASON: rule.reason,
+        SAVED_BOT_REQUESTS: rule.offending_requests,
+        OTHER_REQUESTS: rule.other_requests,
+        BLOCKED_EXAMPLES: list(rule.routes or rule.addresses),
+    }
+
+
+def _combined(by_host: Mapping[str, str]) -> str:
+    """One text: the single host's file as is, or one section per host."""
+    if len(by_host) <= 1:
+        return next(iter(by_host.values()), "")
+    parts = [f"# ==== host: {robots.comment(host)} ====\n{text}" for host, text in by_host.items()]
+    return "\n".join(parts)
