@@ -37,6 +37,7 @@ ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
 # pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
 CHECK_AGENT = "logtrap-check"  # a product token no group names: it obeys the `*` group
+OWN = "log, a page of the trap's own pattern fetched by people"
 MAX_ALLOW_LINES = 3  # content URLs allowed back by `Allow: <url>$` before a rule is withheld
 PITFALL = (
     "robots.txt does not remove URLs that are already indexed, and a disallowed URL's noindex "
@@ -170,14 +171,15 @@ def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) 
 
 def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.DataFrame:
     """URLs the log shows as content for a host: 2xx/3xx answers on patterns with no trap
-    finding, fetched by people or on a pattern a search engine not proven fake crawls."""
+    finding, fetched by people or on a pattern a verified search engine crawls."""
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399))
     urls = urls.join(trap_patterns.select(s.HOST, s.PATTERN), on=[s.HOST, s.PATTERN], how="anti")
     claims = traffic.claims.filter(pl.col(s.HOST) == host)
-    if s.VERIFIED in claims.columns:
-        # "unverified" counts: verification is off by default, and missing content is the
-        # dangerous direction (a rule that blocks real pages)
-        claims = claims.filter(pl.col(s.VERIFIED).fill_null("unverified") != "fake")
+    # only a verified search engine says "content": crawlers fetch traps too (that is the
+    # problem), and an unverified claim may be anyone
+    if s.VERIFIED not in claims.columns:
+        claims = claims.with_columns(pl.lit(None, pl.String).alias(s.VERIFIED))
+    claims = claims.filter(pl.col(s.VERIFIED) == "verified")
     crawled = claims.select(s.HOST, s.PATTERN).unique()
     searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
     human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
@@ -214,15 +216,43 @@ def _repeat(path: str) -> str | None:
     return None
 
 
+# Parameter names that carry each kind's trap value (judgement, from common platforms).
+_KEY_NAMES = {
+    "calendar": re.compile(r"(?i)^(date|day|month|year|week|cal|d|m|y|ym|time|from|to)$"),
+    "internal_search": re.compile(r"(?i)^(q|s|search|query|keywords?|term|text|k|w)$"),
+    "pagination": re.compile(r"(?i)^(page|p|pg|paged|start|offset|pagenum)$"),
+}
+_DATE_VALUE = re.compile(r"^\d{4}([-/._]?\d{1,2}){0,2}$")
+
+
+def _key_params(kind: str, trap: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(key parameters, other parameters worth a rule) for a trap's URLs."""
+    params = _params(trap)
+    hint = _KEY_NAMES.get(kind)
+    dated = set()
+    if kind == "calendar":
+        for url in trap:
+            query = url.split("?", 1)[1] if "?" in url else ""
+            dated |= {n for n, v in parse_qsl(query) if _DATE_VALUE.match(v)}
+    key = [n for n, _ in params if n in dated or (hint is not None and hint.match(n))]
+    varying = [n for n, count in params if count > 1 and n not in key]
+    rest = varying or [n for n, _ in params if n not in key]
+    return key, rest
+
+
 def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings) -> list[_Unit]:
-    """Candidate rules for a trap, narrowest first (tier order), as units of lines."""
+    """Candidate rules for a trap, narrowest first (tier order), as units of lines.
+
+    >>> [u.lines[0] for u in candidates("random_token", "/s/{token}", ["/s/a8fk21qz"], Settings())]
+    ['Disallow: /s/']
+    """
     path, _, query = pattern.partition("?")
     glob = _glob(path)
     units: list[tuple[tuple[str, ...], int]] = []
-    params = _params(trap)
-    sessions = session_params(settings)
+    key, rest = _key_params(kind, trap)
     if kind == "session_id":
-        names = [n for n, _ in params if n.lower() in sessions] or [n for n, _ in params[:1]]
+        sessions = session_params(settings)
+        names = [n for n, _ in _params(trap) if n.lower() in sessions] or (key + rest)[:1]
         for name in names:  # session ids are appended to every link, whatever the path
             value = escape_value(name)
             units.append(((f"Disallow: /*?{value}=", f"Disallow: /*&{value}="), 0))
@@ -234,20 +264,31 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
             loop = escape_value(f"{run}/{run}/")
             units += [((f"Disallow: /*/{loop}",), 0), ((f"Disallow: /{loop}",), 0)]
             units.append(((f"Disallow: /*{loop}",), 1))
-    varying = [n for n, count in params if count > 1] or [n for n, _ in params]
-    for name in varying:
-        value = escape_value(name)
-        units += [((f"Disallow: {glob}?{value}=",), 2), ((f"Disallow: {glob}?*&{value}=",), 3)]
+    if not path:
+        return _units(units)  # a finding about many patterns: only the shape rules above
+    many = query.count("&")
+    if kind == "facets" and many:  # the trap is the combination: as many parameters or more
+        units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
+    for names, tier in ((key, 2), (rest, 4)):
+        for name in names:
+            value = escape_value(name)
+            units += [((f"Disallow: {glob}?{value}=",), tier), ((f"Disallow: {glob}?*&{value}=",), tier + 1)]
+    if many:
+        units.append(((f"Disallow: {glob}?{'*&' * many}",), 6))
     if query:
-        units.append(((f"Disallow: {glob}?",), 4))
+        units.append(((f"Disallow: {glob}?",), 6))
     exact = glob.rstrip("*")
     if not query and exact == glob:
-        units.append(((f"Disallow: {glob}$",), 4))
-    units.append(((f"Disallow: {exact}",), 5))
+        units.append(((f"Disallow: {glob}$",), 6))
+    units.append(((f"Disallow: {exact}",), 7))
     literal = exact.split("*", 1)[0]
     literal = literal[: literal.rfind("/") + 1] if "*" in exact else literal
     if len(literal) > 1:
-        units.append(((f"Disallow: {literal}",), 6))
+        units.append(((f"Disallow: {literal}",), 8))
+    return _units(units)
+
+
+def _units(units: Sequence[tuple[tuple[str, ...], int]]) -> list[_Unit]:
     seen: dict[tuple[str, ...], _Unit] = {}
     for order, (lines, tier) in enumerate(units):
         seen.setdefault(lines, _Unit(lines, tier, order))
@@ -317,7 +358,10 @@ def choose(
     if safe is not None:
         return _lines(safe), "narrowed", f"{why}; narrowed: {ok}"
     hits = sorted({h for u in free for h in u.content_hits})
-    if kind != "pagination" and len(hits) <= MAX_ALLOW_LINES:
+    # Allow lines only for pages outside the trap's own pattern (a calendar's index page):
+    # allowing pages 2 and 3 of a list would block page 4 the day it exists
+    own = any(source == OWN for _, source in hits)
+    if kind != "pagination" and not own and len(hits) <= MAX_ALLOW_LINES:
         lines = _lines(free) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
         robots = matcher(lines)
         if all(blocked(robots, trap)) and not any(blocked(robots, [u for u, _ in content])):
@@ -367,25 +411,28 @@ def host_rules(
     host: str,
     sitemap_urls: Sequence[str],
     settings: Settings,
-) -> list[RobotsRule]:
+) -> tuple[list[RobotsRule], int]:
     """One verified rule per robots-addressable finding of a host (symptom findings only
-    where no URL-shape finding covers the same pattern)."""
+    where no URL-shape finding covers the same pattern), and the number of content URLs
+    they were checked against."""
     mine = findings.filter(
-        pl.col(s.HOST) == host, pl.col(s.KIND).is_in(ROBOTS_KINDS), pl.col(s.PATTERN).is_not_null()
+        pl.col(s.HOST) == host,
+        pl.col(s.KIND).is_in(SHAPE_KINDS)
+        | (pl.col(s.KIND).is_in(SYMPTOM_KINDS) & pl.col(s.PATTERN).is_not_null()),
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
     traps = mine.select(s.HOST, s.PATTERN).unique()
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
-    rules = []
+    rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
-        pattern = finding.pattern or ""
-        if pattern in done or (finding.kind in SYMPTOM_KINDS and pattern in shaped):
+        key = finding.pattern or f"{finding.kind}:{','.join(finding.examples)}"
+        if key in done or (finding.kind in SYMPTOM_KINDS and key in shaped):
             continue
-        done.add(pattern)
+        done.add(key)
         rules.append(_rule(finding, traffic, content, settings))
-    return rules
+    return rules, len({u for u, _ in content})
 
 
 def _rule(
@@ -398,9 +445,13 @@ def _rule(
         people = rows.filter(
             pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
         )
-        own = [(u, "log, fetched by people") for u in people[s.URL].unique(maintain_order=True)]
+        own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
     content = content + own
     content_set = {u for u, _ in content}
+    if not pattern and finding.kind == "relative_loop":  # one finding over every depth
+        runs = {_repeat(url_path(u).split("?", 1)[0]) for u in finding.examples} - {None}
+        host_urls = traffic.urls.filter(pl.col(s.HOST) == finding.host)[s.URL].unique().to_list()
+        rows = pl.DataFrame({s.URL: [u for u in host_urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     lines, status, reason = choose(finding.kind, pattern, trap, content, settings)
@@ -479,15 +530,17 @@ def groups(text: str) -> list[_Group]:
 
 
 def _block(rules: Sequence[RobotsRule]) -> list[str]:
-    """Emitted rules with a comment each; withheld ones as comments only."""
-    out = []
+    """Emitted rules with a comment each (a line already written is not repeated); withheld
+    ones as comments only."""
+    out: list[str] = []
     for rule in rules:
         what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
         if rule.status == "withheld":
             out.append(f"# logtrap withheld ({what}): {comment(rule.reason)}")
             continue
         saved = f": {rule.saved_bot_requests:,} bot requests" if rule.saved_bot_requests else ""
-        out += [f"# logtrap {what}{saved}", *rule.lines]
+        new = [line for line in rule.lines if line not in out]
+        out += [f"# logtrap {what}{saved}" + ("" if new else " (the lines above cover it)"), *new]
     return out
 
 
@@ -540,7 +593,8 @@ def render(
     out: list[str] = []
     if current is None:
         out += [
-            f"# robots.txt lines suggested by logtrap for host {comment(host)}",
+            "# robots.txt lines suggested by logtrap"
+            + ("" if host == "-" else f" for host {comment(host)}"),
             "# Each rule blocks every logged URL of its trap and none of the "
             f"{content_count:,} known content URLs",
             "# (checked with an RFC 9309 matcher). robots.txt does not remove indexed URLs:",

@@ -84,7 +84,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     aggressive = findings.filter(pl.col(s.KIND) == "aggressive_bot")
     hosts = sorted(set(traffic.hosts) | set(findings[s.HOST].unique().to_list()))
     for host in hosts:
-        rules = robots.host_rules(findings, traffic, host, sitemap, settings)
+        rules, content = robots.host_rules(findings, traffic, host, sitemap, settings)
         for finding in f.to_records(aggressive.filter(pl.col(s.HOST) == host)):
             name = str(finding.evidence.get(s.BOT_NAME) or "")
             routes = [str(r) for r in finding.evidence.get("routes") or []]
@@ -92,7 +92,6 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
         if current is not None:
             notes += _current_notes(traffic, host, current, sitemap, server)
         if rules or current is not None:
-            content = len(robots.sitemap_paths(sitemap, host, traffic.hosts))
             by_host[host] = robots.render(host, rules, current, content)
         all_robots += rules
     server = _server_rules(findings, traffic, server)
