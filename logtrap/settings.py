@@ -44,6 +44,54 @@ class Settings:
     # -- detectors: see logtrap/detectors/ for what each threshold means ---------------------
     # (fields added here by the detectors, one block per kind)
 
+    # severity of the URL-shape traps (calendar ... internal_search): wasted requests as a share
+    # of the host's bot requests
+    trap_critical_share: float = 0.25  # a quarter of the crawl budget gone to one trap (judgement)
+    trap_warning_share: float = 0.01  # below one fetch in a hundred it is info only (judgement)
+
+    # calendar: date values spanning years, far future or empty pages
+    calendar_min_urls: int = 20  # dated URLs needed; fewer is a handful of links (judgement)
+    calendar_min_dated_share: float = 0.9  # of the pattern's URLs carry a date, so ids never pass (judgement)
+    calendar_min_years: float = 5.0  # dates spanning more than five years (judgement)
+    calendar_future_years: float = 2.0  # dates beyond the logs' end plus this are wasted (judgement)
+    calendar_empty_share: float = 0.5  # one size for half the dated pages = the empty month (judgement)
+
+    # session_id: one page copied under a new parameter value on nearly every request
+    session_id_min_urls: int = 20  # distinct values needed (judgement)
+    session_id_min_copies: float = 5.0  # URLs per page with the parameter removed (judgement)
+    session_id_min_new_share: float = 0.5  # distinct values per request: "a new value on nearly every request" (judgement)
+    session_id_min_value_length: int = 8  # an unknown parameter's values must look like ids this long (judgement)
+
+    # facets: filters combined in every order, many URLs per distinct response
+    facets_min_params: int = 3  # parameter names per URL (the DESIGN example has color, size, sort)
+    facets_min_urls: int = 50  # distinct URLs needed (judgement)
+    facets_min_urls_per_size: float = 5.0  # URLs per distinct response size (judgement)
+
+    # pagination: page numbers past the last page with content
+    pagination_min_urls: int = 20  # pages past the last needed (judgement)
+    pagination_empty_share: float = 0.5  # one size for half the pages = the empty page (judgement)
+    pagination_max_human_share: float = 0.05  # humans (almost) never go past the last page (judgement)
+
+    # soft_404: 200 answers with the error page's size, or one size for any value of a route
+    soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
+    soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
+    soft_404_size_tolerance: int = 64  # bytes: error pages often echo the requested URL (judgement)
+    soft_404_max_human_share: float = 0.05  # pages people read are not error pages (judgement)
+
+    # relative_loop: a path segment repeated by relative links nesting deeper
+    relative_loop_min_repeats: int = 3  # the same segment three times in one path (judgement)
+    relative_loop_min_urls: int = 10  # distinct looping URLs needed (judgement)
+
+    # random_token: a segment of random values, each seen about once, by bots
+    random_token_min_urls: int = 50  # distinct tokens needed (judgement)
+    random_token_max_requests_per_url: float = 1.5  # "each seen about once" (judgement)
+    random_token_min_bot_share: float = 0.9  # "almost only by bots" (judgement)
+    random_token_min_urls_per_size: float = 2.0  # tokens repeat one answer; real ids differ (judgement)
+
+    # internal_search: search result pages fetched by bots
+    internal_search_min_bot_requests: int = 20  # a handful of fetches is no waste (judgement)
+    internal_search_min_urls: int = 10  # distinct searches needed (judgement)
+
     # budget_hog: one wasteful-looking pattern takes most of a host's bot fetches
     budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
     budget_hog_critical_share: float = 0.8  # four fetches in five: the budget is gone (judgement)
