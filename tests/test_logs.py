@@ -221,3 +221,33 @@ def test_explicit_format_and_formats_map(tmp_path):
     assert (req[s.REQUEST_TIME][0], stream.formats[path].kind) == (0.5, "nginx")
     f: FileRead = stream.stats.files[0]
     assert (f.format_name, f.format_spec) == ("custom", spec)
+
+
+# -- property: any bytes in a file give frames or a LogtrapError, nothing else ----------------
+from hypothesis import HealthCheck, given, settings as hsettings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from logtrap.errors import LogtrapError  # noqa: E402
+
+_LINE = line(1, 1)
+_pieces = st.one_of(st.binary(max_size=60), st.just(_LINE.encode()), st.just(b"\n"),
+                    st.just(b"\r\n"), st.just(b"\x00"), st.just(b'"'), st.just(b"\\"),
+                    st.just(b"\x1f\x8b"), st.just(b"BZh"))
+
+
+@hsettings(max_examples=150, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(parts=st.lists(_pieces, max_size=12),
+       fmt=st.sampled_from(["auto", "combined", "common", '$remote_addr "$request" $status']),
+       batch=st.sampled_from([64, 1000, 1 << 20]))
+def test_reader_raises_only_logtrap_errors_on_any_bytes(tmp_path, parts, fmt, batch):
+    path = tmp_path / "any.log"
+    path.write_bytes(b"".join(parts))
+    try:
+        stream = scan_logs(str(path), settings=Settings(log_format=fmt, batch_bytes=batch))
+        frames = list(stream)
+    except LogtrapError:
+        return
+    st_ = stream.stats
+    assert sum(f.height for f in frames) == st_.parsed
+    assert st_.parsed + st_.rejected <= st_.lines
