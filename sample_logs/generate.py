@@ -16,6 +16,7 @@ import io
 import itertools
 import json
 import random
+import re
 import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -457,7 +458,7 @@ def blog() -> Site:
         s.crawl_content(d, 330)
         s.misc(d)
         # calendar: both directions, ~26 new months a day, plus revisits
-        step = 24 + 2 * d
+        step = 40 + 4 * d
         new = list(range(cal_hi + 1, cal_hi + 1 + step // 2)) + list(range(cal_lo - (step - step // 2), cal_lo))
         cal_hi += step // 2
         cal_lo -= step - step // 2
@@ -699,6 +700,24 @@ def write_site(s: Site, style: str) -> dict:
     return files
 
 
+def pattern_of(url: str) -> str:
+    """logtrap's pattern notation (DESIGN.md, logtrap/patterns.py) for the URLs made here."""
+    path, _, query = url.partition("?")
+    segs = []
+    for seg in path.split("/"):
+        if re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", seg):
+            seg = "{date}"
+        elif re.fullmatch(r"\d+", seg):
+            seg = "{n}"
+        elif re.fullmatch(r"[a-z0-9]{8}", seg) and re.search(r"\d", seg) and re.search(r"[a-z]", seg):
+            seg = "{token}"
+        elif re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+){2,}", seg):
+            seg = "{slug}"
+        segs.append(seg)
+    names = sorted({kv.split("=")[0] for kv in query.split("&")}) if query else []
+    return "/".join(segs) + ("?" + "&".join(names) if names else "")
+
+
 def route_label(s: Site, r: Req) -> str:
     if r.tag not in ("content", "aggressive_bot", "fake_googlebot"):  # those two fetch content
         return r.tag
@@ -752,14 +771,19 @@ def ground_truth(s: Site, fmt: str, preset: str | None, files: dict) -> dict:
             "id": tid, "kinds": t.kinds, "host": t.host, "pattern": t.pattern, "url_regex": t.url_regex,
             "requests": len(mine), "bot_requests": sum(r.actor != "human" for r in mine),
             "distinct_urls": len({r.url for r in mine}), "new_urls_per_day": new,
+            "patterns": dict(Counter(pattern_of(r.url) for r in mine).most_common(12))
+            if tid not in ("fake_googlebot", "aggressive_bot", "relative_loop") else {},
             "examples": sorted({r.url for r in mine})[:3] if tid != "fake_googlebot" else [],
             "note": t.note, **t.extra,
         }
+        if entry["patterns"]:  # the main pattern: the one with the most requests
+            entry["pattern"] = next(iter(entry["patterns"]))
         traps.append(entry)
     content = []
     for route, info in sorted(s.routes.items()):
         reqs = [r for r in s.reqs if r.tag == "content" and s.route_of.get((r.host, r.url)) == route]
         content.append({"route": route, "host": info["host"], "distinct_urls": len(info["urls"]),
+                        "patterns": sorted({pattern_of(u) for u in info["urls"]}),
                         "requests": len(reqs), "examples": sorted(info["urls"])[:3]})
     hosts = sorted({r.host for r in s.reqs})
     kinds_by_host = defaultdict(set)
@@ -788,6 +812,15 @@ def ground_truth(s: Site, fmt: str, preset: str | None, files: dict) -> dict:
     }
 
 
+def write_sitemap(s: Site) -> None:
+    """sample_logs/sitemap.xml: the shop's real content URLs (sitemaps.org protocol)."""
+    urls = sorted(u for u, _, _ in s.pages[s.host] if "?" not in u or "?page=" in u)
+    rows = "".join(f"  <url><loc>https://{s.host}{u.replace('&', '&amp;')}</loc><lastmod>2026-11-19</lastmod></url>\n" for u in urls)
+    (HERE / "sitemap.xml").write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                                      '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                                      f"{rows}</urlset>\n")
+
+
 def main() -> dict:
     truth = {
         "schema": "logtrap/sample-truth-v1",
@@ -798,7 +831,8 @@ def main() -> dict:
             "growing_pattern is expected wherever a trap's URL space grows day after day (new_urls_per_day > 0 every day).",
             "budget_hog is expected only in nginx-custom: elsewhere no pattern reaches 42% of a host's crawler fetches (checked by the generator).",
             "hosts is ['-'] for formats without a virtual host field; vhost_combined logs %v:%p as 'name:443'.",
-            "pattern is logtrap notation (patterns.py); null where a trap spans many patterns (relative_loop: one per depth) or is about a client, not URLs.",
+            "vhost_combined lines start 'news.example.net:443'; hosts lists the names without the port.",
+            "pattern is the trap's main pattern in logtrap notation (patterns.py); patterns maps every pattern its URLs fall in (top 12) to requests; null where a trap spans many patterns (relative_loop: one per depth) or is about a client, not URLs.",
             "content lists the real routes; no trap kind except aggressive_bot (which names /asl/ and /psl/ as the hammered routes) may name them.",
         ],
         "sites": {},
@@ -812,6 +846,8 @@ def main() -> dict:
         site_truth = ground_truth(site, fmt, preset, files)
         check(site, site_truth)
         truth["sites"][site.name] = site_truth
+        if site.name == "nginx-shop":
+            write_sitemap(site)
     (HERE / "ground_truth.json").write_text(json.dumps(truth, indent=1, sort_keys=False) + "\n")
     return truth
 
