@@ -1,0 +1,131 @@
+"""Every sample site, read from its rotated log files by the whole pipeline, gives exactly the
+finding kinds its ground truth expects, per host, naming the trap's patterns and never a real
+content route (sample_logs/ground_truth.json, written by sample_logs/generate.py).
+
+Search-engine claims are verified against the published range files in tests/data (Google's
+and Bing's), as a user would pass them with `--ip-ranges`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logtrap import schema as s
+from logtrap.analysis import Analysis, analyze
+from logtrap.findings import to_records
+from logtrap.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_logs"
+RANGES = (ROOT / "tests" / "data" / "googlebot.json", ROOT / "tests" / "data" / "bingbot.json")
+TRUTH = json.loads((SAMPLES / "ground_truth.json").read_text())
+SITES = TRUTH["sites"]
+
+# Kinds whose finding is about a client or spans many patterns: the pattern they name is not
+# one of the trap's URL patterns (aggressive_bot names the hammered route's pattern, checked
+# through evidence.routes; fake_bot names none; relative_loop one pattern per depth).
+NOT_BY_PATTERN = {"aggressive_bot", "fake_bot", "relative_loop"}
+
+_runs: dict[str, Analysis] = {}
+
+
+def run(name: str) -> Analysis:
+    """The site analysed once per test session (five sites, a week of logs each)."""
+    if name not in _runs:
+        site = SITES[name]
+        files = sorted((SAMPLES / site["directory"]).glob("access.log*"))
+        assert sorted(p.name for p in files) == sorted(site["files"])
+        settings = Settings(log_format=site["format"], ip_ranges=RANGES)
+        _runs[name] = analyze([str(p) for p in files], settings)
+    return _runs[name]
+
+
+def findings(name: str) -> list:
+    return to_records(run(name).findings)
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_reads_every_line(name):
+    stats = run(name).stats
+    assert stats is not None
+    lines = sum(f["lines"] for f in SITES[name]["files"].values())
+    assert (stats.lines, stats.rejected) == (lines, 0)
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_finding_kinds_per_host_are_exactly_the_expected_ones(name):
+    got: dict[str, set[str]] = {}
+    for f in findings(name):
+        got.setdefault(f.host, set()).add(f.kind)
+    expected = {h: set(kinds) for h, kinds in SITES[name]["expected_kinds_by_host"].items() if kinds}
+    assert got == expected
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_each_trap_is_named_by_each_of_its_kinds(name):
+    site = SITES[name]
+    missing = []
+    for trap in site["traps"]:
+        patterns = set(trap.get("patterns") or {}) | {trap["pattern"]} - {None}
+        for kind in trap["kinds"]:
+            if kind in NOT_BY_PATTERN or not patterns:
+                continue
+            named = {f.pattern for f in findings(name) if f.kind == kind and f.host == trap["host"]}
+            if not named & patterns:
+                missing.append((trap["id"], kind))
+        # the trap's own detector names its main pattern
+        own = trap["kinds"][0]
+        if trap["pattern"] and own not in NOT_BY_PATTERN:
+            if trap["pattern"] not in {f.pattern for f in findings(name) if f.kind == own}:
+                missing.append((trap["id"], own, trap["pattern"]))
+    assert missing == []
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_no_finding_names_real_content(name):
+    site = SITES[name]
+    trap_patterns = {
+        (t["host"], p) for t in site["traps"] for p in (t.get("patterns") or {})
+    }
+    # a real route can share its pattern with a trap (real pages 2-3 and the empty pages past
+    # the last one are all `/shop/shirts?page`); such a pattern is the trap's to name
+    content = {p for route in site["content"] for p in route["patterns"]}
+    content -= {p for _, p in trap_patterns}
+    wrong = []
+    for f in findings(name):
+        if f.kind in NOT_BY_PATTERN or f.pattern is None:
+            continue
+        if f.pattern in content or (f.host, f.pattern) not in trap_patterns:
+            wrong.append((f.kind, f.host, f.pattern))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_examples_are_urls_of_the_log(name):
+    traffic = run(name).traffic
+    for f in findings(name):
+        urls = set(traffic.urls.filter(pl.col(s.HOST) == f.host)[s.URL].to_list())
+        assert 0 < len(f.examples) <= 5 and set(f.examples) <= urls, (f.kind, f.pattern)
+
+
+def _traps(kind: str) -> list[tuple[str, dict]]:
+    return [(n, t) for n, site in SITES.items() for t in site["traps"] if kind in t["kinds"]]
+
+
+@pytest.mark.parametrize("name,trap", _traps("fake_bot"), ids=lambda x: x if isinstance(x, str) else x["id"])
+def test_fake_bot_names_the_fake_addresses(name, trap):
+    fakes = [f for f in findings(name) if f.kind == "fake_bot"]
+    assert {f.evidence["bot_name"] for f in fakes} == {trap["ua_family"]}
+    addresses = {a for f in fakes for a in f.evidence["addresses"]}
+    assert addresses == set(trap["fake_addresses"])
+
+
+@pytest.mark.parametrize("name,trap", _traps("aggressive_bot"), ids=lambda x: x if isinstance(x, str) else x["id"])
+def test_aggressive_bot_names_the_bot_and_its_routes(name, trap):
+    (f,) = [f for f in findings(name) if f.kind == "aggressive_bot"]
+    assert f.evidence["bot_name"] == trap["ua_family"]
+    assert sorted(f.evidence["routes"]) == sorted(trap["routes"])
