@@ -15,8 +15,10 @@ import glob
 import gzip
 import hashlib
 import os
+import queue
 import re
 import sys
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -146,6 +148,7 @@ class _Input:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self.consumed = 0  # decompressed bytes read
         self.raw: BinaryIO
         if path == STDIN:
             self.raw = sys.stdin.buffer
@@ -171,7 +174,9 @@ class _Input:
 
     def read(self, n: int) -> bytes:
         try:
-            return self.stream.read(n)
+            data = self.stream.read(n)
+            self.consumed += len(data)
+            return data
         except (OSError, EOFError, zlib.error, ValueError) as e:
             raise InputError(f"{self.path}: cannot read, corrupt or truncated file ({e})") from None
 
@@ -191,7 +196,7 @@ class _Input:
 
     def disk_pos(self) -> int:
         if self.path == STDIN:
-            return 0
+            return self.consumed
         try:
             return self.raw.tell()
         except (OSError, ValueError):
@@ -201,6 +206,55 @@ class _Input:
         if self.path != STDIN:
             self.stream.close()
             self.raw.close()
+
+
+def _prefetch(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
+    """(batch, on-disk position after it) until b"" at the end of the stream.
+
+    A thread reads and decompresses the next batch while the current one is parsed (zlib and
+    bz2 let go of the GIL), so a .gz costs little more than a plain file. Stdin is read inline:
+    a thread blocked on a pipe could not be stopped.
+    """
+    if inp.path == STDIN:
+        while True:
+            data = inp.read(size)
+            yield data, inp.disk_pos()
+            if not data:
+                return
+    q: queue.Queue[tuple[bytes, int, BaseException | None]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(item: tuple[bytes, int, BaseException | None]) -> None:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                data = inp.read(size)
+                put((data, inp.disk_pos(), None))
+                if not data:
+                    return
+        except BaseException as e:  # handed to the consumer, raised there
+            put((b"", 0, e))
+
+    thread = threading.Thread(target=work, name="logtrap-read", daemon=True)
+    thread.start()
+    try:
+        while True:
+            data, pos, err = q.get()
+            if err is not None:
+                raise err
+            yield data, pos
+            if not data:
+                return
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _fingerprint(head: bytes) -> str:
@@ -289,6 +343,7 @@ class LogStream:
     def _read_file(self, src: Source) -> Iterator[pl.DataFrame]:
         st = self.settings
         inp = _Input(src.path)
+        batches: Iterator[tuple[bytes, int]] | None = None
         try:
             head = b""
             if src.offset > 0 and src.path != STDIN:
@@ -306,10 +361,12 @@ class LogStream:
             carry = b""
             line_base = src.line_no
             eof = False
+            batches = _prefetch(inp, st.batch_bytes)
             while not eof:
-                data = inp.read(st.batch_bytes)
-                if start == 0 and not head:
-                    head = (head + data)[:_FINGERPRINT_BYTES + 1] if data else head
+                data, disk_pos = next(batches)
+                if not info.fingerprint:
+                    head = head or data[:_FINGERPRINT_BYTES]
+                    info.fingerprint = _fingerprint(head)
                 eof = not data
                 buf = carry + data
                 cut = len(buf) if eof else buf.rfind(b"\n") + 1
@@ -338,11 +395,12 @@ class LogStream:
                     continue
                 for c in chunks:
                     frame, line_base = self._parse_chunk(info, c, fmt, line_base)
-                    self._progress(inp)
+                    self._progress(disk_pos)
                     if frame.height:
                         yield frame
-            info.fingerprint = _fingerprint(head)
         finally:
+            if batches is not None:
+                batches.close()  # stops the read-ahead thread before the file closes
             self._bytes_before += inp.size or 0
             inp.close()
 
@@ -379,11 +437,13 @@ class LogStream:
                 pl.col(s.REASON),
             )
             stats.rejected_examples = pl.concat([stats.rejected_examples, examples])
+        if self.settings.hosts:  # `parsed` counts every request; frames keep only these hosts
+            req = req.filter(pl.col(s.HOST).is_in([h.lower() for h in self.settings.hosts]))
         return req, line_base + n
 
-    def _progress(self, inp: _Input) -> None:
+    def _progress(self, disk_pos: int) -> None:
         if self.on_progress is not None:
-            self.on_progress(self._bytes_before + inp.disk_pos(), self._bytes_total, self.stats.lines)
+            self.on_progress(self._bytes_before + disk_pos, self._bytes_total, self.stats.lines)
 
 
 def scan_logs(

@@ -251,3 +251,40 @@ def test_reader_raises_only_logtrap_errors_on_any_bytes(tmp_path, parts, fmt, ba
     st_ = stream.stats
     assert sum(f.height for f in frames) == st_.parsed
     assert st_.parsed + st_.rejected <= st_.lines
+
+
+def test_stopping_early_stops_the_read_ahead_thread(tmp_path):
+    import threading
+
+    path = write(tmp_path / "big.log.gz", "".join(line(1, h % 24) for h in range(500)), gzip.open)
+    stream = scan_logs(path, settings=Settings(batch_bytes=2000))
+    it = iter(stream)
+    first = next(it)
+    assert first.height > 0
+    assert any(t.name == "logtrap-read" for t in threading.enumerate())
+    it.close()
+    assert not any(t.name == "logtrap-read" for t in threading.enumerate())
+    assert stream.stats.files[0].fingerprint == hashlib.sha1(line(1, 0).rstrip("\n").encode()).hexdigest()
+
+
+def test_hosts_setting_keeps_only_those_virtual_hosts(tmp_path):
+    text = "".join(f"{h}:443 " + line(1, 1) for h in ("a.org", "b.org", "A.org"))
+    path = write(tmp_path / "v.log", text)
+    stream = scan_logs(path, settings=Settings(hosts=("a.org",)))
+    req = pl.concat(list(stream))
+    assert req[s.HOST].to_list() == ["a.org", "a.org"]
+    assert stream.stats.parsed == 3
+
+
+def test_stdin_progress_counts_bytes_read(monkeypatch):
+    data = (line(3, 4) * 3).encode()
+    monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    calls = []
+    list(scan_logs("-", on_progress=lambda done, total, n: calls.append((done, total, n))))
+    assert calls == [(len(data), None, 3)]
+
+
+def test_empty_file_fingerprint_is_sha1_of_nothing(tmp_path):
+    stream = scan_logs(write(tmp_path / "e.log", ""))
+    list(stream)
+    assert stream.stats.files[0].fingerprint == hashlib.sha1(b"").hexdigest()
