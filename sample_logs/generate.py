@@ -681,6 +681,8 @@ def write_site(s: Site, style: str) -> dict:
     out.mkdir(exist_ok=True)
     for old in out.glob("access.log*"):
         old.unlink()
+    # Sessions that run past midnight of the last day belong to a file not written yet.
+    s.reqs = [r for r in s.reqs if (r.t.date() - FIRST_DAY).days < DAYS]
     s.reqs.sort(key=lambda r: (r.t, r.ip))
     by_day: dict[int, list[str]] = defaultdict(list)
     for r in s.reqs:
