@@ -773,12 +773,12 @@ def ground_truth(s: Site, fmt: str, preset: str | None, files: dict) -> dict:
             "id": tid, "kinds": t.kinds, "host": t.host, "pattern": t.pattern, "url_regex": t.url_regex,
             "requests": len(mine), "bot_requests": sum(r.actor != "human" for r in mine),
             "distinct_urls": len({r.url for r in mine}), "new_urls_per_day": new,
-            "patterns": dict(Counter(pattern_of(r.url) for r in mine).most_common(12))
-            if tid not in ("fake_googlebot", "aggressive_bot", "relative_loop") else {},
+            "patterns": dict(Counter(pattern_of(r.url) for r in mine).most_common())
+            if tid not in ("fake_googlebot", "aggressive_bot") else {},
             "examples": sorted({r.url for r in mine})[:3] if tid != "fake_googlebot" else [],
             "note": t.note, **t.extra,
         }
-        if entry["patterns"]:  # the main pattern: the one with the most requests
+        if entry["patterns"] and tid != "relative_loop":  # main pattern: the most requests
             entry["pattern"] = next(iter(entry["patterns"]))
         traps.append(entry)
     content = []
@@ -834,7 +834,7 @@ def main() -> dict:
             "budget_hog is expected only in nginx-custom: elsewhere no pattern reaches 42% of a host's crawler fetches (checked by the generator).",
             "hosts is ['-'] for formats without a virtual host field; vhost_combined logs %v:%p as 'name:443'.",
             "vhost_combined lines start 'news.example.net:443'; hosts lists the names without the port.",
-            "pattern is the trap's main pattern in logtrap notation (patterns.py); patterns maps every pattern its URLs fall in (top 12) to requests; null where a trap spans many patterns (relative_loop: one per depth) or is about a client, not URLs.",
+            "pattern is the trap's main pattern in logtrap notation (patterns.py); patterns maps every pattern its URLs fall in to its requests; null where a trap spans many patterns (relative_loop: one per depth) or is about a client, not URLs.",
             "content lists the real routes; no trap kind except aggressive_bot (which names /asl/ and /psl/ as the hammered routes) may name them.",
         ],
         "sites": {},
