@@ -1,8 +1,9 @@
 """budget_hog, growing_pattern, aggressive_bot, fake_bot: each fires on its trap with exact
 numbers, stays silent on real content, and returns the empty shape on no traffic.
 
-Traffic is built the way the pipeline builds it (request rows -> `Tally.add` -> `finish`),
-with the URL pattern given per row so these tests depend on the detectors only.
+Traffic is built the way the pipeline builds it (request rows -> `patterns.add_patterns` ->
+`Tally.add` -> `finish`, via tests/builders.py). Each row also names the pattern the test
+expects, and `traffic_of` checks patterns.py agrees, so a change there shows up here by name.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_patt
 from logtrap.findings import empty_findings
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
+from builders import requests_frame
+from builders import traffic_of as build_traffic
 
 T0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
 GOOGLE = ("Googlebot", "search")
@@ -37,7 +40,7 @@ def req(
     client: str = "66.249.66.1",
     host: str = "-",
 ) -> dict:
-    """One request row: REQUEST_SCHEMA + bot columns + pattern and section."""
+    """One request row: REQUEST_SCHEMA + bot columns, and the pattern the test expects."""
     path = url.split("?")[0]
     return {
         s.HOST: host,
@@ -58,15 +61,15 @@ def req(
         s.BOT_NAME: bot[0] if bot else None,
         s.BOT_KIND: bot[1] if bot else None,
         s.PATTERN: pattern,
-        s.SECTION: "/".join(pattern.split("?")[0].split("/")[:3]) or "/",
     }
 
 
 def traffic_of(rows: list[dict]) -> Traffic:
-    schema = {**s.REQUEST_SCHEMA, **s.BOT_SCHEMA, s.PATTERN: pl.String(), s.SECTION: pl.String()}
-    tally = Tally()
-    tally.add(pl.DataFrame(rows, schema=schema))
-    return tally.finish()
+    traffic = build_traffic(requests_frame([{k: v for k, v in r.items() if k != s.PATTERN} for r in rows]))
+    expected = pl.DataFrame({s.URL: [r[s.URL] for r in rows], s.PATTERN: [r[s.PATTERN] for r in rows]})
+    computed = traffic.urls.select(s.URL, s.PATTERN).unique()
+    assert computed.join(expected, on=s.URL).filter(pl.col(s.PATTERN) != pl.col("pattern_right")).height == 0
+    return traffic
 
 
 def evidence(findings: pl.DataFrame, i: int = 0) -> dict:
@@ -76,7 +79,7 @@ def evidence(findings: pl.DataFrame, i: int = 0) -> dict:
 def articles(n: int, *, at: datetime = T0, bot=GOOGLE) -> list[dict]:
     """n distinct articles, each its own size (real content)."""
     return [
-        req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", at=at + timedelta(seconds=i),
+        req(f"/article/{i}/post-about-{i}", "/article/{n}/{slug}", at=at + timedelta(seconds=i),
             bot=bot, size=4000 + 37 * i)
         for i in range(n)
     ]
@@ -144,7 +147,7 @@ def test_budget_hog_failing_answers_and_bot_only_signals():
 def test_budget_hog_silent_when_bots_mostly_fetch_real_articles():
     # a blog: 500 articles take 91% of the bot fetches, but each is its own page, answered 200,
     # and read by people too
-    people = [req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", bot=None, size=4000 + 37 * i)
+    people = [req(f"/article/{i}/post-about-{i}", "/article/{n}/{slug}", bot=None, size=4000 + 37 * i)
               for i in range(200)]
     home = [req("/", "/", size=9000, at=T0 + timedelta(minutes=i)) for i in range(50)]
     traffic = traffic_of(articles(500) + home + people)
@@ -245,10 +248,10 @@ def meta_hammering() -> list[dict]:
         rows.append(req(f"/{route}/{i}", f"/{route}/{{n}}", bot=META, client="57.141.0.9",
                         at=T0 + timedelta(seconds=i)))
     for i in range(300):
-        rows.append(req(f"/article/{i}/post-{i}", "/article/{n}/{slug}",
+        rows.append(req(f"/article/{i}/post-about-{i}", "/article/{n}/{slug}",
                         at=T0 + timedelta(seconds=12 * i), size=4000 + i))
     for i in range(100):
-        rows.append(req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", bot=BING,
+        rows.append(req(f"/article/{i}/post-about-{i}", "/article/{n}/{slug}", bot=BING,
                         client="40.77.167.1", at=T0 + timedelta(seconds=30 * i), size=4000 + i))
     for i in range(50):
         rows.append(req(f"/section/{i}", "/section/{n}", bot=AHREFS, client="54.36.148.1",
@@ -316,7 +319,7 @@ def claims_traffic() -> Traffic:
     rows = articles(100)  # real Googlebot from 66.249.66.1
     rows += [req(f"/wp-login.php?x={i}", "/wp-login.php?x", client="10.0.0.7",
                  at=T0 + timedelta(seconds=i)) for i in range(30)]
-    rows += [req(f"/article/{i}/post-{i}", "/article/{n}/{slug}", client="10.0.0.8",
+    rows += [req(f"/article/{i}/post-about-{i}", "/article/{n}/{slug}", client="10.0.0.8",
                  size=4000 + 37 * i) for i in range(10)]
     rows += [req("/", "/", client="198.51.100.4", size=9000)] * 5
     rows += [req("/", "/", bot=BING, client="40.77.167.1", size=9000)] * 5

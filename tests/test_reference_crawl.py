@@ -11,9 +11,6 @@ pattern may be flagged.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import polars as pl
 import pytest
 
@@ -21,8 +18,7 @@ from logtrap import schema as s
 from logtrap.analysis import analyze
 from logtrap.findings import to_records
 
-sys.path.insert(0, str(Path(__file__).parent))
-from reference_crawl import BUDGET, write_reference_log  # noqa: E402
+from reference_crawl import BUDGET, write_reference_log
 
 TRAPS = ("calendar", "session_id", "pagination", "facets", "relative_loop")
 # kinds about clients, not URL patterns: they do not mark a pattern as a trap
