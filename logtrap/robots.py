@@ -86,8 +86,8 @@ def escape_value(text: str) -> str:
 
     >>> escape_value("/a b#c*$/é")
     '/a%20b%23c%2A%24/%C3%A9'
-    >>> escape_value("/x%2Fy%zz")
-    '/x%2Fy%25zz'
+    >>> escape_value("/x%2fy%zz")
+    '/x%2Fy%zz'
     """
     out = []
     i = 0
@@ -97,7 +97,8 @@ def escape_value(text: str) -> str:
             out.append(text[i : i + 3].upper())
             i += 3
             continue
-        if ch in "#*$%" or not _RULE_VALUE_SAFE.fullmatch(ch):
+        # a "%" that starts no escape stays as it is: matchers compare it literally
+        if ch in "#*$" or not _RULE_VALUE_SAFE.fullmatch(ch):
             out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
         else:
             out.append(ch)
@@ -140,7 +141,16 @@ def blocked(robots: Protego, urls: Sequence[str], agent: str = CHECK_AGENT) -> l
     >>> blocked(matcher(["Disallow: /*?sid="]), ["/?sid=1", "/?a=1&sid=2", "/a"])
     [True, False, False]
     """
-    return [not robots.can_fetch(url, agent) for url in urls]
+    return [not robots.can_fetch(absolute(url), agent) for url in urls]
+
+
+def absolute(url: str) -> str:
+    """A path as an absolute URL, so a matcher never reads `//x` as a host name.
+
+    >>> absolute("//a?b"), absolute("https://s/x")
+    ('http://logtrap.invalid//a?b', 'https://s/x')
+    """
+    return f"http://logtrap.invalid{url}" if url.startswith("/") else url
 
 
 # -- content URLs ------------------------------------------------------------------------------
@@ -299,7 +309,7 @@ def _check(unit: _Unit, trap: Sequence[str], content: Sequence[tuple[str, str]])
     robots = matcher(unit.lines)
     hits = []
     for url, source in content:
-        if not robots.can_fetch(url, CHECK_AGENT):
+        if not robots.can_fetch(absolute(url), CHECK_AGENT):
             hits.append((url, source))
             if len(hits) > MAX_ALLOW_LINES:
                 break
@@ -603,7 +613,7 @@ def render(
     for i, line in enumerate(lines):
         out += [line, *inserts.get(i, [])]
     if star and not star_done:
-        out += ["", "User-agent: *", *_block(star)]
+        out += ["", "User-agent: *", *_block(star)] if out else ["User-agent: *", *_block(star)]
     star_rules = [r for g in existing if "*" in g.agents for r in g.rules]
     for token, bot_rules in bots.items():
         out += ["", f"User-agent: {token}", *_block(bot_rules)]
@@ -611,7 +621,8 @@ def render(
         out += [_AGAIN, *again] if again else []
     if withheld:
         out += ["", *_block(withheld)]
-    return "\n".join(out).strip("\n") + "\n"
+    text = "\n".join(out)
+    return (text if current is not None else text.rstrip("\n")) + "\n"
 
 
 # -- the current file: who ignores it, and what it blocks that it should not -------------------
@@ -643,14 +654,14 @@ def blocking_sitemap(current: str, sitemap: Sequence[str]) -> list[str]:
     notes = []
     for group in groups(current):
         agent = next((a for a in group.agents if a != "*"), CHECK_AGENT)
-        hit = [u for u in sitemap if not robots.can_fetch(u, agent)]
+        hit = [u for u in sitemap if not robots.can_fetch(absolute(u), agent)]
         if not hit:
             continue
         per_line: dict[str, list[str]] = {}
         disallows = [r for r in group.rules if r.startswith("Disallow")]
         singles = {line: matcher([line]) for line in disallows}
         for url in hit:
-            lines = [line for line, m in singles.items() if not m.can_fetch(url, CHECK_AGENT)]
+            lines = [line for line, m in singles.items() if not m.can_fetch(absolute(url), CHECK_AGENT)]
             line = max(lines, key=len) if lines else "(its rules)"
             per_line.setdefault(line, []).append(url)
         for line, urls in per_line.items():

@@ -1,0 +1,348 @@
+"""robots.py: the matcher pinned to Google's published behaviour, exact rules per trap kind,
+narrowing and withholding against content, the merge, and the property that every emitted
+rule blocks its trap's URLs and no content URL."""
+
+from __future__ import annotations
+
+import gzip
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from protego import Protego
+
+from builders import bots, humans, requests_frame, traffic_of
+from logtrap import robots
+from logtrap.errors import InputError
+from logtrap.findings import Finding, to_frame
+from logtrap.patterns import url_pattern
+from logtrap.settings import Settings
+from logtrap.sitemaps import load_sitemap_urls
+
+
+def allowed(lines: str, url: str, agent: str = "FooBot") -> bool:
+    return Protego.parse(lines).can_fetch(f"http://foo.bar{url}", agent)
+
+
+# -- the matcher behaves as Google documents (developers.google.com robots.txt spec) -----------
+
+GOOGLE_PATHS = [
+    ("/fish", ["/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fish.php?id=x"],
+     ["/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"]),
+    ("/fish*", ["/fish", "/fish.html", "/fishheads/yummy.html"], ["/Fish.bar", "/catfish"]),
+    ("/fish/", ["/fish/", "/fish/?id=x", "/fish/salmon.htm"], ["/fish", "/fish.html", "/Fish/Salmon.asp"]),
+    ("/*.php", ["/index.php", "/folder/filename.php?parameters", "/filename.php/", "/folder/any.php.file.html"],
+     ["/", "/windows.PHP"]),
+    ("/*.php$", ["/filename.php", "/folder/filename.php"],
+     ["/filename.php?parameters", "/filename.php/", "/filename.php5", "/windows.PHP"]),
+    ("/fish*.php", ["/fish.php", "/fishheads/catfish.php?parameters"], ["/Fish.PHP"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("pattern", "matching", "other"), GOOGLE_PATHS)
+def test_matcher_path_matching_as_google_documents(pattern, matching, other):
+    text = f"User-agent: FooBot\nDisallow: /\nAllow: {pattern}\n"
+    assert [allowed(text, u) for u in matching] == [True] * len(matching)
+    assert [allowed(text, u) for u in other] == [False] * len(other)
+
+
+@pytest.mark.parametrize(
+    ("rules", "url", "expected"),
+    [
+        ("Allow: /p\nDisallow: /", "/page", True),  # longest match wins
+        ("Allow: /folder\nDisallow: /folder", "/folder/page", True),  # Allow wins ties
+        ("Allow: /page\nDisallow: /*.htm", "/page.htm", False),  # wildcards count in length
+        ("Allow: /$\nDisallow: /", "/", True),  # $ anchors the end
+        ("Allow: /$\nDisallow: /", "/page.html", False),
+        ("Disallow: /foo/quz#qux\nAllow: /", "/foo/quz", False),  # '#' starts a comment
+        ("Disallow: /\nAllow: /foo/bar/ツ", "/foo/bar/%E3%83%84", True),  # non-ASCII encoded
+        ("Disallow: /\nAllow: /foo/bar/%E3%83%84", "/foo/bar/%E3%83%84", True),
+    ],
+)
+def test_matcher_precedence_and_encoding_as_google_documents(rules, url, expected):
+    assert allowed(f"User-agent: FooBot\n{rules}\n", url) is expected
+
+
+def test_matcher_obeys_only_the_most_specific_group():
+    text = "User-agent: *\nDisallow: /x/\nUser-agent: FooBot\nDisallow: /y/\n"
+    assert (allowed(text, "/x/page"), allowed(text, "/y/page"), allowed(text, "/x/page", "Bar")) == (
+        True, False, False)  # fmt: skip
+
+
+@pytest.mark.xfail(strict=True, reason="Protego follows RFC 9309 2.2.2 (decode %62 -> b); "
+                   "Google's parser does not. logtrap never writes escapes of unreserved characters.")
+def test_matcher_percent_encoded_unreserved_as_google():
+    assert allowed("User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n", "/foo/bar/baz") is False
+
+
+# -- escaping ----------------------------------------------------------------------------------
+
+# What a request target can hold: no "#" (it starts the fragment, which clients do not send),
+# no control characters and no trailing space (the request line is split on them).
+URL_CHARS = st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="#")
+
+
+@given(st.text(URL_CHARS, min_size=1, max_size=30).filter(lambda t: not t[-1].isspace()))
+def test_escaped_value_blocks_exactly_that_literal(text):
+    url = "/" + text
+    value = robots.escape_value(url)
+    assert set(value) <= set("".join(chr(c) for c in range(0x21, 0x7F))) - set("#*$")
+    unreserved = "".join(ch for ch in url if ch.isascii() and (ch.isalnum() or ch in "-._~/"))
+    assert all(ch in value for ch in unreserved)  # never %-escapes an unreserved character
+    lines = [f"Disallow: {value}$"]
+    robots_ = robots.matcher(lines)
+    assert robots.blocked(robots_, [url, url + "x"]) == [True, False]
+
+
+# -- exact rules per kind ----------------------------------------------------------------------
+
+CONTENT = ["/", "/about", "/shop/shoes", "/shop/shoes?sort=price", "/article/12/my-first-post",
+           "/calendar", "/blog/related/", "/search", "/s/about-us", "/events/"]  # fmt: skip
+
+
+def rules_for(kind: str, urls: list[str], *, content=CONTENT, sitemap=(), extra=()):
+    traffic = traffic_of(requests_frame(bots(urls) + humans(content) + list(extra)))
+    patterns = sorted({url_pattern(u) for u in urls})
+    findings = to_frame(
+        [Finding(kind, "warning", "-", p, 9, 9, tuple(u for u in urls if url_pattern(u) == p)[:5])
+         for p in patterns]  # fmt: skip
+    )
+    rules, _ = robots.host_rules(findings, traffic, "-", list(sitemap), Settings())
+    return [(r.pattern, r.lines, r.status) for r in rules], rules
+
+
+@pytest.mark.parametrize(
+    ("kind", "urls", "expected"),
+    [
+        ("calendar", ["/calendar?date=2090-01", "/calendar?date=1990-05"],
+         [("/calendar?date", ("Disallow: /calendar?date=",), "emitted")]),
+        ("calendar", ["/calendar?view=month&date=2091-02", "/calendar?date=2092-02&view=month"],
+         [("/calendar?date&view", ("Disallow: /calendar?date=", "Disallow: /calendar?*&date="), "emitted")]),
+        ("calendar", ["/events/2090-01-01", "/events/1999-02-03"],
+         [("/events/{date}", ("Disallow: /events/", "Allow: /events/$"), "narrowed")]),
+        ("session_id", ["/?sid=abc123def456", "/?sid=zzz999yyy888"],
+         [("/?sid", ("Disallow: /*?sid=", "Disallow: /*&sid="), "emitted")]),
+        ("facets", ["/shop/shoes?color=red&size=9&sort=price", "/shop/shoes?size=9&color=red&sort=price"],
+         [("/shop/shoes?color&size&sort", ("Disallow: /shop/shoes?*&*&",), "emitted")]),
+        ("relative_loop", ["/blog/related/related/x", "/blog/related/related/y"],
+         [("/blog/related/related/x", ("Disallow: /*/related/related/",), "emitted")]),
+        ("random_token", ["/s/a8fk21qz", "/s/Q9x7ZkP2"],
+         [("/s/{token}", ("Disallow: /s/", "Allow: /s/about-us$"), "narrowed")]),
+        ("internal_search", ["/search?q=shoes", "/search?q=bags"],
+         [("/search?q", ("Disallow: /search?q=",), "emitted")]),
+    ],
+)  # fmt: skip
+def test_exact_rule_per_kind(kind, urls, expected):
+    got, _ = rules_for(kind, urls)
+    if kind == "relative_loop":
+        got = got[:1]
+    assert got == expected
+
+
+def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
+    got, rules = rules_for(
+        "pagination", ["/shop/shoes?page=99", "/shop/shoes?page=100"],
+        extra=humans(["/shop/shoes?page=2"]),
+    )
+    assert got == [("/shop/shoes?page", (), "withheld")]
+    assert rules[0].reason.startswith(
+        "Disallow: /shop/shoes?page= would block content URL /shop/shoes?page=2 (log, a page of "
+        "the trap's own pattern fetched by people); robots.txt cannot express 'page numbers past"
+    )
+    assert "404 or 410" in rules[0].reason
+
+
+def test_pagination_rule_when_no_real_page_uses_the_parameter():
+    got, _ = rules_for("pagination", ["/list?page=99", "/list?page=100"])
+    assert got == [("/list?page", ("Disallow: /list?page=",), "emitted")]
+
+
+def test_rule_withheld_when_it_would_block_a_sitemap_url_naming_it():
+    sitemap = [f"https://shop.example/search?q=sale{i}" for i in range(5)]
+    got, rules = rules_for("internal_search", ["/search?q=shoes", "/search?q=bags"], sitemap=sitemap)
+    assert got == [("/search?q", (), "withheld")]
+    assert rules[0].reason == "Disallow: /search?q= would block content URL /search?q=sale0 (sitemap)"
+
+
+def test_rule_narrowed_around_a_sitemap_url():
+    sitemap = ["https://shop.example/shop/shoes?color=red"]
+    got, rules = rules_for("facets", ["/shop/shoes?color=red&size=9", "/shop/shoes?color=blue&size=9"],
+                           sitemap=sitemap)  # fmt: skip
+    assert got == [("/shop/shoes?color&size", ("Disallow: /shop/shoes?*&",), "emitted")]
+
+
+def test_saved_requests_and_examples():
+    _, rules = rules_for("session_id", ["/?sid=a1b2c3d4e5", "/?sid=f6g7h8i9j0", "/shop/shoes?sid=k1l2m3n4"])
+    assert [(r.saved_bot_requests, r.blocked_examples) for r in rules][:1] == [
+        (3, ("/?sid=a1b2c3d4e5", "/?sid=f6g7h8i9j0"))]  # fmt: skip
+
+
+# -- property: every emitted rule blocks all its examples and no content URL -------------------
+
+SEGMENT = st.sampled_from(["shop", "calendar", "s", "blog", "related", "a b", "x#y", "p*q", "é", "$d"])
+VALUE = st.text(st.sampled_from("abcXYZ019-_.~%#*$ &="), min_size=1, max_size=6)
+PARAM = st.sampled_from(["date", "sid", "q", "page", "color", "size", "a*b", "x$", "c#d"])
+
+
+@st.composite
+def urls(draw):
+    path = "/" + "/".join(draw(st.lists(SEGMENT, min_size=1, max_size=3)))
+    params = draw(st.lists(st.tuples(PARAM, VALUE), max_size=3))
+    query = "&".join(f"{k}={v}" for k, v in params)
+    return path + (f"?{query}" if query else "")
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(robots.SHAPE_KINDS + ("budget_hog",)),
+    trap=st.lists(urls(), min_size=1, max_size=6, unique=True),
+    content=st.lists(urls(), max_size=8, unique=True),
+    sitemap=st.lists(urls(), max_size=4, unique=True),
+)
+def test_every_emitted_rule_blocks_its_examples_and_no_content(kind, trap, content, sitemap):
+    pattern = url_pattern(trap[0])
+    trap = [u for u in trap if url_pattern(u) == pattern]
+    content = [u for u in content if url_pattern(u) != pattern]
+    rules = robots.host_rules(
+        to_frame([Finding(kind, "warning", "-", pattern, 1, 1, tuple(trap[:5]))]),
+        traffic_of(requests_frame(bots(trap) + humans(content))),
+        "-",
+        [f"https://site.example{u}" for u in sitemap],
+        Settings(),
+    )[0]
+    for rule in rules:
+        if rule.status == "withheld":
+            assert rule.lines == ()
+            assert any(why in rule.reason for why in ("would block content URL", "no rule", "no logged URL"))
+            continue
+        matcher = robots.matcher(rule.lines)
+        assert all(robots.blocked(matcher, list(rule.blocked_examples)))
+        free = [u for u in content + sitemap if u not in trap]
+        assert not any(robots.blocked(matcher, free)), (rule.lines, free)
+
+
+# -- the merge keeps every line ----------------------------------------------------------------
+
+CURRENT = """# shop robots.txt
+User-agent: *
+Disallow: /cart
+Allow: /cart/help
+
+User-agent: Googlebot
+Allow: /
+
+Sitemap: https://shop.example/sitemap.xml
+"""
+
+
+def star_rule(lines, kind="calendar", pattern="/calendar?date"):
+    return robots.RobotsRule("-", kind, pattern, "*", tuple(lines), "emitted", "", 12)
+
+
+def test_merge_keeps_every_line_and_repeats_star_rules_for_specific_groups():
+    bot = robots.RobotsRule("-", "aggressive_bot", None, "meta-externalagent",
+                            ("Disallow: /asl/",), "emitted", "")  # fmt: skip
+    merged = robots.render("-", [star_rule(["Disallow: /calendar?date="]), bot], CURRENT, 10)
+    assert merged == """# shop robots.txt
+User-agent: *
+Disallow: /cart
+Allow: /cart/help
+# logtrap calendar /calendar?date: 12 bot requests
+Disallow: /calendar?date=
+
+User-agent: Googlebot
+Allow: /
+# logtrap: the * rules again (a crawler obeys only its most specific group)
+Disallow: /calendar?date=
+
+Sitemap: https://shop.example/sitemap.xml
+
+User-agent: meta-externalagent
+# logtrap aggressive_bot
+Disallow: /asl/
+# logtrap: the * rules again (a crawler obeys only its most specific group)
+Disallow: /cart
+Allow: /cart/help
+Disallow: /calendar?date=
+"""
+    parsed = Protego.parse(merged)
+    verdicts = [parsed.can_fetch(f"http://s{u}", a) for u, a in [
+        ("/calendar?date=1", "Googlebot"), ("/calendar?date=1", "otherbot"),
+        ("/asl/1", "meta-externalagent"), ("/cart", "meta-externalagent"), ("/asl/1", "otherbot")]]
+    assert verdicts == [False, False, False, False, True]
+
+
+@given(st.lists(st.sampled_from(["User-agent: *", "User-agent: a", "Disallow: /x", "Allow: /y",
+                                 "# c", "", "Sitemap: https://s/s.xml", "junk"]), max_size=12))  # fmt: skip
+def test_merge_keeps_every_current_line_in_order(lines):
+    current = "\n".join(lines) + "\n"
+    merged = robots.render("-", [star_rule(["Disallow: /t?d="])], current, 0).splitlines()
+    it = iter(merged)
+    assert all(any(m == line for m in it) for line in current.splitlines())
+    assert not Protego.parse(merged and "\n".join(merged)).can_fetch("http://s/t?d=1", "zbot")
+
+
+def test_withheld_only_rules_add_no_group():
+    rule = robots.RobotsRule("-", "pagination", "/l?page", "*", (), "withheld", "why")
+    text = robots.render("-", [rule], None, 3)
+    assert "User-agent" not in text and text.endswith("# logtrap withheld (pagination /l?page): why\n")
+
+
+def test_hostile_pattern_text_stays_in_its_comment():
+    rule = robots.RobotsRule("-", "calendar", "/c\nDisallow: /\u2028x", "*", (), "withheld", "a\rb")
+    text = robots.render("-", [rule], None, 0)
+    assert Protego.parse(text).can_fetch("http://s/anything", "bot")
+    assert len(text.splitlines()) == 6
+
+
+# -- the current file --------------------------------------------------------------------------
+
+
+def test_bots_that_ignore_the_current_robots_txt():
+    rows = bots(["/cart/1", "/cart/2"], bot_name="BadBot", user_agent="BadBot/1") + bots(["/a"])
+    traffic = traffic_of(requests_frame(rows))
+    got = robots.ignoring_bots(traffic, "-", "User-agent: *\nDisallow: /cart/\n")
+    assert got.select("bot_name", "pattern", "requests").rows() == [("BadBot", "/cart/{n}", 2)]
+
+
+def test_current_rules_that_block_sitemap_urls():
+    notes = robots.blocking_sitemap(CURRENT, ["/cart/shoes", "/cart/help/x", "/a"])
+    assert notes == [
+        "current robots.txt `Disallow: /cart` (User-agent: *) blocks sitemap URL /cart/shoes"]
+
+
+# -- sitemaps ----------------------------------------------------------------------------------
+
+
+def test_sitemap_index_with_gzip_child_resolved_beside_the_index(tmp_path):
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    (tmp_path / "index.xml").write_text(
+        f'<sitemapindex {ns}><sitemap><loc>https://shop.example/maps/a.xml.gz</loc></sitemap>'
+        f'<sitemap><loc>https://shop.example/b.xml</loc></sitemap></sitemapindex>')  # fmt: skip
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "a.xml.gz").write_bytes(gzip.compress(
+        f"<urlset {ns}><url><loc>https://shop.example/x</loc></url></urlset>".encode()))
+    (tmp_path / "b.xml").write_text(f"<urlset {ns}><url><loc> https://shop.example/y </loc></url>"
+                                    "<url><loc>https://shop.example/x</loc></url></urlset>")
+    assert load_sitemap_urls([tmp_path / "index.xml"]) == ["https://shop.example/x", "https://shop.example/y"]
+
+
+def test_sitemap_child_missing_names_it(tmp_path):
+    (tmp_path / "i.xml").write_text("<sitemapindex><sitemap><loc>https://s/zz.xml</loc></sitemap></sitemapindex>")
+    with pytest.raises(InputError, match="lists https://s/zz.xml, which is not in"):
+        load_sitemap_urls([tmp_path / "i.xml"])
+
+
+def test_sitemap_not_xml_and_text_sitemaps(tmp_path):
+    (tmp_path / "bad.xml").write_text("<urlset><url>")
+    (tmp_path / "s.txt").write_text("https://s/a\n\nhttps://s/b\n")
+    with pytest.raises(InputError, match="not a valid sitemap"):
+        load_sitemap_urls([tmp_path / "bad.xml"])
+    assert load_sitemap_urls([tmp_path / "s.txt"]) == ["https://s/a", "https://s/b"]
+
+
+def test_log_content_is_human_or_verified_search_2xx_3xx():
+    rows = humans(["/a", "/gone"]) + bots(["/b"]) + humans(["/missing"], status=404)
+    traffic = traffic_of(requests_frame(rows))
+    empty = pl.DataFrame(schema={"host": pl.String, "pattern": pl.String})
+    assert sorted(robots.log_content(traffic, empty, "-")["url"].to_list()) == ["/a", "/gone"]
