@@ -15,6 +15,16 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
+from logtrap.detectors import (
+    calendar,
+    facets,
+    internal_search,
+    pagination,
+    random_token,
+    relative_loop,
+    session_id,
+    soft_404,
+)
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -30,6 +40,14 @@ class Detector:
 # The registry: an explicit tuple, in the order of DESIGN.md's trap table. A new detector is
 # added here (see notebooks/custom_detector.ipynb for one added from outside the package).
 REGISTRY: tuple[Detector, ...] = (
+    Detector(calendar.KIND, calendar.detect),
+    Detector(session_id.KIND, session_id.detect),
+    Detector(facets.KIND, facets.detect),
+    Detector(pagination.KIND, pagination.detect),
+    Detector(soft_404.KIND, soft_404.detect),
+    Detector(relative_loop.KIND, relative_loop.detect),
+    Detector(random_token.KIND, random_token.detect),
+    Detector(internal_search.KIND, internal_search.detect),
     Detector(budget_hog.KIND, budget_hog.detect),
     Detector(growing_pattern.KIND, growing_pattern.detect),
     Detector(aggressive_bot.KIND, aggressive_bot.detect),

@@ -1,0 +1,126 @@
+"""What the URL-shape detectors share: per-pattern totals, the URL sample, examples, severity.
+
+The URL sample (`Traffic.urls`) holds up to `url_sample_size` distinct URLs per host+pattern,
+with exact counts per URL. A share measured on the sample is scaled to the whole pattern by
+the pattern's exact totals (`scale`), so wasted requests stay right when the sample is partial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KEYS = [s.HOST, s.PATTERN]
+HOST_BOT_REQUESTS = "host_bot_requests"
+SAMPLED_BOT_REQUESTS = "sampled_bot_requests"
+
+PLACEHOLDER = r"\{[a-z]+\}"
+
+
+def pattern_totals(traffic: Traffic) -> pl.DataFrame:
+    """One row per host+pattern: requests, bot/human requests, unique URLs, host bot requests,
+    and the bot requests the URL sample covers (for scaling)."""
+    patterns = traffic.patterns.group_by(KEYS).agg(
+        pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum(),
+        pl.col(s.UNIQUE_URLS).max(),
+    )
+    hosts = patterns.group_by(s.HOST).agg(pl.col(s.BOT_REQUESTS).sum().alias(HOST_BOT_REQUESTS))
+    sampled = traffic.urls.group_by(KEYS).agg(
+        pl.col(s.BOT_REQUESTS).sum().alias(SAMPLED_BOT_REQUESTS)
+    )
+    return (
+        patterns.join(hosts, on=s.HOST, how="left")
+        .join(sampled, on=KEYS, how="left")
+        .with_columns(pl.col(SAMPLED_BOT_REQUESTS).fill_null(0))
+    )
+
+
+def per_url(urls: pl.DataFrame) -> pl.DataFrame:
+    """The URL sample with one row per URL: summed counts, the most frequent status and size."""
+    return (
+        urls.sort(s.REQUESTS, descending=True)
+        .group_by(*KEYS, s.URL, maintain_order=True)
+        .agg(
+            pl.col(s.STATUS).first(),
+            pl.col(s.BYTES).first(),
+            pl.col(s.REQUESTS).sum(),
+            pl.col(s.BOT_REQUESTS).sum(),
+        )
+        .with_columns((pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias(s.HUMAN_REQUESTS))
+    )
+
+
+def scale(sampled: str) -> pl.Expr:
+    """Bot requests counted on the sample, scaled to the pattern's exact bot requests."""
+    exact = pl.col(SAMPLED_BOT_REQUESTS) >= pl.col(s.BOT_REQUESTS)
+    ratio = pl.col(s.BOT_REQUESTS) / pl.col(SAMPLED_BOT_REQUESTS).clip(lower_bound=1)
+    return (
+        pl.when(exact)
+        .then(pl.col(sampled))
+        .otherwise((pl.col(sampled) * ratio).round(0))
+        .cast(pl.Int64)
+    )
+
+
+def examples(urls: pl.DataFrame, keys: Sequence[str] = KEYS) -> pl.DataFrame:
+    """Up to 5 real URLs per group, those bots fetched most first."""
+    return (
+        urls.sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
+        .group_by(list(keys), maintain_order=True)
+        .agg(pl.col(s.URL).unique(maintain_order=True).head(f.MAX_EXAMPLES).alias(s.EXAMPLES))
+    )
+
+
+def severity(settings: Settings) -> pl.Expr:
+    """critical / warning / info by the wasted share of the host's bot requests."""
+    share = pl.col(s.WASTED_REQUESTS) / pl.col(HOST_BOT_REQUESTS).clip(lower_bound=1)
+    return (
+        pl.when(share >= settings.trap_critical_share)
+        .then(pl.lit("critical"))
+        .when(share >= settings.trap_warning_share)
+        .then(pl.lit("warning"))
+        .otherwise(pl.lit("info"))
+    )
+
+
+def findings(
+    kind: str,
+    rows: pl.DataFrame,
+    settings: Settings,
+    *,
+    evidence: Sequence[str],
+    advice: str,
+) -> pl.DataFrame:
+    """FINDING_SCHEMA rows from per-pattern rows with REQUESTS, WASTED_REQUESTS, EXAMPLES and
+    HOST_BOT_REQUESTS; the wasted share of the host's bot requests is added to the evidence."""
+    if rows.height == 0:
+        return f.empty_findings()
+    rows = rows.with_columns(
+        pl.col(s.EXAMPLES).fill_null([]),
+        (pl.col(s.WASTED_REQUESTS) / pl.col(HOST_BOT_REQUESTS).clip(lower_bound=1))
+        .round(4)
+        .alias("wasted_share_of_host_bot_requests"),
+    ).sort(KEYS)
+    return f.finding_rows(
+        kind,
+        rows,
+        severity=severity(settings),
+        evidence=[*evidence, "wasted_share_of_host_bot_requests"],
+        advice=advice,
+    )
+
+
+def path_of(pattern: pl.Expr) -> pl.Expr:
+    """The path part of a pattern or URL (before "?")."""
+    return pattern.str.splitn("?", 2).struct.field("field_0")
+
+
+def query_of(url: pl.Expr) -> pl.Expr:
+    """The query part of a URL (after the first "?"), "" when there is none."""
+    return url.str.splitn("?", 2).struct.field("field_1").fill_null("")

@@ -1,0 +1,135 @@
+"""calendar: "next month" links forever — a date value spanning years, far future, empty pages.
+
+Dates are read from the sampled raw URLs (`?date=2071-04`, `/events/2019/03/`, `20240501`), not
+from the pattern: `/events/{n}/{n}` keeps a year apart from an id only in the raw URL. A
+pattern is a calendar trap when
+
+- at least `calendar_min_urls` sampled URLs carry a date and they are at least
+  `calendar_min_dated_share` of the pattern's sampled URLs (so an id space that happens to
+  contain some date-shaped numbers never qualifies),
+- the dates span at least `calendar_min_years`, and
+- some of them are wasted: dated later than the logs' end plus `calendar_future_years`, or
+  answered 200 with the one size shared by at least `calendar_empty_share` of the dated pages
+  (the empty month).
+
+A news archive spanning decades stays silent: its months have distinct sizes and none lies in
+the future. Wasted requests are the bot requests to wasted dates, scaled from the sample.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "calendar"
+
+ADVICE = (
+    "Stop linking to next/previous periods without end: render calendar links only for dates "
+    "that have content (or a bounded range), return 404 for empty or out-of-range dates, and "
+    "add rel=nofollow to the navigation links; then Disallow the date parameter in robots.txt."
+)
+
+# year, then month (and an optional day), in a path segment or a parameter value
+_DATE = (
+    r"(?:^|[^0-9])([12][0-9]{3})[-/_.]?(1[0-2]|0[1-9]|[1-9])"
+    r"(?:[-/_.]?(?:3[01]|[12][0-9]|0[1-9]|[1-9]))?(?:[^0-9]|$)"
+)
+
+
+def dated(urls: pl.DataFrame) -> pl.DataFrame:
+    """Add `year` and `month` (null when the URL carries no date) and `months` (year*12+month-1).
+
+    >>> dated(pl.DataFrame({"url": ["/c?date=2071-04", "/e/2019/03/", "/a/7"]}))["months"].to_list()
+    [24855, 24230, None]
+    """
+    year = pl.col(s.URL).str.extract(_DATE, 1).cast(pl.Int32, strict=False)
+    month = pl.col(s.URL).str.extract(_DATE, 2).cast(pl.Int32, strict=False)
+    return urls.with_columns(year.alias("year"), month.alias("month")).with_columns(
+        (pl.col("year") * 12 + pl.col("month") - 1).alias("months")
+    )
+
+
+def _label(months: pl.Expr) -> pl.Expr:
+    year = (months // 12).cast(pl.String)
+    month = (months % 12 + 1).cast(pl.String).str.zfill(2)
+    return pl.concat_str(year, pl.lit("-"), month)
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Calendar traps: date values spanning years into the far future or onto empty pages.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    if traffic.urls.height == 0 or traffic.end is None:
+        return f.empty_findings()
+    urls = dated(_shape.per_url(traffic.urls))
+    horizon = traffic.end.year * 12 + traffic.end.month - 1 + int(settings.calendar_future_years * 12)
+    ok_dated = (pl.col(s.STATUS) == 200) & pl.col("months").is_not_null()
+    empty_size = (
+        urls.filter(ok_dated)
+        .group_by(*_shape.KEYS, s.BYTES)
+        .agg(pl.len().alias("size_urls"))
+        .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
+        .filter(pl.col("size_share") >= settings.calendar_empty_share)
+        .sort("size_urls", descending=True)
+        .group_by(_shape.KEYS, maintain_order=True)
+        .agg(pl.col(s.BYTES).first().alias("empty_size"))
+    )
+    urls = urls.join(empty_size, on=_shape.KEYS, how="left").with_columns(
+        (pl.col("months") > horizon).fill_null(False).alias("future"),
+        (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
+    )
+    wasted = pl.col("months").is_not_null() & (pl.col("future") | pl.col("empty"))
+    per_pattern = urls.group_by(_shape.KEYS).agg(
+        pl.len().alias("sampled_urls"),
+        pl.col("months").is_not_null().sum().alias("dated_urls"),
+        pl.col("months").n_unique().alias("distinct_values"),  # null counts as one value
+        pl.col("months").is_null().any().alias("has_undated"),
+        pl.col("months").min().alias("min_months"),
+        pl.col("months").max().alias("max_months"),
+        pl.col("future").sum().alias("future_urls"),
+        pl.col("empty").sum().alias("empty_urls"),
+        pl.col("empty_size").first(),
+        pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
+        pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
+    )
+    rows = (
+        per_pattern.with_columns(
+            (pl.col("distinct_values") - pl.col("has_undated").cast(pl.UInt32)).alias("distinct_values"),
+            ((pl.col("max_months") - pl.col("min_months")) / 12).round(1).alias("span_years"),
+            _label(pl.col("min_months")).alias("earliest"),
+            _label(pl.col("max_months")).alias("latest"),
+        )
+        .filter(
+            (pl.col("dated_urls") >= settings.calendar_min_urls)
+            & (pl.col("dated_urls") >= settings.calendar_min_dated_share * pl.col("sampled_urls"))
+            & (pl.col("span_years") >= settings.calendar_min_years)
+            & (pl.col("future_urls") + pl.col("empty_urls") > 0)
+        )
+        .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    trap_urls = urls.filter(wasted)
+    rows = rows.join(_shape.examples(trap_urls), on=_shape.KEYS, how="left").with_columns(
+        pl.col(s.UNIQUE_URLS).alias("unique_urls"),
+        pl.lit(traffic.end.strftime("%Y-%m")).alias("logs_end"),
+    )
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "distinct_values", "span_years", "earliest", "latest", "logs_end", "future_urls",
+            "empty_urls", "empty_size", "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
+            "human_requests_to_wasted",
+        ],  # fmt: skip
+        advice=ADVICE,
+    )

@@ -1,0 +1,122 @@
+"""facets: every filter combined with every other, in every order — URLs far outnumber pages.
+
+A pattern is a facet trap when
+
+- its URLs carry at least `facets_min_params` parameter names (tracking and session names not
+  counted), or at least two names that appear in more than one order,
+- at least `facets_min_urls` distinct URLs were sampled, and
+- they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
+  answered 200 per distinct response size.
+
+A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
+Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
+Evidence also counts the pattern's sibling parameter sets (patterns on the same path with
+other parameter combinations) and the distinct orders the names were seen in.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.patterns import TRACKING, session_params
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "facets"
+
+ADVICE = (
+    "Link filter combinations with rel=nofollow, keep one canonical parameter order (and "
+    "rel=canonical to the unfiltered page), and stop generating links for combinations beyond "
+    "one or two filters; then Disallow the multi-parameter URLs in robots.txt (noindex first "
+    "if they are already indexed)."
+)
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Facet traps: many parameters, many orders, many URLs per distinct response.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    if traffic.urls.height == 0:
+        return f.empty_findings()
+    ignored = sorted(session_params(settings) | {TRACKING})
+    names = (
+        pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_1").fill_null("").str.split("&")
+    )
+    patterns = (
+        _shape.pattern_totals(traffic)
+        .with_columns(
+            names.list.eval(pl.element().filter(~pl.element().str.to_lowercase().is_in(ignored)))
+            .alias("params"),
+            _shape.path_of(pl.col(s.PATTERN)).alias("path"),
+        )
+        .with_columns(
+            pl.col("params").list.len().alias("param_count"),
+            pl.len().over(s.HOST, "path").alias("param_sets"),
+        )
+        .filter(pl.col("param_count") >= 2)
+    )
+    if patterns.height == 0:
+        return f.empty_findings()
+    urls = _shape.per_url(traffic.urls).join(patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi")
+    order = (
+        _shape.query_of(pl.col(s.URL))
+        .str.replace_all(r"=[^&]*", "")
+        .str.split("&")
+        .list.eval(pl.element().filter(pl.element() != ""))
+        .list.unique(maintain_order=True)
+        .list.join("&")
+    )
+    ok = pl.col(s.STATUS) == 200
+    sampled = urls.group_by(_shape.KEYS).agg(
+        pl.len().alias("sampled_urls"),
+        ok.sum().alias("sampled_ok_urls"),
+        pl.col(s.BYTES).filter(ok).n_unique().alias("distinct_sizes"),
+        order.n_unique().alias("name_orders"),
+        pl.col(s.BOT_REQUESTS).filter(ok).sum().alias("sampled_ok_bot"),
+    )
+    rows = (
+        patterns.join(sampled, on=_shape.KEYS)
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
+            .round(1)
+            .alias("urls_per_size"),
+        )
+        .filter(
+            (
+                (pl.col("param_count") >= settings.facets_min_params)
+                | (pl.col("name_orders") >= 2)
+            )
+            & (pl.col("sampled_urls") >= settings.facets_min_urls)
+            & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size)
+        )
+        .with_columns(
+            # bot requests beyond one per distinct response
+            (
+                pl.col("sampled_ok_bot")
+                * (1 - pl.col("distinct_sizes") / pl.col("sampled_ok_urls").clip(lower_bound=1))
+            )
+            .round(0)
+            .alias("sampled_wasted")
+        )
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    rows = rows.join(_shape.examples(urls), on=_shape.KEYS, how="left").with_columns(
+        pl.col("params").list.join("&")
+    )
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "params", "param_count", "name_orders", "param_sets", "unique_urls", "sampled_urls",
+            "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
+        ],  # fmt: skip
+        advice=ADVICE,
+    )

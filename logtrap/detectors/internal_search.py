@@ -1,0 +1,77 @@
+"""internal_search: the site's search result pages, linked from its pages and fetched by bots.
+
+A pattern is internal search when it has a search parameter (`q`, `s`, `search`, `query`,
+`keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
+`/search/results`, `/suche`, `/recherche`, `/buscar`), at least
+`internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
+requests. Search results are infinite and duplicate real pages, so every bot fetch is wasted.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "internal_search"
+
+ADVICE = (
+    "Do not link to search result pages (they are endless and duplicate real pages): add "
+    "noindex to search results (before disallowing, if they are indexed), then Disallow the "
+    "search path or parameter in robots.txt."
+)
+
+_PARAMS = r"(?i)^(?:q|s|search|query|keywords?|term|searchterm|search_query|text)$"
+_PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Internal search result pages fetched by bots.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    totals = _shape.pattern_totals(traffic)
+    if totals.height == 0:
+        return f.empty_findings()
+    names = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_1").fill_null("").str.split("&")
+    search_params = names.list.eval(pl.element().filter(pl.element().str.contains(_PARAMS)))
+    rows = (
+        totals.with_columns(
+            search_params.list.join("&").alias("search_params"),
+            _shape.path_of(pl.col(s.PATTERN)).str.contains(_PATH).alias("search_path"),
+        )
+        .filter(
+            ((pl.col("search_params") != "") | pl.col("search_path"))
+            & (pl.col(s.UNIQUE_URLS) >= settings.internal_search_min_urls)
+            & (pl.col(s.BOT_REQUESTS) >= settings.internal_search_min_bot_requests)
+        )
+        .with_columns(
+            pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
+            (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS)).round(3).alias("bot_share"),
+        )
+    )
+    if rows.height == 0:
+        return f.empty_findings()
+    urls = _shape.per_url(traffic.urls).join(rows.select(_shape.KEYS), on=_shape.KEYS, how="semi")
+    bots = traffic.patterns.select(*_shape.KEYS, s.BOTS).unique(_shape.KEYS)
+    rows = (
+        rows.join(_shape.examples(urls), on=_shape.KEYS, how="left")
+        .join(bots, on=_shape.KEYS, how="left")
+        .with_columns(pl.col(s.BOTS).list.head(5).alias("top_bots"))
+    )
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "search_params", "search_path", "unique_urls", s.BOT_REQUESTS, "bot_share",
+            s.HUMAN_REQUESTS, "top_bots",
+        ],  # fmt: skip
+        advice=ADVICE,
+    )

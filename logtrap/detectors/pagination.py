@@ -1,0 +1,128 @@
+"""pagination: "next" links on empty pages — page numbers past the last page with content.
+
+Page numbers are read from the sampled raw URLs: a `page`, `p`, `pg`, `paged`, `pagenum`,
+`page_num`, `pageno`, `start` or `offset` parameter, or a `/page/7` path. Past the last page a
+site with this trap answers 200 with one constant page (the empty listing). In a pattern:
+
+- the empty size is the 200-answer size shared by at least `pagination_empty_share` of the
+  numbered pages;
+- per listing (the URL without its page number) the last page with content is the highest
+  page answered with another size; a page is past the last when it is numbered higher and
+  answered with the empty size;
+- it is a trap when at least `pagination_min_urls` sampled pages are past the last and humans
+  made at most `pagination_max_human_share` of their requests.
+
+Real pagination (pages 2..8 each with its own size) has no shared size and stays silent.
+Wasted requests: the bot requests to pages past the last, scaled from the sample.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "pagination"
+
+ADVICE = (
+    "Return 404 (or 410) past the last page instead of an empty 200 page, and stop rendering "
+    "a 'next' link on the last page; then Disallow page numbers beyond the real range if "
+    "crawlers keep coming back."
+)
+
+_PARAM = r"(?:^|[?&])(?:page|p|pg|paged|pagenum|page_num|pageno|start|offset)=([0-9]{1,9})(?:&|$)"
+_SEGMENT = r"/page/([0-9]{1,9})(?:/|$|\?)"
+
+
+def page_number(url: pl.Expr) -> pl.Expr:
+    """The page number a URL asks for (null when none).
+
+    >>> pl.select(page_number(pl.lit("/s/3/?page=12&x=1"))).item()
+    12
+    """
+    query = url.str.extract(_PARAM, 1)
+    segment = url.str.extract(_SEGMENT, 1)
+    return pl.coalesce(query, segment).cast(pl.Int64, strict=False)
+
+
+def _listing(url: pl.Expr) -> pl.Expr:
+    """The URL without its page number: the listing a page belongs to."""
+    return url.str.replace(
+        r"([?&](?:page|p|pg|paged|pagenum|page_num|pageno|start|offset)=)[0-9]{1,9}", "${1}"
+    ).str.replace(r"/page/[0-9]{1,9}", "/page/")
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Pagination traps: page numbers past the last page with content, answered 200 alike.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    if traffic.urls.height == 0:
+        return f.empty_findings()
+    urls = (
+        _shape.per_url(traffic.urls)
+        .with_columns(page_number(pl.col(s.URL)).alias("page"), _listing(pl.col(s.URL)).alias("listing"))
+        .filter(pl.col("page").is_not_null())
+    )
+    ok = urls.filter(pl.col(s.STATUS) == 200)
+    empty = (
+        ok.group_by(*_shape.KEYS, s.BYTES)
+        .agg(pl.len().alias("n"))
+        .with_columns((pl.col("n") / pl.col("n").sum().over(_shape.KEYS)).alias("share"))
+        .filter(pl.col("share") >= settings.pagination_empty_share)
+        .sort("n", descending=True)
+        .group_by(_shape.KEYS, maintain_order=True)
+        .agg(pl.col(s.BYTES).first().alias("empty_size"))
+    )
+    if empty.height == 0:
+        return f.empty_findings()
+    ok = ok.join(empty, on=_shape.KEYS)
+    is_empty = pl.col(s.BYTES) == pl.col("empty_size")
+    ok = ok.with_columns(
+        pl.col("page").filter(~is_empty).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
+    )
+    past = ok.filter(is_empty & (pl.col("page") > pl.col("last_page")))
+    per_pattern = past.group_by(_shape.KEYS).agg(
+        pl.len().alias("pages_past_last"),
+        pl.col(s.BOT_REQUESTS).sum().alias("sampled_wasted"),
+        pl.col(s.REQUESTS).sum().alias("sampled_past_requests"),
+        pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_past_last"),
+        pl.col("page").min().alias("first_page_past_last"),
+        pl.col("page").max().alias("max_page_requested"),
+        pl.col("empty_size").first(),
+    )
+    last = ok.group_by(_shape.KEYS).agg(
+        pl.col("last_page").max().alias("last_page_with_content"),
+        pl.col("listing").n_unique().alias("listings"),
+    )
+    rows = (
+        per_pattern.join(last, on=_shape.KEYS)
+        .filter(
+            (pl.col("pages_past_last") >= settings.pagination_min_urls)
+            & (
+                pl.col("human_requests_past_last")
+                <= settings.pagination_max_human_share * pl.col("sampled_past_requests")
+            )
+        )
+        .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    rows = rows.join(_shape.examples(past), on=_shape.KEYS, how="left")
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "last_page_with_content", "first_page_past_last", "max_page_requested",
+            "pages_past_last", "empty_size", "listings", "human_requests_past_last",
+            "unique_urls",
+        ],  # fmt: skip
+        advice=ADVICE,
+    )

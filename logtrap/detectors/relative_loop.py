@@ -1,0 +1,124 @@
+"""relative_loop: relative links nesting one level deeper per visit (`/x/related/related/…`).
+
+Each pattern's path is split into segments; its loop segment is the literal segment (not a
+placeholder) it repeats most. Patterns looping on the same segment below the same root (the
+path up to the segment's first occurrence) are one loop: every nesting depth is its own
+pattern, so they are summed. A loop is reported when its deepest path repeats the segment at
+least `relative_loop_min_repeats` times and it holds at least `relative_loop_min_urls` distinct
+URLs. Evidence compares the loop's depth with the site's real depth (the deepest path people
+requested outside loops).
+
+Wasted requests: every bot request to a path that repeats the segment (all copies past the
+first are the same page reached by a longer URL). The finding's pattern is the loop's first
+nesting, `<root><segment>/<segment>/{loop}`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "relative_loop"
+
+ADVICE = (
+    "Use root-relative links (href=\"/related/\") or absolute URLs instead of relative ones "
+    "(href=\"related/\"), and answer 404 to paths that nest the same segment; then Disallow "
+    "the repeated segment in robots.txt."
+)
+
+_LOOP = "{loop}"
+
+
+def _segments(patterns: pl.DataFrame) -> pl.DataFrame:
+    """Per pattern: its most repeated literal segment, the count, the root and the depth."""
+    path = _shape.path_of(pl.col(s.PATTERN))
+    exploded = (
+        patterns.with_columns(path.str.split("/").alias("seg"))
+        .with_columns(
+            pl.col("seg").list.len().alias("depth"),
+            pl.int_ranges(pl.col("seg").list.len()).alias("pos"),
+        )
+        .explode("seg", "pos")
+        .filter((pl.col("seg") != "") & ~pl.col("seg").str.contains(_shape.PLACEHOLDER))
+    )
+    return (
+        exploded.group_by(*_shape.KEYS, "seg")
+        .agg(pl.len().alias("repeats"), pl.col("pos").min().alias("first_pos"), pl.col("depth").first())
+        .filter(pl.col("repeats") >= 2)
+        .sort("repeats", "first_pos", descending=[True, False])
+        .unique(_shape.KEYS, keep="first", maintain_order=True)
+        .with_columns(
+            path.str.split("/").list.head(pl.col("first_pos")).list.join("/").alias("root"),
+        )
+    )
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Relative-link loops: the same path segment nested again and again.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    totals = _shape.pattern_totals(traffic)
+    if totals.height == 0:
+        return f.empty_findings()
+    looping = _segments(totals.select(*_shape.KEYS, s.HUMAN_REQUESTS))
+    if looping.height == 0:
+        return f.empty_findings()
+    site_depth = (
+        totals.join(looping, on=_shape.KEYS, how="anti")
+        .filter(pl.col(s.HUMAN_REQUESTS) > 0)
+        .group_by(s.HOST)
+        .agg(
+            (_shape.path_of(pl.col(s.PATTERN)).str.count_matches("/").max()).alias("site_depth")
+        )
+    )
+    loop_keys = [s.HOST, "root", "seg"]
+    members = looping.join(totals, on=_shape.KEYS)
+    rows = (
+        members.group_by(loop_keys)
+        .agg(
+            pl.col(s.REQUESTS).sum(),
+            pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
+            pl.col(s.HUMAN_REQUESTS).sum(),
+            pl.col(s.UNIQUE_URLS).sum().alias("unique_urls"),
+            pl.len().alias("nesting_patterns"),
+            pl.col("repeats").max().alias("max_repeats"),
+            (pl.col("depth") - 1).max().alias("max_depth"),
+            pl.col(_shape.HOST_BOT_REQUESTS).first(),
+        )
+        .filter(
+            (pl.col("max_repeats") >= settings.relative_loop_min_repeats)
+            & (pl.col("unique_urls") >= settings.relative_loop_min_urls)
+            & (pl.col(s.WASTED_REQUESTS) > 0)
+        )
+        .join(site_depth, on=s.HOST, how="left")
+        .with_columns(
+            pl.concat_str(pl.col("root"), pl.lit("/"), pl.col("seg"), pl.lit("/"), pl.col("seg"),
+                          pl.lit("/" + _LOOP)).alias(s.PATTERN),  # fmt: skip
+            pl.col("seg").alias("repeated_segment"),
+        )
+    )
+    if rows.height == 0:
+        return f.empty_findings()
+    urls = _shape.per_url(traffic.urls).join(
+        members.select(*_shape.KEYS, *loop_keys[1:]), on=_shape.KEYS
+    )
+    ex = _shape.examples(urls, keys=loop_keys)
+    rows = rows.join(ex, on=loop_keys, how="left")
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "repeated_segment", "max_repeats", "max_depth", "site_depth", "nesting_patterns",
+            "unique_urls", s.HUMAN_REQUESTS,
+        ],  # fmt: skip
+        advice=ADVICE,
+    )

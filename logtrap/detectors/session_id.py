@@ -1,0 +1,147 @@
+"""session_id: one page copied under a new session-id value on nearly every request.
+
+Candidate parameters of a pattern are the session names (`patterns.session_params`: sid,
+phpsessid, jsessionid... plus the site's own), matrix parameters (`;jsessionid=`), and any
+parameter whose sampled values all look like ids (letters and digits, at least
+`session_id_min_value_length` long). Removing the parameter from each sampled URL gives the page
+it copies. A pattern is a session-id trap when
+
+- at least `session_id_min_urls` sampled URLs carry the parameter,
+- they copy few pages: at least `session_id_min_copies` URLs per page,
+- the value is new on nearly every request: distinct URLs / requests >= `session_id_min_new_share`,
+- the copies answer like their page: one response size per page for most pages.
+
+Wasted requests: the pattern's bot requests beyond one per copied page.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.patterns import session_params
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "session_id"
+
+ADVICE = (
+    "Keep session ids in cookies, never in URLs: stop appending the parameter to links (and "
+    "turn off URL-based sessions, e.g. session.use_trans_sid=0 in PHP), and point "
+    "rel=canonical at the URL without it; then Disallow URLs with the parameter in robots.txt."
+)
+
+_NAME, _BASE = "session_param", "page"
+
+
+def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """One row per sampled URL and candidate parameter: (…, session_param, page), where page is
+    the URL with that parameter (and its value) removed."""
+    known = sorted(session_params(settings))
+    pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
+    query = (
+        urls.with_columns(pairs.alias("pairs"), pairs.alias("pair"))
+        .with_columns(pl.int_ranges(pl.col("pairs").list.len()).alias("pos"))
+        .explode("pair", "pos")
+        .with_columns(
+            pl.col("pair").str.splitn("=", 2).struct.field("field_0").alias(_NAME),
+            pl.col("pair").str.splitn("=", 2).struct.field("field_1").fill_null("").alias("value"),
+        )
+        .filter(pl.col(_NAME) != "")
+    )
+    min_len = settings.session_id_min_value_length
+    looks_like_id = (
+        pl.col("value").str.contains(rf"^[A-Za-z0-9_-]{{{min_len},}}$")
+        & pl.col("value").str.contains(r"[0-9]")
+    ).all().over(*_shape.KEYS, _NAME)
+    kept = pl.concat_list(
+        pl.col("pairs").list.head(pl.col("pos")), pl.col("pairs").list.slice(pl.col("pos") + 1)
+    ).list.join("&")
+    query = query.filter(pl.col(_NAME).str.to_lowercase().is_in(known) | looks_like_id).with_columns(
+        pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.when(kept != "").then(pl.lit("?") + kept))
+        .fill_null(_shape.path_of(pl.col(s.URL)))
+        .alias(_BASE)
+    )
+    matrix = (
+        urls.filter(pl.col(s.URL).str.contains(r";[^/?;=]+="))
+        .with_columns(
+            pl.col(s.URL).str.extract(r";([^/?;=]+)=", 1).alias(_NAME),
+            pl.col(s.URL).str.replace(r";[^/?;=]+=[^/?;]*", "").alias(_BASE),
+        )
+        .filter(pl.col(_NAME).str.to_lowercase().is_in(known))
+    )
+    cols = [*urls.columns, _NAME, _BASE]
+    return pl.concat([query.select(cols), matrix.select(cols)])
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Session-id traps: a parameter with a new value on nearly every request, same pages.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    if traffic.urls.height == 0:
+        return f.empty_findings()
+    urls = _shape.per_url(traffic.urls)
+    pairs = _candidates(urls, settings)
+    if pairs.height == 0:
+        return f.empty_findings()
+    keys = [*_shape.KEYS, _NAME]
+    pages = pairs.group_by(*keys, _BASE).agg(
+        pl.len().alias("copies"),
+        pl.col(s.BYTES).filter(pl.col(s.STATUS) == 200).n_unique().alias("sizes"),
+    )
+    per_param = (
+        pages.group_by(keys)
+        .agg(
+            pl.col("copies").sum().alias("sampled_urls"),
+            pl.len().alias("pages"),
+            (pl.col("sizes") <= 1).mean().alias("one_size_share"),
+        )
+        .join(
+            pairs.group_by(keys).agg(
+                pl.col(s.BOT_REQUESTS).sum().alias("sampled_bot"),
+                pl.col(s.REQUESTS).sum().alias("sampled_requests"),
+                pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_sampled"),
+            ),
+            on=keys,
+        )
+        .with_columns(
+            (pl.col("sampled_urls") / pl.col("pages")).round(1).alias("urls_per_page"),
+            (pl.col("sampled_urls") / pl.col("sampled_requests")).round(3).alias("new_value_share"),
+        )
+        .filter(
+            (pl.col("sampled_urls") >= settings.session_id_min_urls)
+            & (pl.col("urls_per_page") >= settings.session_id_min_copies)
+            & (pl.col("new_value_share") >= settings.session_id_min_new_share)
+            & (pl.col("one_size_share") >= 0.5)
+        )
+        # one finding per pattern: its most copied parameter
+        .sort("sampled_urls", _NAME, descending=[True, False])
+        .unique(_shape.KEYS, keep="first", maintain_order=True)
+    )
+    rows = (
+        per_param.join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
+        .with_columns(
+            # one fetch per copied page would do
+            (pl.col(s.BOT_REQUESTS) - pl.col("pages")).clip(lower_bound=0).alias(s.WASTED_REQUESTS),
+            pl.col("one_size_share").round(3),
+        )
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    ex = _shape.examples(pairs.join(rows.select(keys), on=keys, how="semi"))
+    rows = rows.join(ex, on=_shape.KEYS, how="left")
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "new_value_share",
+            "one_size_share", s.HUMAN_REQUESTS,
+        ],  # fmt: skip
+        advice=ADVICE,
+    )
+

@@ -1,0 +1,151 @@
+"""soft_404: missing resources answered 200 — the error page's size, or one size for any value.
+
+Two signals, per pattern, on the sampled URLs answered 200:
+
+- *error signature*: the host answers 404 with a typical size (the most common 404 size, on at
+  least 5 404 URLs); 200 URLs within `soft_404_size_tolerance` bytes of it are soft 404s;
+- *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`;
+  tokens are random_token's, dates calendar's, query-string patterns the other detectors')
+  where at least `soft_404_min_share` of its 200 URLs share one size (within the tolerance).
+
+Either way at least `soft_404_min_urls` URLs must match, humans made at most
+`soft_404_max_human_share` of their requests (pages people read are not error pages), and
+static files (images, scripts, styles, fonts) are never considered: a 1x1 pixel is one size on
+purpose. Wasted requests: the bot requests to the matching URLs, scaled from the sample.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.detectors.calendar import dated
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+KIND = "soft_404"
+
+ADVICE = (
+    "Answer missing pages with a real 404 (or 410) status instead of 200, so crawlers drop "
+    "them; fix the links that point there. Disallow in robots.txt only if the URLs keep coming."
+)
+
+_STATIC = r"(?i)\.(?:png|jpe?g|gif|webp|avif|svg|ico|css|js|mjs|map|woff2?|ttf|otf|eot|mp4|webm|mp3|pdf)$"
+_MIN_404_URLS = 5  # 404 URLs needed to trust a size signature (judgement)
+
+
+def _error_sizes(traffic: Traffic) -> pl.DataFrame:
+    """Per host, the most common size of its 404 answers (when there are enough of them)."""
+    return (
+        traffic.urls.filter((pl.col(s.STATUS) == 404) & pl.col(s.BYTES).is_not_null())
+        .group_by(s.HOST, s.BYTES)
+        .agg(pl.col(s.URL).n_unique().alias("n"))
+        .filter(pl.col("n") >= _MIN_404_URLS)
+        .sort("n", s.BYTES, descending=[True, False])
+        .group_by(s.HOST, maintain_order=True)
+        .agg(pl.col(s.BYTES).first().alias("error_page_size"))
+    )
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Soft 404s: 200 answers that look like the error page, or one page for any value.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    if traffic.urls.height == 0:
+        return f.empty_findings()
+    tol = settings.soft_404_size_tolerance
+    path = _shape.path_of(pl.col(s.PATTERN))
+    urls = dated(_shape.per_url(traffic.urls)).filter(
+        (pl.col(s.STATUS) == 200)
+        & pl.col(s.BYTES).is_not_null()
+        & ~_shape.path_of(pl.col(s.URL)).str.contains(_STATIC)
+    )
+    # the one size of a route: the most common 200 size of the pattern
+    mode = (
+        urls.group_by(*_shape.KEYS, s.BYTES)
+        .agg(pl.len().alias("n"))
+        .sort("n", s.BYTES, descending=[True, False])
+        .group_by(_shape.KEYS, maintain_order=True)
+        .agg(pl.col(s.BYTES).first().alias("route_size"))
+    )
+    urls = (
+        urls.join(mode, on=_shape.KEYS, how="left")
+        .join(_error_sizes(traffic), on=s.HOST, how="left")
+        .with_columns(
+            ((pl.col(s.BYTES) - pl.col("error_page_size")).abs() <= tol).fill_null(False).alias("error_like"),
+            ((pl.col(s.BYTES) - pl.col("route_size")).abs() <= tol).alias("route_like"),
+        )
+    )
+    variable_route = (
+        path.str.contains(r"\{(?:n|slug|hex)\}")
+        & ~path.str.contains(r"\{(?:token|date)\}")
+        & ~pl.col(s.PATTERN).str.contains("?", literal=True)
+    )
+    per_pattern = (
+        urls.group_by(_shape.KEYS)
+        .agg(
+            pl.len().alias("sampled_ok_urls"),
+            pl.col("error_like").sum().alias("error_like_urls"),
+            pl.col("route_like").sum().alias("one_size_urls"),
+            pl.col("months").is_not_null().mean().alias("dated_share"),
+            pl.col("error_page_size").first(),
+            pl.col("route_size").first(),
+            pl.col(s.BOT_REQUESTS).filter(pl.col("error_like")).sum().alias("bot_error_like"),
+            pl.col(s.BOT_REQUESTS).filter(pl.col("route_like")).sum().alias("bot_one_size"),
+            pl.col(s.HUMAN_REQUESTS).sum().alias("sampled_human"),
+            pl.col(s.REQUESTS).sum().alias("sampled_requests"),
+        )
+        .with_columns(
+            (pl.col("error_like_urls") >= settings.soft_404_min_urls).alias("error_signature"),
+            (
+                variable_route
+                & (pl.col("dated_share") < 0.5)
+                & (pl.col("one_size_urls") >= settings.soft_404_min_urls)
+                & (pl.col("one_size_urls") >= settings.soft_404_min_share * pl.col("sampled_ok_urls"))
+            ).alias("any_value_one_page"),
+        )
+        .filter(
+            (pl.col("error_signature") | pl.col("any_value_one_page"))
+            & (pl.col("sampled_human") <= settings.soft_404_max_human_share * pl.col("sampled_requests"))
+        )
+    )
+    if per_pattern.height == 0:
+        return f.empty_findings()
+    rows = (
+        per_pattern.with_columns(
+            pl.when(pl.col("error_signature"))
+            .then(pl.col("bot_error_like"))
+            .otherwise(pl.col("bot_one_size"))
+            .alias("sampled_wasted"),
+            pl.when(pl.col("error_signature"))
+            .then(pl.col("error_like_urls"))
+            .otherwise(pl.col("one_size_urls"))
+            .alias("soft_404_urls"),
+            pl.when(pl.col("error_signature"))
+            .then(pl.col("error_page_size"))
+            .otherwise(pl.col("route_size"))
+            .alias("answer_size"),
+        )
+        .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    matching = urls.join(rows.select(*_shape.KEYS, "error_signature"), on=_shape.KEYS).filter(
+        pl.when(pl.col("error_signature")).then(pl.col("error_like")).otherwise(pl.col("route_like"))
+    )
+    rows = rows.join(_shape.examples(matching), on=_shape.KEYS, how="left")
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=[
+            "soft_404_urls", "sampled_ok_urls", "answer_size", "error_page_size",
+            "error_signature", "any_value_one_page", "unique_urls", s.HUMAN_REQUESTS,
+        ],  # fmt: skip
+        advice=ADVICE,
+    )
