@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # imported for types only: report.py sits below the pipeline
 
 SCHEMA = "logtrap/report-v1"
 TOP_PATTERNS = 10  # patterns per host in the budget summary (judgement: one screen)
+FILES_LISTED = 10  # files named in the read summary (judgement: rotated sets are ~7-14)
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 # CSI / OSC / two-byte escape sequences, then any other C0/C1 control character, then the
@@ -234,11 +235,13 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
             f"({_bytes(stats.bytes_read)}): {_n(stats.parsed)} parsed, "
             f"{_n(stats.rejected)} rejected"
         )
-        for fr in stats.files:
+        for fr in stats.files[:FILES_LISTED]:
             out.append(
                 f"  {safe(fr.path)}: {safe(fr.format_name or 'no lines')}, "
                 f"{_n(fr.lines)} lines, {_n(fr.rejected)} rejected"
             )
+        if len(stats.files) > FILES_LISTED:
+            out.append(f"  ... {len(stats.files) - FILES_LISTED} more files")
     if traffic.start is not None:
         out.append(f"Time span: {_when(traffic.start)} to {_when(traffic.end)} UTC")
     hosts = traffic.hosts
@@ -381,7 +384,9 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     ]
     for x in records:
         style = SEVERITY_STYLE.get(x.severity, "")
-        where = safe(x.host) + (f" {safe(x.pattern)}" if x.pattern is not None else "")
+        parts = [safe(x.host)] if x.host not in (None, "-") else []
+        parts += [safe(x.pattern)] if x.pattern is not None else []
+        where = " ".join(parts)
         out.append(f"\n[{style}]{x.severity.upper()}[/{style}] [bold]{x.kind}[/bold] {where}")
         out.append(f"  {_n(x.wasted_requests)} of {_n(x.requests)} requests wasted")
         out.append(f"  Evidence: {_evidence(x.evidence)}")
@@ -425,6 +430,46 @@ def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
                       force_jupyter=False, force_interactive=False)
     print_lines(console, summary_view(analysis))
     return buffer.getvalue()
+
+
+def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
+    """What `logtrap suggest` prints: each rule with what it saves (or why it was withheld),
+    the notes, then the suggested files' text.
+    """
+    rules = suggestions.rules
+    out: list[RenderableType] = [Text("Suggested rules", style="bold")]
+    if rules.height == 0:
+        out.append("No rules to suggest: no finding calls for one.")
+    # Server rules come once per server (LiteSpeed, Apache, nginx): show each rule once.
+    for row in rules.filter(pl.col("target").is_in(["robots", "litespeed"])).iter_rows(named=True):
+        where = safe(row[s.HOST]) if row[s.HOST] not in (None, "-") else ""
+        status = row["status"]
+        style = {"emitted": "green", "narrowed": "yellow", "withheld": "red"}.get(status, "")
+        if row["target"] == "robots":
+            pattern = f" {safe(row[s.PATTERN])}" if row[s.PATTERN] is not None else ""
+            head = f"robots.txt for {safe(row['group'])}: {row[s.KIND]}{pattern}"
+            effect = f"saves {_n(row['saved_bot_requests'])} bot requests"
+        else:
+            routes = ", ".join(safe(x) for x in row["blocked_examples"] or [])
+            head = f"server rule: {row[s.KIND]} {safe(row['group'])} on {routes}"
+            effect = (f"matches {_n(row['saved_bot_requests'])} offending requests, "
+                      f"{_n(row['other_requests'])} others")
+        out.append(f"\n[{style}]{status.upper()}[/{style}] {head}"
+                   + (f" ({where})" if where else "") + f": {effect}")
+        if row["target"] == "robots" and row["rule"]:
+            out += [f"  {safe(line)}" for line in row["rule"].split("\n")]
+        if row[s.REASON]:
+            out.append(f"  Why: {safe(row[s.REASON])}")
+    if suggestions.notes:
+        out += ["", Text("Notes", style="bold")]
+        out += [f"  - {safe(note)}" for note in suggestions.notes]
+    for title, text in (("robots.txt", suggestions.robots_txt),
+                        (".htaccess (LiteSpeed, Apache)", suggestions.htaccess),
+                        ("nginx", suggestions.nginx)):
+        if text:
+            out += ["", Text(f"--- {title} ---", style="bold")]
+            out += [safe(line) for line in text.rstrip("\n").split("\n")]
+    return out
 
 
 # -- markdown --------------------------------------------------------------------------------
