@@ -107,13 +107,15 @@ def escape_value(text: str) -> str:
 
 
 def comment(text: str) -> str:
-    """Text safe inside a `#` comment: one line, printable ASCII (other characters escaped).
+    """Text safe inside a `#` comment: one line, printable ASCII, never ending in a backslash
+    (other characters escaped).
 
     >>> comment("a\\nUser-agent: *\\u2028b")
     'a\\\\x0aUser-agent: *\\\\u2028b'
     """
+    # "\\" is escaped too: a config line ending in a backslash continues onto the next (Apache)
     return "".join(
-        ch if " " <= ch <= "~" else (f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        ch if " " <= ch <= "~" and ch != "\\" else (f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
         for ch in text
     )
 

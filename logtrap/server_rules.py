@@ -107,14 +107,16 @@ def regex_literal(text: str) -> str:
 
 
 def agent_regex(bot_name: str) -> str:
-    """The user-agent regex for a bot: `bots.bot_family_pattern` when it is within the safe
-    alphabet (and compiles), else the bot name as an escaped literal.
+    """The user-agent regex for a bot: `bots.bot_family_pattern` when the name is ASCII and
+    the fragment is within the safe alphabet (and compiles), else the name as an escaped
+    literal.
 
     >>> agent_regex("meta-externalagent"), agent_regex("x%{y}")
     ('meta-externalagent', 'x\\\\x25\\\\x7by\\\\x7d')
     """
     fragment = bot_family_pattern(bot_name)
-    if _SAFE_FRAGMENT.fullmatch(fragment) and fragment[0] not in "!<>=-":
+    # non-ASCII names: servers match bytes, so only the byte-wise literal is faithful
+    if bot_name.isascii() and _SAFE_FRAGMENT.fullmatch(fragment) and fragment[0] not in "!<>=-":
         try:
             re.compile(fragment, FLAGS)
             return fragment

@@ -1,0 +1,258 @@
+"""server_rules.py: exact LiteSpeed/Apache/nginx text for an aggressive bot, the traffic check
+(offending vs other requests, withheld when people or search engines would be hit), hostile
+user agents and paths that must never add a directive or widen a rule, and the generated
+config run through the real apachectl and nginx (skipped only when the binary is absent)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from builders import bots, humans, requests_frame, traffic_of
+from logtrap import schema as s
+from logtrap import server_rules as sr
+
+META = {"bot_name": "meta-externalagent", "bot_kind": "ai", "user_agent": "meta-externalagent/1.1"}
+
+
+def meta_traffic():
+    rows = bots(["/asl/1", "/asl/2", "/psl/3"], **META) + bots(["/asl/1"]) + humans(["/asl/1", "/"])
+    return traffic_of(requests_frame(rows))
+
+
+def aggressive():
+    return sr.check(sr.rule_for("-", "aggressive_bot", "meta-externalagent", ["/asl/", "/psl/"]), meta_traffic())
+
+
+def test_litespeed_text_for_an_aggressive_bot():
+    assert sr.litespeed([aggressive()]) == """\
+# ---- LiteSpeed ----
+# [E=blockbot:1] sets LiteSpeed's blockbot variable: LiteSpeed denies the request
+# (403) before it reaches the site.
+# aggressive_bot: meta-externalagent on /asl/, /psl/ (3 offending requests matched, 0 others)
+<IfModule LiteSpeed>
+RewriteEngine On
+RewriteCond %{HTTP_USER_AGENT} meta-externalagent [NC]
+RewriteCond %{REQUEST_URI} ^/(asl|psl)/ [NC]
+RewriteRule .* - [E=blockbot:1]
+</IfModule>
+"""
+
+
+def test_apache_text_for_an_aggressive_bot_403_and_429():
+    text = sr.apache([aggressive()])
+    assert text == """\
+# ---- Apache (mod_rewrite) ----
+# [F] answers 403. Put this in .htaccess or the <VirtualHost>; behind a proxy,
+# REMOTE_ADDR is the proxy's address (use mod_remoteip).
+<IfModule mod_rewrite.c>
+RewriteEngine On
+# aggressive_bot: meta-externalagent on /asl/, /psl/ (3 offending requests matched, 0 others)
+RewriteCond %{HTTP_USER_AGENT} meta-externalagent [NC]
+RewriteCond %{REQUEST_URI} ^/(asl|psl)/ [NC]
+RewriteRule .* - [F]
+</IfModule>
+"""
+    assert "RewriteRule .* - [R=429,L]" in sr.apache([aggressive()], status=429)
+
+
+def test_nginx_text_for_an_aggressive_bot():
+    assert sr.nginx_http([aggressive()]) == """\
+map $http_user_agent $logtrap_bot {
+    default "";
+    "~*meta-externalagent" "b1";
+}
+geo $logtrap_fake_addr {
+    default 0;
+}
+map "$logtrap_bot:$logtrap_fake_addr:$uri" $logtrap_block {
+    default 0;
+    # aggressive_bot: meta-externalagent on /asl/, /psl/
+    "~*^b1:[01]:/(asl|psl)/" 1;
+}
+"""
+    assert sr.nginx_server() == "if ($logtrap_block) {\n    return 403;\n}\n"
+    text = sr.nginx([aggressive()])
+    assert "part 1: inside http {}" in text and "part 2: inside each server {}" in text
+
+
+# -- the traffic check -------------------------------------------------------------------------
+
+
+def test_check_counts_offending_and_other_requests():
+    rule = aggressive()
+    assert (rule.status, rule.offending_requests, rule.other_requests) == ("emitted", 3, 0)
+    broad = sr.check(sr.rule_for("-", "aggressive_bot", "agent", ["/asl/"]), meta_traffic())
+    assert (broad.status, broad.offending_requests, broad.other_requests) == ("emitted", 0, 2)
+    assert broad.reason == "its user-agent regex also matches 2 requests of other bots"
+
+
+@pytest.mark.parametrize(
+    ("name", "routes", "reason"),
+    [
+        ("Mozilla", ["/asl/"], "user-agent regex matches browsers"),
+        ("Googlebot", ["/asl/"], "would hit a search engine (Googlebot)"),
+        ("bot", ["/asl/"], "would hit a search engine"),
+        ("meta-externalagent", ["/"], "a route is the whole site (/)"),
+        ("meta-externalagent", [], "a route is the whole site (/)"),
+    ],
+)
+def test_check_withholds_rules_that_hit_people_search_engines_or_the_whole_site(name, routes, reason):
+    rule = sr.check(sr.rule_for("-", "aggressive_bot", name, routes), meta_traffic())
+    assert rule.status == "withheld" and rule.reason.startswith(reason)
+
+
+def fake_traffic(verdicts):
+    rows = bots(["/a", "/b"], client="203.0.113.7") + bots(["/a"], client="66.249.66.1")
+    traffic = traffic_of(requests_frame(rows))
+    verdict = pl.col(s.CLIENT).replace_strict(verdicts, default="unverified").alias(s.VERIFIED)
+    return traffic.replace(claims=traffic.claims.with_columns(verdict))
+
+
+def test_fake_bot_rule_by_address_scoped_to_the_claimed_agent():
+    traffic = fake_traffic({"203.0.113.7": "fake", "66.249.66.1": "verified"})
+    rule = sr.check(sr.rule_for("-", "fake_bot", "Googlebot", addresses=["203.0.113.7", "x.example"]), traffic)
+    assert (rule.status, rule.offending_requests, rule.addresses) == ("emitted", 2, ("203.0.113.7",))
+    assert rule.reason == "skipped 1 values that are not IP addresses"
+    assert sr._conditions(rule, False) == [
+        r"RewriteCond %{REMOTE_ADDR} ^(203\.0\.113\.7)$",
+        "RewriteCond %{HTTP_USER_AGENT} Googlebot [NC]",
+    ]
+    wrong = sr.check(sr.rule_for("-", "fake_bot", "Googlebot", addresses=["66.249.66.1"]), traffic)
+    assert (wrong.status, wrong.reason) == ("withheld", "would deny 1 requests of the verified Googlebot")
+
+
+def test_many_fake_addresses_are_or_chained():
+    addresses = [f"198.51.100.{i}" for i in range(45)]
+    conds = sr._conditions(sr.rule_for("-", "fake_bot", "bingbot", addresses=addresses), False)
+    assert [c.endswith("[OR]") for c in conds] == [True, True, False, False]
+
+
+# -- hostile input -----------------------------------------------------------------------------
+
+HOSTILE = st.lists(
+    st.sampled_from(list("aZ09-_./ \"'\\\n\r\t$%{}();#|^*+?[]<>=!`é") + ["%{HTTP_HOST}", "\u2028"]),
+    min_size=1, max_size=12,
+).map("".join)  # fmt: skip
+
+
+def directives(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def conds_ok(text: str) -> bool:
+    """Every RewriteCond has exactly TestString, CondPattern and optional [flags]."""
+    for line in directives(text):
+        words = line.split()
+        if words[0] == "RewriteCond" and not (3 <= len(words) <= 4):
+            return False
+    return True
+
+
+@hsettings(max_examples=200)
+@given(name=HOSTILE, route=HOSTILE)
+def test_hostile_agents_and_routes_never_add_a_directive_or_widen_a_rule(name, route):
+    rule = sr.rule_for("-", "ignores_robots", name, [f"/{route}/", f"/{route}x"])
+    assert rule.status == "emitted"
+    lite, apache, http = sr.litespeed([rule]), sr.apache([rule]), sr.nginx_http([rule])
+    assert len(directives(lite)) == 6 and len(directives(apache)) == 6
+    assert conds_ok(lite) and conds_ok(apache)
+    assert len(directives(http)) == 11  # 3 heads, 3 defaults, 2 entries, 3 closers
+    for regex in (rule.agent_regex, rule.route_regex):
+        assert re.fullmatch(r"[^\s\"';{}#%`<>=!]*", regex) and regex[0] not in "!-<>="
+    agent = re.compile(rule.agent_regex, sr.FLAGS)
+    assert agent.search(sr._as_matched(name))
+    routes = re.compile(rule.route_regex, sr.FLAGS)
+    assert routes.search(sr._as_matched(f"/{route}/anything")) and routes.search(sr._as_matched(f"/{route}x"))
+    assert not routes.search(sr._as_matched(f"/{route}xy")) and not routes.search("/other")
+
+
+# -- the real servers --------------------------------------------------------------------------
+
+APACHE = shutil.which("apachectl") or shutil.which("apache2ctl")
+NGINX = shutil.which("nginx")
+MODULES = next((p for p in ("/usr/lib/apache2/modules", "/usr/lib64/httpd/modules", "/usr/libexec/apache2")
+                if Path(p, "mod_rewrite.so").exists()), None)  # fmt: skip
+needs_apache = pytest.mark.skipif(APACHE is None or MODULES is None, reason="apachectl (with mod_rewrite.so) is not installed")
+needs_nginx = pytest.mark.skipif(NGINX is None, reason="nginx is not installed")
+
+
+def apache_ok(rules, tmp: Path) -> subprocess.CompletedProcess:
+    (tmp / "docroot").mkdir(exist_ok=True)
+    (tmp / "rules.conf").write_text(sr.htaccess(rules))
+    # the LiteSpeed blocks' contents too: Apache skips <IfModule LiteSpeed>, so parse them bare
+    lite = [line for line in sr.litespeed(rules).splitlines() if "IfModule" not in line]
+    (tmp / "lite.conf").write_text("\n".join(lite) + "\n")
+    conf = tmp / "httpd.conf"
+    conf.write_text(f"""ServerRoot "{tmp}"
+ServerName localhost
+Listen 127.0.0.1:18080
+LoadModule mpm_event_module {MODULES}/mod_mpm_event.so
+LoadModule authz_core_module {MODULES}/mod_authz_core.so
+LoadModule rewrite_module {MODULES}/mod_rewrite.so
+PidFile {tmp}/httpd.pid
+ErrorLog {tmp}/error.log
+<Directory "{tmp}/docroot">
+Include {tmp}/rules.conf
+Include {tmp}/lite.conf
+</Directory>
+""")
+    return subprocess.run([APACHE, "-t", "-f", str(conf)], capture_output=True, text=True, timeout=30)
+
+
+def nginx_ok(rules, tmp: Path) -> subprocess.CompletedProcess:
+    (tmp / "http.conf").write_text(sr.nginx_http(rules))
+    (tmp / "server.conf").write_text(sr.nginx_server())
+    conf = tmp / "nginx.conf"
+    conf.write_text(f"""pid {tmp}/nginx.pid;
+error_log {tmp}/error.log;
+events {{}}
+http {{
+    access_log off;
+    include {tmp}/http.conf;
+    server {{
+        listen 127.0.0.1:18081;
+        include {tmp}/server.conf;
+    }}
+}}
+""")
+    return subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(tmp)], capture_output=True, text=True, timeout=30)
+
+
+def sample_rules():
+    return [
+        aggressive(),
+        sr.rule_for("-", "fake_bot", "Googlebot", addresses=["203.0.113.7", "2001:db8::1"]),
+        sr.rule_for("-", "ignores_robots", 'ev"il {x}; #$%{HTTP_HOST}\nbot\\', ["/a b/", "/x$y", "/é/"]),
+    ]
+
+
+@needs_apache
+def test_apache_accepts_the_generated_htaccess(tmp_path):
+    done = apache_ok(sample_rules(), tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_nginx
+def test_nginx_accepts_the_generated_snippets(tmp_path):
+    done = nginx_ok(sample_rules(), tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_apache
+@needs_nginx
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=HOSTILE, route=HOSTILE)
+def test_servers_accept_rules_for_hostile_agents_and_routes(tmp_path, name, route):
+    rules = [sr.rule_for("-", "ignores_robots", name, [f"/{route}/", f"/{route}x"]),
+             sr.rule_for("shop.example", "aggressive_bot", name, ["/asl/"])]  # fmt: skip
+    done = apache_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = nginx_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
