@@ -308,7 +308,7 @@ def bots_table(bots: pl.DataFrame) -> Table:
             for p in (row["top_patterns"] or [])[:3]
         )
         table.add_row(
-            f"{safe(row[s.BOT_NAME] or 'unknown')} ({safe(row[s.BOT_KIND])})", _n(row[s.REQUESTS]),
+            f"{safe(row[s.BOT_NAME] or 'unknown')}\n({safe(row[s.BOT_KIND])})", _n(row[s.REQUESTS]),
             _pct(row["share"]),
             "/".join(_n(row[f"{v}_requests"]) for v in s.VERIFICATIONS),
             _n(row["peak_per_minute"]),

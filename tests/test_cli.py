@@ -1,0 +1,402 @@
+"""cli.py through Click's CliRunner: exact output and exit codes for every command.
+
+Most tests swap the detector registry for one small detector (`_calendar`), so the CLI's
+output is fixed by this file, not by the thresholds of the real detectors; the sample_logs
+tests at the end run the real registry.
+"""
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.cli import cli
+from logtrap.detectors import Detector
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+BROWSER = ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+           "Chrome/120.0 Safari/537.36")
+ENV = {"COLUMNS": "100", "FORCE_COLOR": None, "NO_COLOR": None, "TTY_COMPATIBLE": None,
+       "TTY_INTERACTIVE": None}
+RULE = "\u2500" * 100
+
+
+def line(minute: int, url: str, ua: str, client: str, status: int = 200, size: int = 100) -> str:
+    return (f'{client} - - [01/Jan/2026:10:{minute:02d}:00 +0000] "GET {url} HTTP/1.1" '
+            f'{status} {size} "-" "{ua}"')
+
+
+CLEAN = [
+    line(0, "/", BROWSER, "10.0.0.1", size=5000),
+    line(1, "/article/1", BROWSER, "10.0.0.1", size=7001),
+    line(2, "/article/2", BROWSER, "10.0.0.2", size=7002),
+    line(3, "/article/1", GOOGLEBOT, "66.249.66.1", size=7001),
+    line(4, "/article/2", GOOGLEBOT, "66.249.66.1", size=7002),
+]
+TRAP = CLEAN + [line(10 + i, f"/calendar?date=2030-0{i + 1}", GOOGLEBOT, "66.249.66.1",
+                     size=512) for i in range(4)]
+
+
+def _calendar(traffic, settings):
+    """A stand-in detector: every pattern starting /calendar is a warning."""
+    rows = traffic.patterns.filter(pl.col(s.PATTERN).str.starts_with("/calendar"))
+    if rows.height == 0:
+        return f.empty_findings()
+    urls = (traffic.urls.group_by(s.HOST, s.PATTERN).agg(pl.col(s.URL).sort().alias(s.EXAMPLES)))
+    rows = rows.join(urls, on=[s.HOST, s.PATTERN]).with_columns(
+        pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS))
+    return f.finding_rows("calendar", rows, severity="warning", evidence=[s.UNIQUE_URLS],
+                          advice="Answer 404 for months without events.")
+
+
+@pytest.fixture
+def stub_registry(monkeypatch):
+    monkeypatch.setattr("logtrap.detectors.REGISTRY", (Detector("calendar", _calendar),))
+
+
+@pytest.fixture
+def logs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no logtrap.toml of the repo's is picked up
+    (tmp_path / "clean.log").write_text("\n".join(CLEAN) + "\n")
+    (tmp_path / "trap.log").write_text("\n".join(TRAP) + "\n")
+    return tmp_path
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, list(args), env=ENV, input=input, catch_exceptions=False)
+
+
+READ_CLEAN = """\
+Read 5 lines from 1 file (852 B): 5 parsed, 0 rejected
+  clean.log: combined, 5 lines, 0 rejected
+Time span: 2026-01-01 10:00:00 to 2026-01-01 10:04:00 UTC
+Hosts: -
+"""
+
+FINDING = """\
+Findings: 0 critical, 1 warning, 0 info
+
+WARNING calendar /calendar?date
+  4 of 4 requests wasted
+  Evidence: unique_urls 4
+  Fix: Answer 404 for months without events.
+  Examples: /calendar?date=2030-01
+            /calendar?date=2030-02
+            /calendar?date=2030-03
+            /calendar?date=2030-04
+"""
+
+
+def test_analyze_clean_log(logs, stub_registry):
+    result = run("analyze", "clean.log")
+    assert result.exit_code == 0
+    assert result.stderr == READ_CLEAN
+    assert result.stdout == f"""\
+Where the bot budget goes
+
+All requests (no virtual host in the log): 2 bot requests of 5 requests, 2 patterns
+Pattern        Bot requests    Share   Unique URLs   Top bots
+{RULE[:64]}
+/article/{{n}}              2   100.0%             2   Googlebot 2
+
+No crawler traps found.
+"""
+
+
+def test_analyze_with_findings_exits_3(logs, stub_registry):
+    result = run("analyze", "trap.log")
+    assert result.exit_code == 3
+    assert result.stdout == f"""\
+Where the bot budget goes
+
+All requests (no virtual host in the log): 6 bot requests of 9 requests, 3 patterns
+Pattern          Bot requests   Share   Unique URLs   Top bots
+{RULE[:65]}
+/calendar?date              4   66.7%             4   Googlebot 4
+/article/{{n}}                2   33.3%             2   Googlebot 2
+
+{FINDING}
+Rules that block these traps (robots.txt, .htaccess, nginx): run logtrap suggest on the same logs.
+"""
+
+
+def test_fail_on_applies_without_quiet(logs, stub_registry):
+    assert run("analyze", "trap.log", "--fail-on", "critical").exit_code == 0
+    assert run("analyze", "trap.log", "--fail-on", "info").exit_code == 3
+
+
+def test_quiet_on_a_clean_log_prints_nothing(logs, stub_registry):
+    result = run("analyze", "clean.log", "--quiet")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_quiet_with_findings_prints_only_the_findings(logs, stub_registry):
+    result = run("analyze", "trap.log", "--quiet")
+    assert (result.exit_code, result.stdout, result.stderr) == (3, FINDING, "")
+
+
+def test_quiet_cron_run_writes_the_json_file(logs, stub_registry):
+    result = run("analyze", "trap.log", "--quiet", "--json", "out.json")
+    assert (result.exit_code, result.stdout, result.stderr) == (3, FINDING, "")
+    doc = json.loads((logs / "out.json").read_text())
+    assert [x["kind"] for x in doc["findings"]] == ["calendar"]
+    # a report file is logtrap's own: the next run rewrites it
+    assert run("analyze", "clean.log", "-q", "--json", "out.json").exit_code == 0
+    assert json.loads((logs / "out.json").read_text())["findings"] == []
+
+
+def test_json_to_stdout_is_only_json(logs, stub_registry):
+    result = run("analyze", "trap.log", "--json", "-")
+    assert result.exit_code == 3
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess",
+                        "nginx", "bots"}
+    assert doc["schema"] == "logtrap/report-v1"
+    summary = doc["summary"]
+    assert (summary["lines"], summary["parsed"], summary["rejected"], summary["bot_requests"],
+            summary["start"], summary["end"], summary["hosts"], summary["rejected_examples"]) == (
+        9, 9, 0, 6, "2026-01-01T10:00:00+00:00", "2026-01-01T10:13:00+00:00", ["-"], [])
+    assert [(p["pattern"], p["requests"], p["bot_requests"], p["unique_urls"], p["statuses"],
+             p["bots"]) for p in doc["patterns"]] == [
+        ("/calendar?date", 4, 4, 4, {"200": 4}, {"Googlebot": 4}),
+        ("/article/{n}", 4, 2, 2, {"200": 4}, {"Googlebot": 2}),
+        ("/", 1, 0, 1, {"200": 1}, {}),
+    ]
+    assert doc["findings"] == [{
+        "kind": "calendar", "severity": "warning", "host": "-", "pattern": "/calendar?date",
+        "requests": 4, "wasted_requests": 4,
+        "examples": [f"/calendar?date=2030-0{i}" for i in range(1, 5)],
+        "evidence": {"unique_urls": 4}, "advice": "Answer 404 for months without events.",
+    }]
+    assert [(b["bot"], b["requests"]) for b in doc["bots"]] == [("Googlebot", 6)]
+    assert isinstance(doc["robots_txt"], str)
+    assert result.stderr.startswith("Read 9 lines from 1 file")
+
+
+def test_markdown_and_html_files(logs, stub_registry):
+    result = run("analyze", "trap.log", "-q", "--markdown", "r.md", "--html", "r.html",
+                 "--parquet", "tables")
+    assert result.exit_code == 3
+    assert (logs / "r.md").read_text().startswith("# logtrap report\n")
+    page = (logs / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("Plotly.newPlot(") == 5
+    assert sorted(p.name for p in (logs / "tables").iterdir()) == [
+        "bots.parquet", "findings.parquet", "patterns.parquet", "windows.parquet"]
+    assert pl.read_parquet(logs / "tables" / "findings.parquet")["kind"].to_list() == ["calendar"]
+
+
+def test_json_and_markdown_cannot_both_take_stdout(logs):
+    result = run("analyze", "trap.log", "--json", "-", "--markdown", "-")
+    assert result.exit_code == 2
+    assert "--json - and --markdown - cannot both use stdout" in result.stderr
+
+
+def test_hostile_log_strings_never_reach_the_terminal_raw(logs, stub_registry):
+    evil = line(20, "/calendar?date=<script>", "\x1b]0;owned\x07[bold]x[/bold]\x1b[2J",
+                "66.249.66.1")
+    (logs / "evil.log").write_text("\n".join(TRAP) + "\n" + evil + "\ngarbage\x1b[31m[red]\n")
+    result = run("analyze", "evil.log")
+    assert "\x1b" not in result.stdout + result.stderr
+    assert "\x07" not in result.stdout + result.stderr
+    assert "  evil.log:11: does not match combined: garbage[red]\n" in result.stderr
+    assert "            /calendar?date=<script>\n" in result.stdout
+    page = run("analyze", "evil.log", "-q", "--html", "r.html")
+    assert "<script>\n" not in (logs / "r.html").read_text()
+    assert "/calendar?date=&lt;script&gt;" in (logs / "r.html").read_text()
+
+
+def test_stdin(logs, stub_registry):
+    result = run("analyze", "-", "-q", "--json", "-", input="\n".join(TRAP) + "\n")
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["summary"]["parsed"] == 9
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def test_no_logs_is_a_usage_error_with_a_hint(logs):
+    result = run("analyze")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        "Error: no log files given. Name one or more: paths, globs or - for stdin, e.g.\n"
+        "  logtrap analyze /var/log/nginx/access.log*\n")
+
+
+def test_missing_file_is_one_error_line(logs):
+    result = run("analyze", "missing.log")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert [x for x in lines if x.startswith("Error:")] == lines[:1]
+    assert "missing.log" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_file_in_no_known_format_is_one_error_line(logs):
+    (logs / "bad.log").write_text("this is not a log line\n" * 30)
+    result = run("analyze", "bad.log")
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("Error: ") and "bad.log" in lines[0]
+    assert [x for x in lines if x.startswith("Error:")] == lines[:1]
+
+
+def test_bad_fail_on_is_a_usage_error(logs):
+    result = run("analyze", "clean.log", "--fail-on", "sometimes")
+    assert result.exit_code == 2
+    assert "Invalid value for '--fail-on'" in result.stderr
+
+
+def test_output_folder_missing_fails_before_reading(logs):
+    result = run("analyze", "clean.log", "--json", "nowhere/out.json")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n")
+
+
+# -- config --------------------------------------------------------------------------------------
+
+
+def test_config_in_working_directory_filters_hosts(logs, stub_registry):
+    (logs / "logtrap.toml").write_text('hosts = ["www.example.com"]\n')
+    result = run("analyze", "trap.log", "--json", "-")
+    assert json.loads(result.stdout)["patterns"] == []
+    assert result.exit_code == 0
+
+
+def test_flags_override_the_config(logs, stub_registry):
+    (logs / "site.toml").write_text('hosts = ["www.example.com"]\n')
+    result = run("analyze", "trap.log", "--config", "site.toml", "--host", "-", "--json", "-")
+    assert len(json.loads(result.stdout)["patterns"]) == 3
+
+
+def test_unknown_config_key_names_it_and_the_closest(logs):
+    (logs / "logtrap.toml").write_text("[thresholds]\nurl_sample_sise = 5\n")
+    result = run("analyze", "clean.log")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {logs / 'logtrap.toml'}: [thresholds]: unknown setting 'url_sample_sise'\n"
+        "Hint: did you mean 'url_sample_size'?\n")
+
+
+def test_set_checks_its_value(logs):
+    result = run("analyze", "clean.log", "--set", "url_sample_size=lots")
+    assert (result.exit_code, result.stderr) == (
+        1, "Error: --set: url_sample_size must be an integer, not 'lots'\n")
+
+
+def test_missing_config_file(logs):
+    result = run("analyze", "clean.log", "--config", "nope.toml")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: config file 'nope.toml' does not exist\n")
+
+
+# -- --state seam --------------------------------------------------------------------------------
+
+
+def test_state_calls_run_incremental_and_alerts_on_new_findings_only(logs, monkeypatch,
+                                                                    stub_registry):
+    from logtrap.analysis import analyze
+
+    calls = []
+
+    def run_incremental(paths, state_path, settings, on_progress):
+        calls.append((paths, state_path))
+        analysis = analyze(paths, settings)
+        return analysis, f.empty_findings()  # nothing new since the last run
+
+    fake = types.ModuleType("logtrap.state")
+    fake.run_incremental = run_incremental
+    monkeypatch.setitem(sys.modules, "logtrap.state", fake)
+    result = run("analyze", "trap.log", "--state", "st.zip", "-q", "--json", "out.json")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    assert calls == [(["trap.log"], Path("st.zip"))]
+    assert [x["kind"] for x in json.loads((logs / "out.json").read_text())["findings"]] == [
+        "calendar"]
+
+
+# -- patterns, bots, suggest -------------------------------------------------------------------
+
+
+def test_patterns(logs):
+    result = run("patterns", "trap.log", "-q")
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout == f"""\
+Host   Pattern          Requests   Bot requests   Share   Unique URLs   Statuses   Top bots
+{RULE[:94]}
+-      /calendar?date          4              4   66.7%             4   200 4      Googlebot 4
+-      /article/{{n}}            4              2   33.3%             2   200 4      Googlebot 2
+-      /                       1              0    0.0%             1   200 1      -
+"""
+
+
+def test_patterns_limit_and_json(logs):
+    result = run("patterns", "trap.log", "--limit", "1", "--json", "-")
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"schema", "patterns"}
+    assert [p["pattern"] for p in doc["patterns"]] == ["/calendar?date"]
+
+
+def test_bots(logs):
+    result = run("bots", "trap.log", "-q")
+    assert result.exit_code == 0
+    assert result.stdout == f"""\
+Bot         Requests    Share   Verified/fake/unverif.   Peak/min   Statuses   Top patterns
+{RULE[:95]}
+Googlebot          6   100.0%                    0/0/6          1   200 6      /calendar?date 4
+(search)                                                                       /article/{{n}} 2
+"""
+
+
+def test_bots_json_verified_with_ip_ranges(logs):
+    (logs / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.66.0/27"}]}')
+    result = run("bots", "trap.log", "--ip-ranges", "googlebot.json", "--json", "-")
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"schema", "bots"}
+    assert [(b["bot"], b["verified_requests"], b["fake_requests"]) for b in doc["bots"]] == [
+        ("Googlebot", 6, 0)]
+
+
+def test_suggest_writes_only_where_asked_and_never_overwrites(logs):
+    (logs / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    sample = SAMPLES / "litespeed"
+    if not sample.is_dir():
+        pytest.skip("sample_logs/litespeed not present")
+    logs_ = sorted(str(p) for p in sample.glob("access.log*"))
+    result = run("suggest", *logs_, "--format", "litespeed", "-q", "--robots-out", "robots.txt")
+    assert result.exit_code == 1
+    assert result.stdout.count("--- robots.txt (current)\n+++ robots.txt (suggested)\n") == 1
+    assert "+Disallow: /asl/\n" in result.stdout
+    assert result.stderr == (
+        "Error: robots.txt already exists and differs from the suggestion; nothing was written\n"
+        "Hint: the diff above shows what would change; pass --force to overwrite\n")
+    assert (logs / "robots.txt").read_text() == "User-agent: *\nDisallow: /private/\n"
+    forced = run("suggest", *logs_, "--format", "litespeed", "-q", "--robots-out", "robots.txt",
+                 "--nginx-out", "bots.conf", "--force")
+    assert forced.exit_code == 0
+    assert "Disallow: /asl/\n" in (logs / "robots.txt").read_text()
+    assert "meta-externalagent" in (logs / "bots.conf").read_text()
+    assert not (logs / ".htaccess").exists()
+
+
+# -- the real registry on sample_logs ------------------------------------------------------------
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="sample_logs/ not present")
+def test_sample_litespeed_finds_the_aggressive_bot(logs):
+    paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
+    result = run("analyze", *paths, "--format", "litespeed", "--json", "-")
+    doc = json.loads(result.stdout)
+    assert result.exit_code == (3 if any(x["severity"] != "info" for x in doc["findings"])
+                                else 0)
+    assert "aggressive_bot" in {x["kind"] for x in doc["findings"]}
+    assert doc["summary"]["lines"] == 6095 and doc["summary"]["rejected"] == 0
+    assert "meta-externalagent" in doc["htaccess"]
