@@ -143,6 +143,22 @@ def _expand(sources: object) -> list[Source]:
 
 
 # -- opening ----------------------------------------------------------------------------------
+class _Prefixed:
+    """A stream with its first bytes (read to sniff compression) put back in front."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self.prefix, self.stream = prefix, stream
+
+    def read(self, n: int = -1) -> bytes:
+        head, self.prefix = (self.prefix, b"") if n < 0 else (self.prefix[:n], self.prefix[n:])
+        if n < 0:
+            return head + self.stream.read()
+        return head + (self.stream.read(n - len(head)) if n > len(head) else b"")
+
+    def close(self) -> None:
+        pass
+
+
 class _Input:
     """A decompressed byte stream plus the on-disk position, for progress."""
 
@@ -150,10 +166,16 @@ class _Input:
         self.path = path
         self.consumed = 0  # decompressed bytes read
         self.raw: BinaryIO
+        self.stream: BinaryIO
         if path == STDIN:
-            self.raw = sys.stdin.buffer
-            self.stream: BinaryIO = self.raw
+            stdin = sys.stdin.buffer
+            try:
+                magic = stdin.read(3)
+            except (OSError, ValueError) as e:
+                raise InputError(f"stdin: cannot read ({e})") from None
+            self.raw = _Prefixed(magic, stdin)  # type: ignore[assignment]
             self.device = self.inode = self.size = None
+            self._decompress(magic)
             return
         try:
             if os.path.isdir(path):
@@ -165,6 +187,10 @@ class _Input:
         except OSError as e:
             raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
         self.device, self.inode, self.size = st.st_dev, st.st_ino, st.st_size
+        self._decompress(magic)
+
+    def _decompress(self, magic: bytes) -> None:
+        """Choose by content, not by name: a rotated `access.log.2` may well be gzip."""
         if magic[:2] == b"\x1f\x8b":
             self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")  # type: ignore[assignment]
         elif magic == b"BZh":
@@ -257,6 +283,25 @@ def _prefetch(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
         thread.join()
 
 
+def _line_chunks(batches: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int, bool]]:
+    """(whole lines, on-disk position, is this the end) from raw batches.
+
+    Each batch is cut after its last newline and the rest waits for the next one, so a line is
+    never split; a line longer than a batch waits for as many batches as it needs. The end of
+    the stream always yields once, with a last line that has no newline or with b"".
+    """
+    carry = b""
+    for data, pos in batches:
+        if not data:
+            yield carry, pos, True
+            return
+        buf = carry + data
+        cut = buf.rfind(b"\n") + 1
+        carry = buf[cut:]
+        if cut:
+            yield buf[:cut], pos, False
+
+
 def _fingerprint(head: bytes) -> str:
     return hashlib.sha1(head[:_FINGERPRINT_BYTES].split(b"\n", 1)[0]).hexdigest()
 
@@ -340,67 +385,58 @@ class LogStream:
             hint="pass the server's LogFormat / log_format string with --format",
         )
 
-    def _read_file(self, src: Source) -> Iterator[pl.DataFrame]:
-        st = self.settings
+    def _open(self, src: Source) -> tuple[_Input, FileRead]:
+        """Open at the source's offset; the fingerprint comes from the stream's start."""
         inp = _Input(src.path)
-        batches: Iterator[tuple[bytes, int]] | None = None
-        try:
-            head = b""
-            if src.offset > 0 and src.path != STDIN:
-                head = inp.read(_FINGERPRINT_BYTES)
+        fingerprint = ""
+        if src.offset > 0 and src.path != STDIN:
+            try:
+                fingerprint = _fingerprint(inp.read(_FINGERPRINT_BYTES))
+            finally:
                 inp.close()
-                inp = _Input(src.path)
-            start = inp.skip(src.offset) if src.offset > 0 else 0
-            info = FileRead(
-                path=src.path, device=inp.device, inode=inp.inode, fingerprint="",
-                size=inp.size, start_offset=start, end_offset=start,
-            )
-            self.stats.files.append(info)
+            inp = _Input(src.path)
+        start = inp.skip(src.offset) if src.offset > 0 else 0
+        info = FileRead(
+            path=src.path, device=inp.device, inode=inp.inode, fingerprint=fingerprint,
+            size=inp.size, start_offset=start, end_offset=start,
+        )
+        self.stats.files.append(info)
+        return inp, info
+
+    def _read_file(self, src: Source) -> Iterator[pl.DataFrame]:
+        """Whole-line chunks -> (format chosen from the first lines) -> parsed frames."""
+        st = self.settings
+        inp, info = self._open(src)
+        batches = _prefetch(inp, st.batch_bytes)
+        try:
             fmt: LogFormat | None = None
-            pending: list[bytes] = []  # batches read before the format is known
-            carry = b""
+            pending: list[bytes] = []  # chunks read before the format is known
             line_base = src.line_no
-            eof = False
-            batches = _prefetch(inp, st.batch_bytes)
-            while not eof:
-                data, disk_pos = next(batches)
-                if not info.fingerprint:
-                    head = head or data[:_FINGERPRINT_BYTES]
-                    info.fingerprint = _fingerprint(head)
-                eof = not data
-                buf = carry + data
-                cut = len(buf) if eof else buf.rfind(b"\n") + 1
-                if cut == 0 and not eof:  # no newline yet: a line longer than a batch
-                    carry = buf
-                    continue
-                chunk, carry = buf[:cut], buf[cut:]
+            for chunk, disk_pos, eof in _line_chunks(batches):
+                if not info.fingerprint and info.start_offset == 0:
+                    info.fingerprint = _fingerprint(chunk)
                 if fmt is None:
-                    if chunk:
-                        pending.append(chunk)
+                    pending += [chunk] if chunk else []
                     lines_seen = sum(c.count(b"\n") for c in pending)
-                    if not pending or (lines_seen < st.detect_lines and not eof):
+                    if lines_seen < st.detect_lines and not eof:
                         continue
                     fmt = self._choose_format(src.path, pending)
-                    if fmt is None:  # only blank lines so far
-                        if eof:
-                            for c in pending:
-                                line_base = self._count_only(info, c, line_base)
+                    if fmt is None:  # blank lines only, so far
                         continue
-                    chunks, pending = pending, []
                     self.formats[src.path] = fmt
                     info.format_name, info.format_spec = fmt.name, fmt.spec
-                elif chunk:
-                    chunks = [chunk]
-                else:
-                    continue
-                for c in chunks:
+                chunks, pending = pending or [chunk], []
+                for c in filter(None, chunks):
                     frame, line_base = self._parse_chunk(info, c, fmt, line_base)
                     self._progress(disk_pos)
                     if frame.height:
                         yield frame
+            for c in pending:  # a file of blank lines: counted, nothing to parse
+                line_base = self._count_only(info, c, line_base)
+            if not info.fingerprint:
+                info.fingerprint = _fingerprint(b"")
         finally:
-            if batches is not None:
-                batches.close()  # stops the read-ahead thread before the file closes
+            batches.close()  # stops the read-ahead thread before the file closes
             self._bytes_before += inp.size or 0
             inp.close()
 

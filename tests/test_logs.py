@@ -288,3 +288,9 @@ def test_empty_file_fingerprint_is_sha1_of_nothing(tmp_path):
     stream = scan_logs(write(tmp_path / "e.log", ""))
     list(stream)
     assert stream.stats.files[0].fingerprint == hashlib.sha1(b"").hexdigest()
+
+
+def test_gzip_on_stdin(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", _Stdin(gzip.compress((line(5, 6, "/z") * 2).encode())))
+    req = read_logs("-")
+    assert req[s.PATH].to_list() == ["/z", "/z"]
