@@ -13,6 +13,8 @@ axis title is clearer than a silently dropped "+00:00").
 
 from __future__ import annotations
 
+import math
+import textwrap
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -28,6 +30,9 @@ OTHER = "other patterns"  # the budget figure's bar for everything outside the t
 _LABEL = "label"  # the pattern as shown: prefixed by its host when there are several hosts
 _RANK = "rank"  # display order of a pattern (0 = first)
 _OTHER_COLOR = "#b0b0b0"
+# Bins across the size axis: narrow enough that one repeated size stands out as a spike,
+# wide enough that real pages of varied sizes still form a visible shape (judgement).
+_SIZE_BINS = 60
 # Status colours by class, so a glance tells healthy answers (2xx green, 3xx blue) from
 # errors (4xx orange, 5xx red); several codes of a class get shades of its colour.
 _STATUS_COLORS = {
@@ -91,6 +96,7 @@ def budget_by_pattern(traffic: Traffic, top: int = 10) -> go.Figure:
     )
     fig.update_layout(
         title=title,
+        margin_t=_top_margin(title),
         barmode="stack",
         xaxis_title=f"{_window_word(traffic)} (UTC)",
         yaxis_title="bot requests",
@@ -140,6 +146,7 @@ def growth_curves(traffic: Traffic, top: int = 10) -> go.Figure:
     )
     fig.update_layout(
         title=title,
+        margin_t=_top_margin(title),
         xaxis_title=f"{_window_word(traffic)} (UTC)",
         yaxis_title="distinct URLs seen so far",
         legend_title_text="URL pattern",
@@ -197,11 +204,14 @@ def status_mix(traffic: Traffic, top: int = 15) -> go.Figure:
     )
     fig.update_layout(
         title=title,
+        margin_t=_top_margin(title),
         barmode="stack",
         xaxis_title="requests (all clients)",
         yaxis_title="URL pattern",
         yaxis_autorange="reversed",
+        yaxis_automargin=True,
         legend_title_text="HTTP status",
+        showlegend=True,  # even with one status: the reader needs to see which one
         height=_bars_height(ranked.height),
     )
     return fig
@@ -258,9 +268,11 @@ def bot_pattern_matrix(traffic: Traffic, top_bots: int = 10, top_patterns: int =
     )
     fig.update_layout(
         title=title,
+        margin_t=_top_margin(title),
         xaxis_title="bot (user agent family)",
         yaxis_title="URL pattern",
         yaxis_autorange="reversed",
+        yaxis_automargin=True,
         height=_bars_height(rows.height),
     )
     return fig
@@ -272,9 +284,10 @@ def size_distribution(
     """Requests by response size, one panel per URL pattern.
 
     Panels: the given `patterns` (in that order, every host that has them), or the `top`
-    patterns bots fetch most. Each panel is a histogram of the pattern's sampled URLs' sizes
-    (x: bytes, ascending, one value per distinct size) weighted by their requests (y, summed
-    per bin). Many different URLs answering with one size show as a spike: an error page
+    patterns bots fetch most, titled with their number of distinct URLs in the sample. Each
+    panel is a histogram of the pattern's sampled URLs' sizes (x: bytes, ascending, one value
+    per distinct size) weighted by their requests (y, summed per bin), with the same bins in
+    every panel. Many different URLs answering with one size show as a spike: an error page
     served with 200 (soft 404), an empty listing past the last page, a session-id copy.
 
     >>> from logtrap.traffic import Tally
@@ -295,25 +308,33 @@ def size_distribution(
         ranked = _chosen(traffic, patterns)
         if ranked.height == 0:
             return _empty(title, "no data for " + ", ".join(patterns))
-    sizes = (
-        traffic.urls.join(ranked, on=[s.HOST, s.PATTERN], how="inner")
+    sampled = traffic.urls.join(ranked, on=[s.HOST, s.PATTERN], how="inner").with_columns(
         # Apache's %b logs "-" for a response without a body: that is 0 bytes.
-        .with_columns(pl.col(s.BYTES).fill_null(0))
-        .group_by(_RANK, _LABEL, s.BYTES)
+        pl.col(s.BYTES).fill_null(0)
+    )
+    if sampled.height == 0:
+        return _empty(title, "no data: no sampled URLs for these patterns")
+    distinct = sampled.group_by(_RANK).agg(pl.col(s.URL).n_unique().alias("distinct_urls"))
+    sizes = (
+        sampled.group_by(_RANK, _LABEL, s.BYTES)
         .agg(pl.col(s.REQUESTS).sum())
         .sort(_RANK, s.BYTES)
         .group_by(_RANK, _LABEL, maintain_order=True)
         .agg(s.BYTES, s.REQUESTS)
+        .join(distinct, on=_RANK)
+        .sort(_RANK)
     )
-    if sizes.height == 0:
-        return _empty(title, "no data: no sampled URLs for these patterns")
-    labels = sizes[_LABEL].to_list()
+    bins = _size_bins(sampled[s.BYTES].min(), sampled[s.BYTES].max())
+    titles = [
+        f"{label} ({n:,} distinct URL{'s' if n != 1 else ''})"
+        for label, n in sizes.select(_LABEL, "distinct_urls").iter_rows()
+    ]
     fig = make_subplots(
-        rows=len(labels),
+        rows=len(titles),
         cols=1,
         shared_xaxes=True,
-        subplot_titles=labels,
-        vertical_spacing=min(0.08, 0.3 / len(labels)),
+        subplot_titles=titles,
+        vertical_spacing=min(0.08, 0.3 / len(titles)),
     )
     for i, row in enumerate(sizes.iter_rows(named=True), start=1):
         fig.add_trace(
@@ -321,6 +342,7 @@ def size_distribution(
                 x=row[s.BYTES],
                 y=row[s.REQUESTS],
                 histfunc="sum",
+                xbins=bins,  # the same bins in every panel, so spikes compare
                 name=row[_LABEL],
                 showlegend=False,
                 hovertemplate="%{x} bytes: %{y:,} requests<extra>%{fullData.name}</extra>",
@@ -329,8 +351,10 @@ def size_distribution(
             col=1,
         )
         fig.update_yaxes(title_text="requests", row=i, col=1)
-    fig.update_xaxes(title_text="response size (bytes)", row=len(labels), col=1)
-    fig.update_layout(title=title, height=160 * len(labels) + 160, bargap=0.05)
+    fig.update_xaxes(title_text="response size (bytes)", showticklabels=True, row=len(titles), col=1)
+    fig.update_layout(
+        title=title, margin_t=_top_margin(title), height=160 * len(titles) + 180, bargap=0.05
+    )
     return fig
 
 
@@ -400,7 +424,21 @@ def _window_word(traffic: Traffic) -> str:
 
 
 def _title(text: str, subtitle: str) -> dict:
-    return {"text": f"{text}<br><sup>{subtitle}</sup>", "x": 0.01, "xanchor": "left"}
+    # Plotly does not wrap titles: break the subtitle into lines that fit a report's width.
+    lines = textwrap.wrap(subtitle, 140)
+    return {
+        "text": f"{text}<br><sup>{'<br>'.join(lines)}</sup>",
+        "x": 0.01,
+        "xanchor": "left",
+        "y": 0.99,
+        "yanchor": "top",
+        "yref": "container",
+    }
+
+
+def _top_margin(title: dict) -> int:
+    """Room above the plot for the title and its subtitle lines."""
+    return 60 + 18 * title["text"].count("<br>")
 
 
 def _empty(title: dict, message: str = NO_DATA) -> go.Figure:
@@ -410,6 +448,7 @@ def _empty(title: dict, message: str = NO_DATA) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(
         title=title,
+        margin_t=_top_margin(title),
         xaxis_visible=False,
         yaxis_visible=False,
         annotations=[
@@ -431,6 +470,16 @@ def _status_color(status: int, statuses: list[int]) -> str:
     shades = _STATUS_COLORS.get(status // 100, _ANY_STATUS_COLORS)
     same_class = [code for code in statuses if code // 100 == status // 100]
     return shades[same_class.index(status) % len(shades)]
+
+
+def _size_bins(lo: int, hi: int) -> dict:
+    """About `_SIZE_BINS` bins of a round width (1, 2 or 5 times a power of ten bytes) from a
+    round start, covering lo..hi."""
+    raw = max(1.0, (hi - lo + 1) / _SIZE_BINS)
+    power = 10 ** math.floor(math.log10(raw))
+    width = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    start = lo // width * width
+    return {"start": start, "end": (hi // width + 1) * width, "size": width}
 
 
 def _bars_height(rows: int) -> int:

@@ -148,7 +148,14 @@ def test_size_distribution_weights_sizes_by_requests(site):
         (ABOUT, [3000], [4], "sum"),
         (ARTICLE, [4100, 4200], [1, 1], "sum"),
     ]
-    assert [a.text for a in fig.layout.annotations] == [CAL, ABOUT, ARTICLE]  # panel titles
+    assert [a.text for a in fig.layout.annotations] == [  # panel titles
+        f"{CAL} (10 distinct URLs)",
+        f"{ABOUT} (1 distinct URL)",
+        f"{ARTICLE} (2 distinct URLs)",
+    ]
+    # one set of round bins for every panel: 0..4200 bytes in 60 bins is 70 bytes a bin,
+    # rounded up to 100
+    assert {(t.xbins.start, t.xbins.end, t.xbins.size) for t in fig.data} == {(0, 4300, 100)}
 
 
 def test_size_distribution_of_chosen_patterns_keeps_their_order(site):
