@@ -308,7 +308,17 @@ def cli() -> None:
 
     Every command takes log files (plain, .gz, .bz2, rotated sets, globs, or - for stdin) and
     the same options for reading them. A site config file, logtrap.toml in the working
-    directory (or --config FILE), may hold any of them; flags override it.
+    directory (or --config FILE), may hold any of them; flags override it. Paths in it are
+    relative to its folder; any setting may go under [thresholds] by name:
+
+    \b
+      format = "combined"
+      hosts = ["example.com"]
+      session_params = ["sid"]
+      sitemap = "sitemap.xml"
+      robots = "robots.txt"
+      [thresholds]
+      url_sample_size = 500
     """
 
 

@@ -96,7 +96,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"config file {str(path)!r} is not valid TOML: {exc}",
-            hint="see the example in `logtrap analyze --help`",
+            hint="see the example in `logtrap --help`",
         ) from exc
     flat: dict[str, Any] = {}
     for key, value in data.items():

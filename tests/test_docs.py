@@ -1,0 +1,51 @@
+"""Every command has help text with an example, and is documented in README.md
+(after sqlite-utils' tests/test_docs.py)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from logtrap.cli import cli
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+COMMANDS = sorted(cli.commands)
+
+
+def readme() -> str:
+    assert README.is_file(), "README.md is missing: it documents every command"
+    return README.read_text(encoding="utf-8")
+
+
+def test_the_commands():
+    assert COMMANDS == ["analyze", "bots", "patterns", "suggest"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_has_help_with_an_example(command):
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0
+    assert cli.commands[command].help.strip()
+    assert "Examples:" in result.output
+    assert f"  logtrap {command} " in result.output
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_has_every_option_documented(command):
+    for param in cli.commands[command].params:
+        if param.param_type_name == "option":
+            assert param.help, f"{command} {param.opts[0]} has no help text"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_in_readme(command):
+    assert re.search(rf"logtrap {command}\b", readme()), f"README.md never shows `logtrap {command}`"
+
+
+def test_exit_codes_in_help_and_readme():
+    result = CliRunner().invoke(cli, ["--help"])
+    for code in ("0", "1", "2", "3"):
+        assert re.search(rf"^\s+{code}  ", result.output, re.M), f"exit code {code} not in --help"
+    text = readme()
+    assert "--fail-on" in text and re.search(r"\b3\b", text)
