@@ -166,6 +166,8 @@ def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
         return "referer", None
     if letter == "i" and a == "user-agent":
         return "user_agent", None
+    if letter == "i" and a == "host":
+        return "host_http", None
     return None, None
 
 
@@ -298,7 +300,7 @@ def compile_format(spec_or_preset: str) -> LogFormat:
         raise FormatError("empty log format", hint=f"use a preset: {', '.join(PRESETS)}")
     key = spec_or_preset.strip()
     name = key.lower() if key.lower() in PRESETS else "custom"
-    spec = PRESETS[name] if name != "custom" else spec_or_preset
+    spec = PRESETS[name] if name != "custom" else _unquote_config(spec_or_preset)
     if _NGINX_VARIABLE.search(spec):
         kind = "nginx"
     elif _APACHE_DIRECTIVE.search(spec):
@@ -324,6 +326,25 @@ def compile_format(spec_or_preset: str) -> LogFormat:
         raise FormatError(f"log format {spec!r} does not compile: {e}") from None
     return LogFormat(name=name, spec=spec, kind=kind, regex=regex, fields=fields,
                      time_format=time_format)
+
+
+def _unquote_config(spec: str) -> str:
+    r"""Accept a format pasted from a server config: nginx's `'...' '...'` pieces are joined,
+    and Apache's `\"` inside a quoted LogFormat becomes `"`.
+
+    >>> print(_unquote_config("'$remote_addr - ' '\"$request\" $status'"))
+    $remote_addr - "$request" $status
+    >>> print(_unquote_config(r'"%h \"%r\" %>s"'))
+    %h "%r" %>s
+    """
+    text = spec.strip()
+    if text.startswith("'") and text.endswith("'") and "$" in text:
+        return "".join(re.findall(r"'([^']*)'", text))
+    if "$" not in text and '\\"' in text:
+        text = text.replace('\\"', '"')
+        if text.startswith('"') and text.endswith('"'):
+            text = text[1:-1]
+    return text
 
 
 def _is_strftime(arg: str) -> bool:

@@ -306,3 +306,21 @@ def test_formatted_line_round_trips(client, when, offset, method, path, query, s
         s.BYTES: size, s.REFERER: referer, s.USER_AGENT: agent, s.REQUEST_TIME: None,
         s.SOURCE: "-",
     }
+
+
+def test_epoch_times_nginx_msec_and_apache_sec_msec_frac():
+    nginx = one('$msec $remote_addr "$request" $status', '1795860000.250 1.2.3.4 "GET / HTTP/1.1" 200')
+    apache = one('%{sec}t.%{msec_frac}t %h "%r" %>s', '1795860000.250 1.2.3.4 "GET / HTTP/1.1" 200')
+    expected = datetime(2026, 11, 28, 10, 0, 0, 250000, tzinfo=UTC)
+    assert nginx[s.TIME] == apache[s.TIME] == expected
+
+
+def test_host_header_directive_and_formats_pasted_from_configs():
+    row = one('%{Host}i %h %t "%r" %>s %b', 'Shop.Example:8080 1.2.3.4 [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1')
+    assert row[s.HOST] == "shop.example"
+    apache_conf = r'"%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\""'
+    nginx_conf = ("'$remote_addr - $remote_user [$time_local] ' '\"$request\" $status $body_bytes_sent '"
+                  " '\"$http_referer\" \"$http_user_agent\"'")
+    assert compile_format(apache_conf).regex == compile_format("combined").regex
+    assert compile_format(nginx_conf).regex == compile_format("nginx").regex
+    assert one(nginx_conf, COMBINED) == one("combined", COMBINED)
