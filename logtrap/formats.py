@@ -126,8 +126,8 @@ def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
     if letter in "ha" and (letter == "h" or a in ("", "c")):
         return "client", _TOKEN
     if letter == "t":
-        if arg is None:
-            return "time_apache", r"\[" + "(" + _APACHE_TIME + r")\]"
+        if arg is None:  # `[...]`: _tokens adds the brackets as literals
+            return "time_apache", _APACHE_TIME
         a = a.removeprefix("begin:").removeprefix("end:")
         if a in ("sec", "msec", "usec"):
             return f"time_epoch_{a}", _DIGITS
@@ -185,8 +185,8 @@ def _strftime_regex(fmt: str) -> str:
 
 _NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
     "remote_addr": ("client", _TOKEN),
-    "time_local": ("time_apache", "(" + _APACHE_TIME + ")"),
-    "time_iso8601": ("time_iso", "(" + _ISO_TIME + ")"),
+    "time_local": ("time_apache", _APACHE_TIME),
+    "time_iso8601": ("time_iso", _ISO_TIME),
     "msec": ("time_epoch_float", r"[0-9]+(?:\.[0-9]+)?"),
     "request": ("request", None),
     "request_method": ("method", None),
@@ -233,6 +233,9 @@ def _tokens(spec: str, kind: str) -> list[tuple[str, str | None, str | None]]:
                 items.append(("field", None, ".*"))
                 continue
             role, rx = _apache_role(arg, letter)
+            if letter == "t" and arg is None:  # Apache writes %t as [28/Nov/2026:10:00:00 +0000]
+                items += [("lit", "[", None), ("field", role, rx), ("lit", "]", None)]
+                continue
         else:
             name = m.group(1) or m.group(2)
             role, rx = _NGINX_ROLES.get(name, (None, None))
@@ -261,15 +264,11 @@ def _build_regex(items: list[tuple[str, str | None, str | None]]) -> tuple[str, 
             body = "[^ " + _escape(after[0]) + "]*"  # e.g. %v in "%v:%p"
         else:
             body = _TOKEN
-        if role is None or role in seen:
-            # Strip capture groups inside a fixed regex so only roles capture.
-            parts.append("(?:" + body.replace("(?:", "\0").replace("(", "(?:").replace("\0", "(?:") + ")")
+        if role is None or role in seen:  # opaque, or a second field for a role: matched only
+            parts.append("(?:" + body + ")")
             continue
         seen.add(role)
-        if body.startswith("\\[(") or (body.startswith("(") and not body.startswith("(?:")):
-            parts.append(body)  # the regex carries its own group (time inside brackets)
-        else:
-            parts.append("(" + body + ")")
+        parts.append("(" + body + ")")
         fields.append(role)
     regex = "".join(parts)
     # A truncated line may end inside its last quoted field (elastic's line 8899 ends in
