@@ -19,7 +19,7 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import unquote
+from urllib.parse import unquote_to_bytes
 
 import polars as pl
 
@@ -90,20 +90,36 @@ class ServerRule:
 
 
 def regex_literal(text: str) -> str:
-    """A regex matching `text` literally, made of `[A-Za-z0-9_./-]` and `\\xHH` only.
+    """A regex matching `text` (as UTF-8 bytes) literally, made of `[A-Za-z0-9_./-]` and
+    `\\xHH` only.
 
     >>> regex_literal("meta-externalagent/1.1"), regex_literal('a b"$%{x};#')
     ('meta-externalagent/1\\\\.1', 'a\\\\x20b\\\\x22\\\\x24\\\\x25\\\\x7bx\\\\x7d\\\\x3b\\\\x23')
     """
+    return _literal(text.encode("utf-8"))
+
+
+def _literal(data: bytes) -> str:
     out = []
-    for i, ch in enumerate(text):
+    for i, byte in enumerate(data):
+        ch = chr(byte)
         if ch.isascii() and (ch.isalnum() or ch in "_/" or (ch == "-" and i > 0)):
             out.append(ch)
         elif ch == ".":
             out.append("\\.")
         else:
-            out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8")))
+            out.append(f"\\x{byte:02x}")
     return "".join(out)
+
+
+def decoded_path(url: str) -> str:
+    """What Apache's REQUEST_URI and nginx's $uri hold: the path, %-decoded, one character
+    per byte (as `_as_matched`).
+
+    >>> decoded_path("/a%20b/%aa?x=1")
+    '/a b/\xaa'
+    """
+    return unquote_to_bytes(url.split("?", 1)[0]).decode("latin-1")
 
 
 def agent_regex(bot_name: str) -> str:
@@ -131,10 +147,10 @@ def route_regex(routes: Sequence[str]) -> str:
     >>> route_regex(["/asl/", "/psl/"]), route_regex(["/asl/", "/about"])
     ('^/(asl|psl)/', '^/(asl/|about$)')
     """
-    decoded = [unquote(r) for r in routes]
-    if all(r.endswith("/") for r in decoded):
-        return "^/(" + "|".join(regex_literal(r[1:-1]) for r in decoded) + ")/"
-    parts = [regex_literal(r[1:]) + ("" if r.endswith("/") else "$") for r in decoded]
+    decoded = [unquote_to_bytes(r) for r in routes]
+    if all(r.endswith(b"/") for r in decoded):
+        return "^/(" + "|".join(_literal(r[1:-1]) for r in decoded) + ")/"
+    parts = [_literal(r[1:]) + ("" if r.endswith(b"/") else "$") for r in decoded]
     return "^/(" + "|".join(parts) + ")"
 
 
@@ -199,15 +215,8 @@ def check(rule: ServerRule, traffic: Traffic) -> ServerRule:
     if rule.kind == "fake_bot":
         return _check_addresses(rule, traffic, agent, why)
     route = re.compile(rule.route_regex or "", FLAGS)
-    paths = (
-        traffic.urls.filter(pl.col(s.HOST) == rule.host)
-        .group_by(s.PATTERN)
-        .agg(pl.col(s.URL).str.replace(r"\?.*$", ""))
-    )
-    routed = {
-        p for p, urls in paths.iter_rows()
-        if any(route.search(_as_matched(unquote(u))) for u in urls)
-    }  # fmt: skip
+    paths = traffic.urls.filter(pl.col(s.HOST) == rule.host).group_by(s.PATTERN).agg(pl.col(s.URL))
+    routed = {p for p, urls in paths.iter_rows() if any(route.search(decoded_path(u)) for u in urls)}
     offending = other = 0
     for name, pattern, requests in (
         traffic.agents.filter(pl.col(s.HOST) == rule.host)

@@ -155,8 +155,12 @@ def conds_ok(text: str) -> bool:
     return True
 
 
+# a path never holds a raw "?" (it starts the query) or "#" (the fragment, never sent)
+ROUTE = HOSTILE.filter(lambda r: "?" not in r and "#" not in r)
+
+
 @hsettings(max_examples=200)
-@given(name=HOSTILE, route=HOSTILE)
+@given(name=HOSTILE, route=ROUTE)
 def test_hostile_agents_and_routes_never_add_a_directive_or_widen_a_rule(name, route):
     rule = sr.rule_for("-", "ignores_robots", name, [f"/{route}/", f"/{route}x"])
     assert rule.status == "emitted"
@@ -169,8 +173,9 @@ def test_hostile_agents_and_routes_never_add_a_directive_or_widen_a_rule(name, r
     agent = re.compile(rule.agent_regex, sr.FLAGS)
     assert agent.search(sr._as_matched(name))
     routes = re.compile(rule.route_regex, sr.FLAGS)
-    assert routes.search(sr._as_matched(f"/{route}/anything")) and routes.search(sr._as_matched(f"/{route}x"))
-    assert not routes.search(sr._as_matched(f"/{route}xy")) and not routes.search("/other")
+    path = sr.decoded_path  # what the server matches: the %-decoded path
+    assert routes.search(path(f"/{route}/anything")) and routes.search(path(f"/{route}x"))
+    assert not routes.search(path(f"/{route}xy")) and not routes.search("/other")
 
 
 # -- the real servers --------------------------------------------------------------------------
