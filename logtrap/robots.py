@@ -281,12 +281,12 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
     many = query.count("&")
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
-    for names, tier in ((key, 2), (rest, 4)):
+    for names, tier in ((key, 2), (rest, 5)):
         for name in names:
             value = escape_value(name)
             units += [((f"Disallow: {glob}?{value}=",), tier), ((f"Disallow: {glob}?*&{value}=",), tier + 1)]
-    if many:
-        units.append(((f"Disallow: {glob}?{'*&' * many}",), 6))
+    if many:  # narrower than one line per parameter when the trap is in the combinations
+        units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
         units.append(((f"Disallow: {glob}?",), 6))
     exact = glob.rstrip("*")
