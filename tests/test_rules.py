@@ -1,0 +1,118 @@
+"""rules.suggest: the stage entry point, on hand-built findings and on the sample shop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from builders import bots, humans, requests_frame, traffic_of
+from logtrap import rules, schema as s
+from logtrap.findings import Finding, empty_findings, to_frame
+from logtrap.settings import Settings
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+META = {"bot_name": "meta-externalagent", "bot_kind": "ai", "user_agent": "meta-externalagent/1.1"}
+
+
+def site():
+    rows = (
+        bots(["/calendar?date=2090-01", "/calendar?date=1990-02"])
+        + bots(["/asl/1", "/psl/2"], **META)
+        + bots(["/cart/1"], bot_name="BadBot", bot_kind="unknown", user_agent="BadBot/2")
+        + humans(["/", "/calendar", "/asl/1"])
+    )
+    findings = to_frame([
+        Finding("calendar", "warning", "-", "/calendar?date", 2, 2, ("/calendar?date=2090-01",)),
+        Finding("aggressive_bot", "critical", "-", "/asl/{n}", 2, 2,
+                evidence={"bot_name": "meta-externalagent", "routes": ["/asl/", "/psl/"]}),
+    ])  # fmt: skip
+    return findings, traffic_of(requests_frame(rows))
+
+
+def test_suggest_on_a_small_site_with_a_current_robots_txt(tmp_path):
+    (tmp_path / "robots.txt").write_text("# mine\nUser-agent: *\nDisallow: /cart/\n")
+    (tmp_path / "sitemap.xml").write_text("<urlset><url><loc>https://s.example/calendar</loc></url></urlset>")
+    findings, traffic = site()
+    sug = rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt",
+                                                    sitemaps=(tmp_path / "sitemap.xml",)))  # fmt: skip
+    assert sug.robots_txt == """# mine
+User-agent: *
+Disallow: /cart/
+# logtrap calendar /calendar?date: 2 bot requests
+Disallow: /calendar?date=
+
+User-agent: meta-externalagent
+# logtrap aggressive_bot
+Disallow: /asl/
+Disallow: /psl/
+# logtrap: the * rules again (a crawler obeys only its most specific group)
+Disallow: /cart/
+Disallow: /calendar?date=
+"""
+    assert sug.robots_by_host == {"-": sug.robots_txt}
+    table = sug.rules.select("target", "kind", "group", "status", "saved_bot_requests").rows()
+    assert table == [
+        ("robots", "calendar", "*", "emitted", 2),
+        ("robots", "aggressive_bot", "meta-externalagent", "emitted", 0),
+        ("litespeed", "ignores_robots", "BadBot", "emitted", 1),
+        ("apache", "ignores_robots", "BadBot", "emitted", 1),
+        ("nginx", "ignores_robots", "BadBot", "emitted", 1),
+        ("litespeed", "aggressive_bot", "meta-externalagent", "emitted", 2),
+        ("apache", "aggressive_bot", "meta-externalagent", "emitted", 2),
+        ("nginx", "aggressive_bot", "meta-externalagent", "emitted", 2),
+    ]
+    assert sug.rules.schema == pl.Schema(rules.RULE_SCHEMA)
+    assert sug.notes[0] == (
+        "BadBot fetched 1 URLs the current robots.txt disallows for it (/cart/{n}): it ignores "
+        "robots.txt, so a server rule is the answer"
+    )
+    assert sug.notes[-1].startswith("robots.txt does not remove URLs that are already indexed")
+    assert "RewriteCond %{HTTP_USER_AGENT} BadBot [NC]\nRewriteCond %{REQUEST_URI} ^/(cart)/ [NC]" in sug.htaccess
+    assert sug.nginx_http in sug.nginx and sug.nginx_server in sug.nginx
+
+
+def test_suggest_on_nothing_is_empty():
+    sug = rules.suggest(empty_findings(), traffic_of(requests_frame([])))
+    assert (sug.robots_txt, sug.htaccess, sug.nginx, sug.notes, sug.rules.height) == ("", "", "", [], 0)
+
+
+def test_multiple_hosts_get_one_section_each():
+    rows = bots(["/s/a8fk21qz", "/s/Q9x7ZkP2"], host="a.example") + bots(["/?sid=abcdef123456"], host="b.example")
+    findings = to_frame([Finding("random_token", "warning", "a.example", "/s/{token}", 2, 2),
+                         Finding("session_id", "warning", "b.example", "/?sid", 1, 1)])  # fmt: skip
+    sug = rules.suggest(findings, traffic_of(requests_frame(rows)))
+    assert list(sug.robots_by_host) == ["a.example", "b.example"]
+    assert sug.robots_txt.startswith("# ==== host: a.example ====\n# robots.txt lines suggested by logtrap for host a.example\n")
+    assert "# ==== host: b.example ====" in sug.robots_txt and "Disallow: /*&sid=" in sug.robots_by_host["b.example"]
+
+
+def test_unified_diff():
+    assert rules.unified_diff("a\n", "a\n") == ""
+
+
+@pytest.mark.skipif(not (SAMPLES / "nginx-shop").is_dir(), reason="sample logs not generated")
+def test_sample_shop_rules():
+    from logtrap.analysis import analyze
+
+    shop = SAMPLES / "nginx-shop"
+    extra = {k: v for k, v in {"sitemaps": (shop / "sitemap.xml",), "robots": shop / "robots.txt"}.items()
+             if (v[0] if isinstance(v, tuple) else v).exists()}  # fmt: skip
+    settings = Settings(**extra)
+    analysis = analyze(str(shop / "access.log*"), settings)
+    sug = rules.suggest(analysis.findings, analysis.traffic, settings)
+    robots = sug.rules.filter(pl.col("target") == "robots")
+    got = {(r[s.PATTERN], r["rule"], r["status"]) for r in robots.iter_rows(named=True)}
+    assert {
+        ("/?sid", "Disallow: /*?sid=\nDisallow: /*&sid=", "emitted"),
+        ("/search?q", "Disallow: /search?q=", "emitted"),
+        ("/shop/shoes?color&size&sort", "Disallow: /shop/shoes?*&*&", "emitted"),
+        ("/shop/shirts?color&size&sort", "Disallow: /shop/shirts?*&*&", "emitted"),
+        ("/shop/jackets?color&size&sort", "Disallow: /shop/jackets?*&*&", "emitted"),
+        ("/shop/shoes?page", "", "withheld"),
+        ("/shop/shirts?page", "", "withheld"),
+    } <= got
+    withheld = robots.filter(pl.col("status") == "withheld")["reason"].to_list()
+    assert all("fix it at the source" in why for why in withheld)
+    assert sug.htaccess == "" and sug.nginx == ""  # the shop has no aggressive or fake bot
