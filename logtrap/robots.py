@@ -353,7 +353,7 @@ def choose(
 
     >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
     ...     [("/calendar", "sitemap")], Settings())
-    (('Disallow: /calendar?date=',), 'emitted', 'blocks all 1 logged URLs of the trap and none of 1 content URLs')
+    (('Disallow: /calendar?date=',), 'emitted', 'blocks all 1 distinct logged URLs of the trap and none of 1 content URLs')
     """
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
@@ -361,7 +361,7 @@ def choose(
     free = _cover(units, len(trap))
     if free is None:
         return (), "withheld", f"no rule derived from the pattern blocks its logged URL {trap[0]}"
-    ok = f"blocks all {len(trap)} logged URLs of the trap and none of {len(content)} content URLs"
+    ok = f"blocks all {len(trap)} distinct logged URLs of the trap and none of {len(content)} content URLs"
     if not any(u.content_hits for u in free):
         return _lines(free), "emitted", ok
     stopper = next(u for u in free if u.content_hits)
