@@ -237,7 +237,7 @@ def add_patterns(requests: pl.DataFrame | pl.LazyFrame, settings: Settings | Non
     lazy = lazy.with_columns(pl.col(s.URL).hash(0).alias(url_key))
     distinct = lazy.filter(pl.col(url_key).is_first_distinct()).select(url_key, s.URL)
     done = _with_patterns(distinct, settings).drop(s.URL)
-    out = lazy.join(done, on=url_key, how="left").drop(url_key)
+    out = lazy.join(done, on=url_key, how="left", maintain_order="left").drop(url_key)
     return out.collect() if isinstance(requests, pl.DataFrame) else out
 
 

@@ -9,7 +9,7 @@ Two signals, per pattern, on the sampled URLs answered 200:
   where at least `soft_404_min_share` of its 200 URLs share one size (within the tolerance).
 
 Either way at least `soft_404_min_urls` URLs must match, humans made at most
-`soft_404_max_human_share` of their requests (pages people read are not error pages), and
+`soft_404_max_human_share` of the requests to them (pages people read are not error pages), and
 static files (images, scripts, styles, fonts) are never considered: a 1x1 pixel is one size on
 purpose. Wasted requests: the bot requests to the matching URLs, scaled from the sample.
 """
@@ -59,6 +59,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if traffic.urls.height == 0:
         return f.empty_findings()
     tol = settings.soft_404_size_tolerance
+    max_human = settings.soft_404_max_human_share
     path = _shape.path_of(pl.col(s.PATTERN))
     urls = dated(_shape.per_url(traffic.urls)).filter(
         (pl.col(s.STATUS) == 200)
@@ -97,22 +98,25 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("route_size").first(),
             pl.col(s.BOT_REQUESTS).filter(pl.col("error_like")).sum().alias("bot_error_like"),
             pl.col(s.BOT_REQUESTS).filter(pl.col("route_like")).sum().alias("bot_one_size"),
-            pl.col(s.HUMAN_REQUESTS).sum().alias("sampled_human"),
-            pl.col(s.REQUESTS).sum().alias("sampled_requests"),
+            pl.col(s.HUMAN_REQUESTS).filter(pl.col("error_like")).sum().alias("human_error_like"),
+            pl.col(s.REQUESTS).filter(pl.col("error_like")).sum().alias("requests_error_like"),
+            pl.col(s.HUMAN_REQUESTS).filter(pl.col("route_like")).sum().alias("human_one_size"),
+            pl.col(s.REQUESTS).filter(pl.col("route_like")).sum().alias("requests_one_size"),
         )
         .with_columns(
-            (pl.col("error_like_urls") >= settings.soft_404_min_urls).alias("error_signature"),
+            (
+                (pl.col("error_like_urls") >= settings.soft_404_min_urls)
+                & (pl.col("human_error_like") <= max_human * pl.col("requests_error_like"))
+            ).alias("error_signature"),
             (
                 variable_route
+                & (pl.col("human_one_size") <= max_human * pl.col("requests_one_size"))
                 & (pl.col("dated_share") < 0.5)
                 & (pl.col("one_size_urls") >= settings.soft_404_min_urls)
                 & (pl.col("one_size_urls") >= settings.soft_404_min_share * pl.col("sampled_ok_urls"))
             ).alias("any_value_one_page"),
         )
-        .filter(
-            (pl.col("error_signature") | pl.col("any_value_one_page"))
-            & (pl.col("sampled_human") <= settings.soft_404_max_human_share * pl.col("sampled_requests"))
-        )
+        .filter(pl.col("error_signature") | pl.col("any_value_one_page"))
     )
     if per_pattern.height == 0:
         return f.empty_findings()

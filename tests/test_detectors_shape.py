@@ -1,0 +1,220 @@
+"""The eight URL-shape detectors: each fires on its trap with exact numbers, stays silent on a
+real content site, and returns the right empty shape on no traffic."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from builders import BOT, HUMAN, bots, empty_traffic, humans, requests_frame, traffic_of
+from logtrap import schema as s
+from logtrap.detectors import (
+    calendar,
+    facets,
+    internal_search,
+    pagination,
+    random_token,
+    relative_loop,
+    session_id,
+    soft_404,
+)
+from logtrap.settings import Settings
+
+MODULES = [calendar, session_id, facets, pagination, soft_404, relative_loop, random_token, internal_search]
+WORDS = ["crawl", "budget", "river", "stone", "maple", "harbor", "signal", "lantern", "orbit"]
+
+
+def _slug(i: int) -> str:
+    return "-".join(WORDS[(i * k + k) % len(WORDS)] for k in (1, 2, 4))
+
+
+def content_rows() -> list[dict]:
+    """A real site, fetched by bots and people: every URL a distinct page with its own size,
+    except static files (a tracking pixel is one size on purpose)."""
+    pages = [("/", 18000), ("/about-us", 7000), ("/search", 4000)]
+    for sec in range(10):
+        pages.append((f"/section/{sec}/", 9000 + 131 * sec))
+        pages += [(f"/section/{sec}/?page={p}", 8000 + 131 * sec + 17 * p) for p in range(2, 9)]
+    pages += [(f"/article/{i}/{_slug(i)}", 6000 + 37 * i) for i in range(200)]
+    pages += [(f"/product/{i}", 12000 + 53 * i) for i in range(300)]
+    pages += [(f"/news/{2015 + i // 12}/{i % 12 + 1:02d}/", 15000 + 71 * i) for i in range(120)]
+    rows = []
+    for round_ in range(3):
+        rows += [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages]
+        rows += [{**HUMAN, s.URL: u, s.BYTES: b, s.CLIENT: f"198.51.100.{i % 50}"}
+                 for i, (u, b) in enumerate(pages[round_::3])]  # fmt: skip
+    rows += humans([f"/pixel/{i}.gif" for i in range(100)], bytes=43)
+    rows += humans(["/static/app.css", "/static/app.js"] * 50, bytes=20000)
+    rows += bots([f"/img/{i}.png" for i in range(50)], bytes=3000)
+    rows += humans([f"/search?q=word{i}" for i in range(30)], bytes=5000)
+    return rows
+
+
+EXACT = Settings(url_sample_size=10_000)  # the whole trap in the URL sample: exact evidence
+
+
+def _findings(module, rows, settings=EXACT):
+    out = module.detect(traffic_of(requests_frame(rows), settings), settings)
+    assert out.schema == pl.Schema(s.FINDING_SCHEMA)
+    return out
+
+
+def _one(out: pl.DataFrame) -> dict:
+    assert out.height == 1, out
+    row = out.row(0, named=True)
+    row["evidence"] = json.loads(row[s.EVIDENCE])
+    assert 1 <= len(row[s.EXAMPLES]) <= 5
+    assert row[s.ADVICE]
+    return row
+
+
+@pytest.fixture(scope="module")
+def clean():
+    return traffic_of(requests_frame(content_rows()))
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.KIND)
+def test_silent_on_real_content(module, clean):
+    out = module.detect(clean, Settings())
+    assert out.schema == pl.Schema(s.FINDING_SCHEMA)
+    assert out.select(s.PATTERN, s.EVIDENCE).rows() == []
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.KIND)
+def test_empty_shape_on_no_traffic(module):
+    out = module.detect(empty_traffic(), Settings())
+    assert out.schema == pl.Schema(s.FINDING_SCHEMA)
+    assert out.height == 0
+
+
+# -- each trap, on top of the real site ----------------------------------------------------------
+
+
+def test_calendar_fires_on_months_forever():
+    months = [f"/calendar?date={1950 + i // 12}-{i % 12 + 1:02d}" for i in range(1456)]
+    row = _one(_findings(calendar, content_rows() + bots(months, bytes=2100)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "calendar", "/calendar?date", 1456, 1456)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["earliest"], ev["latest"], ev["empty_size"], ev["human_requests"]) == ("1950-01", "2071-04", 2100, 0)
+    assert ev["span_years"] == 121.2
+    assert ev["distinct_values"] == 1456
+    assert ev["unique_urls"] == 1456
+    assert row[s.SEVERITY] == "critical"
+
+
+def test_calendar_silent_on_a_decades_long_archive_of_distinct_pages():
+    archive = [(f"/archive?month={1990 + i // 12}-{i % 12 + 1:02d}", 20000 + 13 * i) for i in range(400)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in archive]
+    assert _findings(calendar, rows).height == 0
+
+
+def test_session_id_fires_on_copies_of_the_home_page():
+    copies = [f"/?sid={i * 7919:016x}" for i in range(1451)]
+    row = _one(_findings(session_id, content_rows() + bots(copies, bytes=18000)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "session_id", "/?sid", 1451, 1450)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["session_param"], ev["pages"], ev["new_value_share"], ev["one_size_share"]) == ("sid", 1, 1.0, 1.0)
+
+
+def test_session_id_finds_an_unknown_parameter_by_its_values():
+    copies = [f"/section/{i % 4}/?visit={i * 7919:012x}a1" for i in range(200)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 9000 + 131 * (i % 4)} for i, u in enumerate(copies)]
+    row = _one(_findings(session_id, rows))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/section/{n}/?visit", 200, 196)
+    assert (row["evidence"]["session_param"], row["evidence"]["pages"]) == ("visit", 4)
+
+
+def test_facets_fires_on_filters_in_every_order():
+    colors, sizes, sorts = ["red", "blue", "green"], ["s", "m", "l", "xl"], ["price", "new"]
+    urls = []
+    for sec in range(5):
+        for c in colors:
+            for z in sizes:
+                for o in sorts:
+                    urls.append((f"/section/{sec}/?color={c}&size={z}&sort={o}", 9000 + sec))
+                    urls.append((f"/section/{sec}/?sort={o}&size={z}&color={c}", 9000 + sec))
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in urls]
+    row = _one(_findings(facets, rows))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "facets", "/section/{n}/?color&size&sort", 240, 235)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["param_count"], ev["name_orders"], ev["distinct_sizes"], ev["urls_per_size"]) == (3, 2, 5, 48.0)
+    assert ev["param_sets"] == 3  # ?page, ?color&size&sort and the bare section on the same path
+
+
+def test_pagination_fires_past_the_last_page():
+    past = [f"/section/{sec}/?page={p}" for sec in range(10) for p in range(9, 109)]
+    row = _one(_findings(pagination, content_rows() + bots(past, bytes=1500)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "pagination", "/section/{n}/?page", 3 * 70 + 70 + 1000, 1000)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["max_page_requested"]) == (8, 9, 108)
+    assert (ev["pages_past_last"], ev["empty_size"], ev["human_requests_past_last"]) == (1000, 1500, 0)
+
+
+def test_soft_404_fires_on_the_error_page_size():
+    rows = content_rows()
+    rows += bots([f"/gone/{i}" for i in range(10)], status=404, bytes=512)
+    rows += bots([f"/product/{i}" for i in range(300, 340)], bytes=530)  # unknown ids, 200 + error page
+    row = _one(_findings(soft_404, rows))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "soft_404", "/product/{n}", 3 * 300 + 300 + 40, 40)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["error_page_size"], ev["soft_404_urls"], ev["error_signature"]) == (512, 40, True)
+
+
+def test_soft_404_fires_on_a_route_answering_any_value_alike():
+    missing = [f"/missing/{i}/{_slug(i)}" for i in range(100)]
+    row = _one(_findings(soft_404, content_rows() + bots(missing, bytes=512)))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/missing/{n}/{slug}", 100, 100)
+    ev = row["evidence"]
+    assert (ev["any_value_one_page"], ev["answer_size"], ev["soft_404_urls"]) == (True, 512, 100)
+
+
+def test_relative_loop_fires_on_nesting_segments():
+    loop = ["/docs" + "/related" * depth for depth in range(1, 41)]
+    row = _one(_findings(relative_loop, content_rows() + bots(loop, bytes=7000)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "relative_loop", "/docs/related/related/{loop}", 39, 39)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["repeated_segment"], ev["max_repeats"], ev["max_depth"], ev["site_depth"]) == ("related", 40, 41, 4)
+
+
+def test_random_token_fires_on_fresh_short_links():
+    tokens = [f"/s/{i * 2654435761 % 36**8:08x}z9" for i in range(300)]
+    row = _one(_findings(random_token, content_rows() + bots(tokens, bytes=900)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "random_token", "/s/{token}", 300, 300)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["requests_per_url"], ev["bot_share"], ev["distinct_sizes"]) == (1.0, 1.0, 1)
+
+
+def test_random_token_silent_on_a_catalog_of_hex_ids():
+    items = [(f"/item/{i * 2654435761 % 16**10:010x}", 30000 + 7 * i) for i in range(300)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in items]
+    assert _findings(random_token, rows).height == 0
+
+
+def test_internal_search_fires_on_bots_fetching_search_results():
+    searches = [f"/search?q=word{i}" for i in range(200)]
+    row = _one(_findings(internal_search, content_rows() + bots(searches, bytes=5000)))
+    assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "internal_search", "/search?q", 230, 200)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["search_params"], ev["search_path"], ev["bot_requests"], ev["human_requests"]) == ("q", True, 200, 30)
+
+
+def test_a_handful_of_requests_never_fires():
+    few = (
+        bots([f"/calendar?date={2000 + i}-01" for i in range(5)], bytes=10)
+        + bots([f"/?sid={i:016x}" for i in range(5)])
+        + bots([f"/s/a{i}b2c3d4" for i in range(5)])
+        + bots([f"/search?q={i}" for i in range(5)])
+        + bots(["/x" + "/y" * d for d in range(1, 5)])
+    )
+    for module in MODULES:
+        assert _findings(module, content_rows() + few).height == 0, module.KIND

@@ -1,0 +1,170 @@
+"""URL -> pattern: exact patterns for real-looking URLs, and the properties every pattern has."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from logtrap import schema as s
+from logtrap.patterns import TRACKING, add_patterns, section, url_pattern
+from logtrap.settings import Settings
+
+CASES = [
+    # content keeps its words; ids and slugs become placeholders
+    ("/", "/"),
+    ("/about", "/about"),
+    ("/about-us", "/about-us"),
+    ("/shop/shoes/", "/shop/shoes/"),
+    ("/article/123/456", "/article/{n}/{n}"),
+    ("/article/12/my-first-post", "/article/{n}/{slug}"),
+    ("/blog/the_long_title_here.html", "/blog/{slug}.html"),
+    ("/products/iphone15", "/products/iphone15"),
+    ("/covid19/stats", "/covid19/stats"),
+    ("/static/app.min.css", "/static/app.min.css"),
+    ("/img/1234.png", "/img/{n}.png"),
+    ("/v/3.5", "/v/{n}"),
+    # dates and calendars
+    ("/calendar?date=2071-04", "/calendar?date"),
+    ("/news/2024-05-01", "/news/{date}"),
+    ("/news/2024-05", "/news/{date}"),
+    ("/news/2024_05_01.html", "/news/{date}.html"),
+    ("/events/2019/03/", "/events/{n}/{n}/"),
+    ("/archive/20240501", "/archive/{n}"),
+    # hashes, uuids, random tokens
+    ("/p/550e8400-e29b-41d4-a716-446655440000", "/p/{hex}"),
+    ("/commit/5f2b8c1d9e0a", "/commit/{hex}"),
+    ("/s/a8fk21qz", "/s/{token}"),
+    ("/s/Xk3jQm9pL", "/s/{token}"),
+    ("/s/895paway", "/s/{token}"),
+    ("/deadbeef", "/deadbeef"),  # letters only: could be a word
+    # query names: sorted, deduplicated, values dropped
+    ("/section/3?sort=price&color=red&size=9", "/section/{n}?color&size&sort"),
+    ("/section/3?size=9&color=red&sort=price", "/section/{n}?color&size&sort"),
+    ("/list?a=1&a=2", "/list?a"),
+    ("/list?", "/list"),
+    ("/list?&&", "/list"),
+    ("/?1699999999", "/?{n}"),
+    # tracking becomes one marker; session names stay
+    ("/a?utm_source=x&utm_medium=y", f"/a?{TRACKING}"),
+    ("/a?page=2&gclid=abc&FBCLID=1", f"/a?page&{TRACKING}"),
+    ("/?sid=0a1b2c3d4e5f", "/?sid"),
+    ("/?PHPSESSID=abc", "/?PHPSESSID"),
+    ("/cart;jsessionid=0A1B2C3D?x=1", "/cart;jsessionid?x"),
+    # request-target oddities
+    ("", ""),
+    ("*", "*"),
+    ("http://example.org/abs/7?x=1", "/abs/{n}?x"),
+    ("https://example.org", "/"),
+    ("/x#frag", "/x"),
+    ("//double//slash", "//double//slash"),
+    ("/%E2%82%AC/12", "/%E2%82%AC/{n}"),
+]
+
+
+@pytest.mark.parametrize(("url", "pattern"), CASES)
+def test_exact_patterns(url, pattern):
+    assert url_pattern(url) == pattern
+
+
+def test_add_patterns_matches_url_pattern_and_keeps_rows():
+    urls = [u for u, _ in CASES] + [None]
+    frame = pl.DataFrame({s.URL: urls, "i": range(len(urls))})
+    out = add_patterns(frame)
+    assert out["i"].to_list() == list(range(len(urls)))
+    assert out[s.PATTERN].to_list() == [p for _, p in CASES] + [""]
+    assert out.columns == [s.URL, "i", s.PATTERN, s.SECTION]
+
+
+def test_add_patterns_is_lazy_for_lazy_input():
+    out = add_patterns(pl.LazyFrame({s.URL: ["/a/1"]}))
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect()[s.PATTERN].to_list() == ["/a/{n}"]
+
+
+def test_add_patterns_replaces_existing_columns():
+    frame = pl.DataFrame({s.URL: ["/a/1"], s.PATTERN: ["old"], s.SECTION: ["old"]})
+    assert add_patterns(frame).row(0) == ("/a/1", "/a/{n}", "/a/{n}")
+
+
+def test_site_settings_add_tracking_names():
+    site = Settings(tracking_params=("ref",))
+    assert url_pattern("/a?ref=x&page=2", site) == f"/a?page&{TRACKING}"
+    assert url_pattern("/a?ref=x&page=2") == "/a?page&ref"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("/shop/shoes/1234?page=2", "/shop/shoes"),
+        ("/article/9/my-first-post", "/article/{n}"),
+        ("/", "/"),
+        ("/about", "/about"),
+        ("/about/", "/about"),
+        ("", "/"),
+        ("*", "*"),
+    ],
+)
+def test_section(url, expected):
+    assert section(url) == expected
+
+
+def test_content_patterns_stay_apart_from_trap_patterns():
+    content = ["/", "/section/4/", "/section/4/?page=2", "/article/7/my-first-post", "/about-us"]
+    traps = ["/calendar?date=2071-04", "/?sid=0a1b2c3d4e5f", "/s/a8fk21qz", "/section/4/?color=r&size=m&sort=new"]
+    assert not {url_pattern(u) for u in content} & {url_pattern(u) for u in traps}
+
+
+# -- properties --------------------------------------------------------------------------------
+
+SEGMENT = st.one_of(
+    st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+    st.from_regex(r"[0-9]{1,10}", fullmatch=True),
+    st.from_regex(r"[A-Za-z0-9]{6,12}", fullmatch=True),
+    st.from_regex(r"[a-z]{2,6}(-[a-z0-9]{1,6}){1,4}", fullmatch=True),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}(-[0-9]{2})?", fullmatch=True),
+    st.text(max_size=6),
+)
+NAME = st.from_regex(r"[a-z_]{1,8}", fullmatch=True)
+VALUE = st.from_regex(r"[A-Za-z0-9%-]{0,10}", fullmatch=True)
+URLS = st.builds(
+    lambda segs, params: "/" + "/".join(segs) + ("?" + "&".join(f"{k}={v}" for k, v in params) if params else ""),
+    st.lists(SEGMENT, max_size=6),
+    st.lists(st.tuples(NAME, VALUE), max_size=5),
+)
+ANY_TEXT = st.one_of(st.text(max_size=200), URLS)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_pattern_is_total_and_idempotent(url):
+    pattern = url_pattern(url)
+    assert isinstance(pattern, str)
+    assert url_pattern(pattern) == pattern
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(NAME, VALUE), min_size=1, max_size=5), st.randoms())
+def test_query_order_does_not_matter(params, rnd):
+    shuffled = list(params)
+    rnd.shuffle(shuffled)
+    def url(ps):
+        return "/p?" + "&".join(f"{k}={v}" for k, v in ps)
+    assert url_pattern(url(params)) == url_pattern(url(shuffled))
+
+
+TRACKERS = st.sampled_from(["utm_source", "utm_campaign", "gclid", "fbclid", "msclkid", "mc_cid", "UTM_Term"])
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(URLS, st.lists(st.tuples(TRACKERS, VALUE), min_size=1, max_size=3))
+def test_tracking_params_do_not_change_the_content_pattern(url, trackers):
+    tracked = url + ("&" if "?" in url else "?") + "&".join(f"{k}={v}" for k, v in trackers)
+    content = url_pattern(tracked).replace(f"&{TRACKING}", "").replace(f"?{TRACKING}", "")
+    assert TRACKING in url_pattern(tracked)
+    assert content == url_pattern(url)
+
+
+def test_garbage_never_raises():
+    for text in ["%", "%%%", "?", "??", "&=&", "\x00\x01\x7f", "/" * 5000, "a" * 100_000, "/\u20ac/\ud7ff"]:
+        assert url_pattern(url_pattern(text)) == url_pattern(text)
