@@ -33,6 +33,10 @@ def _stdout(cell: nbformat.NotebookNode) -> str:
     return "".join(o["text"] for o in cell["outputs"] if o.get("name") == "stdout")
 
 
+def _last_code(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return [c for c in nb.cells if c.cell_type == "code"][-1]
+
+
 @pytest.fixture(scope="module")
 def explore() -> nbformat.NotebookNode:
     return _execute("explore.ipynb")
@@ -54,7 +58,7 @@ def test_notebooks_are_stored_without_outputs(name):
 
 
 def test_explore_finds_every_sample_sites_traps(explore):
-    found = json.loads(_stdout(explore.cells[-1]))
+    found = json.loads(_stdout(_last_code(explore)))
     expected = {name: site["expected_kinds"] for name, site in TRUTH["sites"].items()}
     assert found == expected
 
@@ -84,5 +88,5 @@ def test_explore_prints_the_suggested_robots_txt(explore):
 
 
 def test_custom_detector_reports_the_short_link_redirects(custom_detector):
-    lines = _stdout(custom_detector.cells[-1]).splitlines()
+    lines = _stdout(_last_code(custom_detector)).splitlines()
     assert [line.split()[:3] for line in lines] == [["redirects", "news.example.net", "/s/{token}"]]
