@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import polars as pl
 
@@ -234,23 +234,29 @@ class _Input:
             self.raw.close()
 
 
-def _prefetch(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
-    """(batch, on-disk position after it) until b"" at the end of the stream.
+def _batches(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
+    """(batch, on-disk position after it), then (b"", position) at the end of the stream."""
+    while True:
+        data = inp.read(size)
+        yield data, inp.disk_pos()
+        if not data:
+            return
 
-    A thread reads and decompresses the next batch while the current one is parsed (zlib and
-    bz2 let go of the GIL), so a .gz costs little more than a plain file. Stdin is read inline:
-    a thread blocked on a pipe could not be stopped.
+
+_T = TypeVar("_T")
+
+
+def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
+    """The same items, produced one step ahead in a thread.
+
+    Reading, decompressing (zlib and bz2 let go of the GIL) and cutting the next chunk at a
+    newline happen while Polars parses the current one, so a .gz costs little more than a
+    plain file. The thread stops when the consumer does (close() or garbage collection).
     """
-    if inp.path == STDIN:
-        while True:
-            data = inp.read(size)
-            yield data, inp.disk_pos()
-            if not data:
-                return
-    q: queue.Queue[tuple[bytes, int, BaseException | None]] = queue.Queue(maxsize=1)
+    q: queue.Queue[tuple[bool, object]] = queue.Queue(maxsize=1)
     stop = threading.Event()
 
-    def put(item: tuple[bytes, int, BaseException | None]) -> None:
+    def put(item: tuple[bool, object]) -> None:
         while not stop.is_set():
             try:
                 q.put(item, timeout=0.1)
@@ -260,30 +266,30 @@ def _prefetch(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
 
     def work() -> None:
         try:
-            while not stop.is_set():
-                data = inp.read(size)
-                put((data, inp.disk_pos(), None))
-                if not data:
+            for item in items:
+                put((True, item))
+                if stop.is_set():  # the consumer stopped: read no further
                     return
+            put((False, None))
         except BaseException as e:  # handed to the consumer, raised there
-            put((b"", 0, e))
+            put((False, e))
 
     thread = threading.Thread(target=work, name="logtrap-read", daemon=True)
     thread.start()
     try:
         while True:
-            data, pos, err = q.get()
-            if err is not None:
-                raise err
-            yield data, pos
-            if not data:
+            ok, item = q.get()
+            if not ok:
+                if item is not None:
+                    raise item  # type: ignore[misc]
                 return
+            yield item  # type: ignore[misc]
     finally:
         stop.set()
         thread.join()
 
 
-def _line_chunks(batches: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int, bool]]:
+def _line_chunks(inp: _Input, size: int) -> Iterator[tuple[bytes, int, bool]]:
     """(whole lines, on-disk position, is this the end) from raw batches.
 
     Each batch is cut after its last newline and the rest waits for the next one, so a line is
@@ -291,11 +297,11 @@ def _line_chunks(batches: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, 
     the stream always yields once, with a last line that has no newline or with b"".
     """
     carry = b""
-    for data, pos in batches:
+    for data, pos in _batches(inp, size):
         if not data:
             yield carry, pos, True
             return
-        buf = carry + data
+        buf = carry + data if carry else data
         cut = buf.rfind(b"\n") + 1
         carry = buf[cut:]
         if cut:
@@ -407,12 +413,14 @@ class LogStream:
         """Whole-line chunks -> (format chosen from the first lines) -> parsed frames."""
         st = self.settings
         inp, info = self._open(src)
-        batches = _prefetch(inp, st.batch_bytes)
+        chunks_in = _line_chunks(inp, st.batch_bytes)
+        # A thread blocked on a pipe could not be stopped: stdin is read inline.
+        batches = chunks_in if src.path == STDIN else _read_ahead(chunks_in)
         try:
             fmt: LogFormat | None = None
             pending: list[bytes] = []  # chunks read before the format is known
             line_base = src.line_no
-            for chunk, disk_pos, eof in _line_chunks(batches):
+            for chunk, disk_pos, eof in batches:
                 if not info.fingerprint and info.start_offset == 0:
                     info.fingerprint = _fingerprint(chunk)
                 if fmt is None:
@@ -437,6 +445,7 @@ class LogStream:
                 info.fingerprint = _fingerprint(b"")
         finally:
             batches.close()  # stops the read-ahead thread before the file closes
+            chunks_in.close()
             self._bytes_before += inp.size or 0
             inp.close()
 
