@@ -502,6 +502,9 @@ def scan_logs(
     Rotated sets are read oldest first; a path given twice is read once. Formats come from
     `settings.log_format` ("auto" detects per file). `on_progress(bytes_done, bytes_total,
     lines)` is called after each batch, in on-disk bytes (None total when stdin is read).
+    With `settings.hosts` set, frames keep only those virtual hosts (`stats.parsed` still
+    counts every parsed line). A last line without a newline is read, and counted in
+    `end_offset`: servers write whole lines, so such a line is the file's real end.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "access.log"
