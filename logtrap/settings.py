@@ -65,7 +65,7 @@ class Settings:
     # facets: filters combined in every order, many URLs per distinct response
     facets_min_params: int = 3  # parameter names per URL (the DESIGN example has color, size, sort)
     facets_min_urls: int = 50  # distinct URLs needed (judgement)
-    facets_min_urls_per_size: float = 5.0  # URLs per distinct response size (judgement)
+    facets_min_urls_per_size: float = 3.0  # URLs per distinct response size; real listings show about one (judgement)
 
     # pagination: page numbers past the last page with content
     pagination_min_urls: int = 20  # pages past the last needed (judgement)

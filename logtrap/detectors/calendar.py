@@ -13,7 +13,9 @@ pattern is a calendar trap when
   (the empty month).
 
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
-the future. Wasted requests are the bot requests to wasted dates, scaled from the sample.
+the future. Wasted requests: every bot request to the pattern — the calendar pages are endless
+navigation, the content they list is reachable from its own pages and the sitemap. Evidence
+counts the future and empty dates separately.
 """
 
 from __future__ import annotations
@@ -97,7 +99,6 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("future").sum().alias("future_urls"),
         pl.col("empty").sum().alias("empty_urls"),
         pl.col("empty_size").first(),
-        pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
         pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
     )
     rows = (
@@ -114,7 +115,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col("future_urls") + pl.col("empty_urls") > 0)
         )
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
-        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        .with_columns(pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
     )
     trap_urls = urls.filter(wasted)

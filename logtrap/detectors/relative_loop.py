@@ -1,16 +1,17 @@
 """relative_loop: relative links nesting one level deeper per visit (`/x/related/related/…`).
 
 Each pattern's path is split into segments; its loop segment is the literal segment (not a
-placeholder) it repeats most. Patterns looping on the same segment below the same root (the
-path up to the segment's first occurrence) are one loop: every nesting depth is its own
-pattern, so they are summed. A loop is reported when its deepest path repeats the segment at
+placeholder) it repeats most. Patterns of a host looping on the same segment are one loop (one
+relative link in a template, nesting under every page that uses it): every nesting depth is its
+own pattern, so they are summed. A loop is reported when its deepest path repeats the segment at
 least `relative_loop_min_repeats` times and it holds at least `relative_loop_min_urls` distinct
 URLs. Evidence compares the loop's depth with the site's real depth (the deepest path people
 requested outside loops).
 
 Wasted requests: every bot request to a path that repeats the segment (all copies past the
 first are the same page reached by a longer URL). The finding's pattern is the loop's first
-nesting, `<root><segment>/<segment>/{loop}`.
+nesting, `<root>/<segment>/<segment>/{loop}`, where the root (the path before the segment's
+first occurrence) is `{any}` when the loop starts under several roots; evidence lists them.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (_shape.path_of(pl.col(s.PATTERN)).str.count_matches("/").max()).alias("site_depth")
         )
     )
-    loop_keys = [s.HOST, "root", "seg"]
+    loop_keys = [s.HOST, "seg"]
     members = looping.join(totals, on=_shape.KEYS)
     rows = (
         members.group_by(loop_keys)
@@ -92,6 +93,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("repeats").max().alias("max_repeats"),
             (pl.col("depth") - 1).max().alias("max_depth"),
             pl.col(_shape.HOST_BOT_REQUESTS).first(),
+            pl.col("root").unique().sort().alias("roots"),
         )
         .filter(
             (pl.col("max_repeats") >= settings.relative_loop_min_repeats)
@@ -100,16 +102,17 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .join(site_depth, on=s.HOST, how="left")
         .with_columns(
-            pl.concat_str(pl.col("root"), pl.lit("/"), pl.col("seg"), pl.lit("/"), pl.col("seg"),
-                          pl.lit("/" + _LOOP)).alias(s.PATTERN),  # fmt: skip
+            pl.concat_str(
+                pl.when(pl.col("roots").list.len() == 1).then(pl.col("roots").list.first()).otherwise(pl.lit("/{any}")),
+                pl.lit("/"), pl.col("seg"), pl.lit("/"), pl.col("seg"), pl.lit("/" + _LOOP),
+            ).alias(s.PATTERN),
+            pl.col("roots").list.head(5).list.eval(pl.element().replace("", "/")),
             pl.col("seg").alias("repeated_segment"),
         )
     )
     if rows.height == 0:
         return f.empty_findings()
-    urls = _shape.per_url(traffic.urls).join(
-        members.select(*_shape.KEYS, *loop_keys[1:]), on=_shape.KEYS
-    )
+    urls = _shape.per_url(traffic.urls).join(members.select(*_shape.KEYS, "seg"), on=_shape.KEYS)
     ex = _shape.examples(urls, keys=loop_keys)
     rows = rows.join(ex, on=loop_keys, how="left")
     return _shape.findings(
@@ -117,7 +120,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "repeated_segment", "max_repeats", "max_depth", "site_depth", "nesting_patterns",
+            "repeated_segment", "roots", "max_repeats", "max_depth", "site_depth", "nesting_patterns",
             "unique_urls", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=ADVICE,

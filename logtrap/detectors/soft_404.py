@@ -8,8 +8,9 @@ Two signals, per pattern, on the sampled URLs answered 200:
   tokens are random_token's, dates calendar's, query-string patterns the other detectors')
   where at least `soft_404_min_share` of its 200 URLs share one size (within the tolerance).
 
-Either way at least `soft_404_min_urls` URLs must match, humans made at most
-`soft_404_max_human_share` of the requests to them (pages people read are not error pages), and
+Either way at least `soft_404_min_urls` URLs must match; for the second signal humans made at
+most `soft_404_max_human_share` of the requests to them (pages people read are not error
+pages; the first is proof enough, people follow broken links too), and
 static files (images, scripts, styles, fonts) are never considered: a 1x1 pixel is one size on
 purpose. Wasted requests: the bot requests to the matching URLs, scaled from the sample.
 """
@@ -98,16 +99,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("route_size").first(),
             pl.col(s.BOT_REQUESTS).filter(pl.col("error_like")).sum().alias("bot_error_like"),
             pl.col(s.BOT_REQUESTS).filter(pl.col("route_like")).sum().alias("bot_one_size"),
-            pl.col(s.HUMAN_REQUESTS).filter(pl.col("error_like")).sum().alias("human_error_like"),
-            pl.col(s.REQUESTS).filter(pl.col("error_like")).sum().alias("requests_error_like"),
             pl.col(s.HUMAN_REQUESTS).filter(pl.col("route_like")).sum().alias("human_one_size"),
             pl.col(s.REQUESTS).filter(pl.col("route_like")).sum().alias("requests_one_size"),
         )
         .with_columns(
-            (
-                (pl.col("error_like_urls") >= settings.soft_404_min_urls)
-                & (pl.col("human_error_like") <= max_human * pl.col("requests_error_like"))
-            ).alias("error_signature"),
+            # the error page's exact signature needs no more proof: people hit broken links too
+            (pl.col("error_like_urls") >= settings.soft_404_min_urls).alias("error_signature"),
             (
                 variable_route
                 & (pl.col("human_one_size") <= max_human * pl.col("requests_one_size"))
