@@ -55,6 +55,7 @@ class Settings:
     calendar_min_years: float = 5.0  # dates spanning more than five years (judgement)
     calendar_future_years: float = 2.0  # dates beyond the logs' end plus this are wasted (judgement)
     calendar_empty_share: float = 0.5  # one size for half the dated pages = the empty month (judgement)
+    calendar_min_urls_per_size: float = 5.0  # dated pages per distinct size: a few templates repeated (judgement)
 
     # session_id: one page copied under a new parameter value on nearly every request
     session_id_min_urls: int = 20  # distinct values needed (judgement)

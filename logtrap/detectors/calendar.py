@@ -8,9 +8,10 @@ pattern is a calendar trap when
   `calendar_min_dated_share` of the pattern's sampled URLs (so an id space that happens to
   contain some date-shaped numbers never qualifies),
 - the dates span at least `calendar_min_years`, and
-- some of them are wasted: dated later than the logs' end plus `calendar_future_years`, or
-  answered 200 with the one size shared by at least `calendar_empty_share` of the dated pages
-  (the empty month).
+- they show no new content: some are dated later than the logs' end plus
+  `calendar_future_years`, or one 200 size is shared by at least `calendar_empty_share` of the
+  dated pages (the empty month), or the dated pages repeat a few answers (at least
+  `calendar_min_urls_per_size` dated 200 URLs per distinct size).
 
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
 the future. Wasted requests: every bot request to the pattern — the calendar pages are endless
@@ -99,6 +100,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("future").sum().alias("future_urls"),
         pl.col("empty").sum().alias("empty_urls"),
         pl.col("empty_size").first(),
+        pl.col(s.BYTES).filter(ok_dated).n_unique().alias("distinct_sizes"),
+        ok_dated.sum().alias("dated_ok_urls"),
         pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
     )
     rows = (
@@ -112,7 +115,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (pl.col("dated_urls") >= settings.calendar_min_urls)
             & (pl.col("dated_urls") >= settings.calendar_min_dated_share * pl.col("sampled_urls"))
             & (pl.col("span_years") >= settings.calendar_min_years)
-            & (pl.col("future_urls") + pl.col("empty_urls") > 0)
+            & (
+                (pl.col("future_urls") + pl.col("empty_urls") > 0)
+                | (
+                    pl.col("dated_ok_urls")
+                    >= settings.calendar_min_urls_per_size * pl.col("distinct_sizes")
+                )
+            )
         )
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
         .with_columns(pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS))
@@ -129,7 +138,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         settings,
         evidence=[
             "distinct_values", "span_years", "earliest", "latest", "logs_end", "future_urls",
-            "empty_urls", "empty_size", "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
+            "empty_urls", "empty_size", "distinct_sizes", "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
             "human_requests_to_wasted",
         ],  # fmt: skip
         advice=ADVICE,
