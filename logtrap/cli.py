@@ -13,7 +13,6 @@ import functools
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -203,7 +202,7 @@ def _check_output(path: str | None, *, directory: bool = False) -> None:
     if path is None or path == STDOUT:
         return
     target = Path(path)
-    parent = target.parent if not directory else target.parent
+    parent = target.parent
     if not parent.is_dir():
         raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist")
     if directory and target.exists() and not target.is_dir():
@@ -544,4 +543,10 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
 
 def main() -> None:
     """The `logtrap` console script."""
-    cli(prog_name="logtrap")
+    try:
+        cli(prog_name="logtrap")
+    except BrokenPipeError:
+        # `logtrap patterns ... | head`: the reader left; say nothing more, as `cat` would.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_ERROR)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -116,7 +116,17 @@ def _suggest(analysis: "Analysis") -> "Suggestions":
 
 
 def summary_dict(analysis: "Analysis") -> dict[str, Any]:
-    """The `summary` object: what was read, the bot requests, the time span and the hosts."""
+    """The `summary` object: what was read, the bot requests, the time span and the hosts.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> d = summary_dict(run); d["parsed"], d["bot_requests"], d["start"]
+    (1, 1, '2026-01-01T10:00:00+00:00')
+    """
     traffic = analysis.traffic
     stats = analysis.stats
     requests = int(traffic.patterns[s.REQUESTS].sum() or 0)
@@ -159,7 +169,17 @@ def _counts(items: Iterable[Mapping[str, Any]] | None, key: str) -> dict[str, in
 
 
 def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
-    """One report-v1 object per host+pattern (`statuses` and `bots` as name -> count)."""
+    """One report-v1 object per host+pattern (`statuses` and `bots` as name -> count).
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> [(p["pattern"], p["statuses"], p["bots"]) for p in pattern_dicts(run.patterns)]
+    [('/cal?date', {'200': 1}, {'Googlebot': 1})]
+    """
     return [
         {
             "host": row[s.HOST],
@@ -180,7 +200,17 @@ def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
-    """One object per bot: requests, share, verification counts, top patterns, statuses."""
+    """One object per bot: requests, share, verification counts, top patterns, statuses.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> [(b["bot"], b["requests"], b["unverified_requests"]) for b in bot_dicts(run.bots)]
+    [('Googlebot', 1, 1)]
+    """
     return [
         {
             "bot": row[s.BOT_NAME] if row[s.BOT_NAME] is not None else "unknown",
@@ -203,6 +233,16 @@ def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
 def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> dict[str, Any]:
     """The whole run as a `logtrap/report-v1` object (see DESIGN.md); rules are suggested
     here when `suggestions` is not given.
+    
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> sorted(to_dict(run))
+    ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'summary']
     """
     suggestions = suggestions if suggestions is not None else _suggest(analysis)
     return {
@@ -218,7 +258,17 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
 
 
 def to_json(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
-    """`to_dict` as indented JSON text, ending in a newline."""
+    """`to_dict` as indented JSON text, ending in a newline.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> import json; json.loads(to_json(run))["schema"]
+    'logtrap/report-v1'
+    """
     return json.dumps(to_dict(analysis, suggestions), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -424,6 +474,19 @@ def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
             *, width: int = 100) -> str:
     """The terminal summary as plain text (no colour), as `logtrap analyze` prints it when
     piped.
+    
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> text = to_text(run, width=80)
+    >>> text.splitlines()[2]
+    'All requests (no virtual host in the log): 1 bot requests of 1 requests, 1 patterns'
+    >>> text.splitlines()[5], text.splitlines()[-1]
+    ('/cal?date              1   100.0%             1   Googlebot 1', 'No crawler traps found.')
     """
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False,
@@ -508,7 +571,17 @@ def _md_row(cells: Iterable[str]) -> str:
 
 
 def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
-    """The report as Markdown: summary, budget per host, findings, suggested rules."""
+    """The report as Markdown: summary, budget per host, findings, suggested rules.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> to_markdown(run).splitlines()[:5]
+    ['# logtrap report', '', '## Summary', '', '- Lines: 1 (1 parsed, 0 rejected)']
+    """
     report = to_dict(analysis, suggestions)
     summary = report["summary"]
     lines = ["# logtrap report", "", "## Summary", ""]
@@ -613,6 +686,17 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
             *, charts: list[Any] | None = None) -> str:
     """A self-contained HTML page (Plotly's JS inlined, no CDN): summary, findings, budget,
     bots, charts and suggested rules. Every log string is HTML-escaped.
+    
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> page = to_html(run, charts=[])
+    >>> page.startswith("<!DOCTYPE html>"), "<code>/cal?date</code>" in page
+    (True, True)
     """
     report = to_dict(analysis, suggestions)
     summary = report["summary"]
@@ -706,7 +790,17 @@ RENDERERS: dict[str, Renderer] = {
 
 
 def render(analysis: "Analysis", fmt: str, suggestions: "Suggestions | None" = None) -> str:
-    """The report in one of `RENDERERS`' formats."""
+    """The report in one of `RENDERERS`' formats.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> render(run, "markdown") == to_markdown(run)
+    True
+    """
     try:
         renderer = RENDERERS[fmt]
     except KeyError:
