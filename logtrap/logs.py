@@ -308,6 +308,22 @@ def _line_chunks(inp: _Input, size: int) -> Iterator[tuple[bytes, int, bool]]:
             yield buf[:cut], pos, False
 
 
+@dataclass(frozen=True)
+class _Chunk:
+    lines: pl.DataFrame  # one row per line ("line")
+    nbytes: int  # decompressed bytes the lines came from
+    disk_pos: int  # on-disk position after them, for progress
+    eof: bool
+    head: bytes  # first bytes, for the fingerprint
+
+
+def _line_frames(inp: _Input, size: int) -> Iterator[_Chunk]:
+    """Whole-line chunks already split into frames (done in the read-ahead thread: Polars'
+    CSV reader lets go of the GIL, so this overlaps with parsing the previous chunk)."""
+    for chunk, pos, eof in _line_chunks(inp, size):
+        yield _Chunk(_to_lines(chunk), len(chunk), pos, eof, chunk[:_FINGERPRINT_BYTES])
+
+
 def _fingerprint(head: bytes) -> str:
     return hashlib.sha1(head[:_FINGERPRINT_BYTES].split(b"\n", 1)[0]).hexdigest()
 
@@ -368,15 +384,15 @@ class LogStream:
         for src in self.sources:
             yield from self._read_file(src)
 
-    def _choose_format(self, path: str, chunks: list[bytes]) -> LogFormat | None:
-        sample: list[str] = []
-        for chunk in chunks:
-            for raw in chunk.split(b"\n"):
-                text = raw.replace(b"\x00", b"\\x00").decode("utf-8", "replace").rstrip("\r")
-                if text.strip(" \t"):
-                    sample.append(text)
-                if len(sample) >= self.settings.detect_lines:
-                    break
+    def _choose_format(self, path: str, chunks: list[_Chunk]) -> LogFormat | None:
+        """The format for this file from its first non-blank lines; FormatError if none parse."""
+        lines = pl.concat([c.lines for c in chunks]) if chunks else _to_lines(b"")
+        sample = (
+            lines.filter(pl.col("line").str.strip_chars(" \t") != "")
+            .head(self.settings.detect_lines)
+            .get_column("line")
+            .to_list()
+        )
         if not sample:
             return None
         fmt = self._fixed or detect_format(sample)
@@ -413,20 +429,20 @@ class LogStream:
         """Whole-line chunks -> (format chosen from the first lines) -> parsed frames."""
         st = self.settings
         inp, info = self._open(src)
-        chunks_in = _line_chunks(inp, st.batch_bytes)
+        chunks_in = _line_frames(inp, st.batch_bytes)
         # A thread blocked on a pipe could not be stopped: stdin is read inline.
         batches = chunks_in if src.path == STDIN else _read_ahead(chunks_in)
         try:
             fmt: LogFormat | None = None
-            pending: list[bytes] = []  # chunks read before the format is known
+            pending: list[_Chunk] = []  # chunks read before the format is known
             line_base = src.line_no
-            for chunk, disk_pos, eof in batches:
+            for chunk in batches:
                 if not info.fingerprint and info.start_offset == 0:
-                    info.fingerprint = _fingerprint(chunk)
+                    info.fingerprint = _fingerprint(chunk.head)
                 if fmt is None:
-                    pending += [chunk] if chunk else []
-                    lines_seen = sum(c.count(b"\n") for c in pending)
-                    if lines_seen < st.detect_lines and not eof:
+                    pending.append(chunk)
+                    lines_seen = sum(c.lines.height for c in pending)
+                    if lines_seen < st.detect_lines and not chunk.eof:
                         continue
                     fmt = self._choose_format(src.path, pending)
                     if fmt is None:  # blank lines only, so far
@@ -434,9 +450,10 @@ class LogStream:
                     self.formats[src.path] = fmt
                     info.format_name, info.format_spec = fmt.name, fmt.spec
                 chunks, pending = pending or [chunk], []
-                for c in filter(None, chunks):
+                for c in chunks:
+                    if not c.nbytes:
+                        continue
                     frame, line_base = self._parse_chunk(info, c, fmt, line_base)
-                    self._progress(disk_pos)
                     if frame.height:
                         yield frame
             for c in pending:  # a file of blank lines: counted, nothing to parse
@@ -449,30 +466,31 @@ class LogStream:
             self._bytes_before += inp.size or 0
             inp.close()
 
-    def _count_only(self, info: FileRead, chunk: bytes, line_base: int) -> int:
-        n = _to_lines(chunk).height
+    def _count_only(self, info: FileRead, chunk: _Chunk, line_base: int) -> int:
+        n = chunk.lines.height
         info.lines += n
-        info.end_offset += len(chunk)
+        info.end_offset += chunk.nbytes
         self.stats.lines += n
-        self.stats.bytes_read += len(chunk)
+        self.stats.bytes_read += chunk.nbytes
+        self._progress(chunk.disk_pos)
         return line_base + n
 
     def _parse_chunk(
-        self, info: FileRead, chunk: bytes, fmt: LogFormat, line_base: int
+        self, info: FileRead, chunk: _Chunk, fmt: LogFormat, line_base: int
     ) -> tuple[pl.DataFrame, int]:
-        lines = _to_lines(chunk)
+        lines = chunk.lines
         source = info.path
         req, bad = parse_lines(lines, fmt, source=source)
         n = lines.height
         info.lines += n
         info.parsed += req.height
         info.rejected += bad.height
-        info.end_offset += len(chunk)
+        info.end_offset += chunk.nbytes
         stats = self.stats
         stats.lines += n
         stats.parsed += req.height
         stats.rejected += bad.height
-        stats.bytes_read += len(chunk)
+        stats.bytes_read += chunk.nbytes
         room = self.settings.rejected_examples - stats.rejected_examples.height
         if room > 0 and bad.height:
             examples = bad.head(room).select(
@@ -484,6 +502,7 @@ class LogStream:
             stats.rejected_examples = pl.concat([stats.rejected_examples, examples])
         if self.settings.hosts:  # `parsed` counts every request; frames keep only these hosts
             req = req.filter(pl.col(s.HOST).is_in([h.lower() for h in self.settings.hosts]))
+        self._progress(chunk.disk_pos)
         return req, line_base + n
 
     def _progress(self, disk_pos: int) -> None:
