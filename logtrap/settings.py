@@ -109,6 +109,7 @@ class Settings:
     growing_pattern_min_new_urls: int = 30  # new URLs over the last windows; a handful is a live site (judgement)
     growing_pattern_min_novelty: float = 0.5  # most late requests go to URLs never seen before (judgement)
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
+    growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 
     # aggressive_bot: one bot far faster than the rest, on a few routes
     aggressive_bot_min_requests: int = 100  # fewer requests are no load (judgement)

@@ -2,14 +2,17 @@
 URL pattern recovers the real-vs-trap split, and each of the five traps is found.
 
 The split, precisely: a pattern is *flagged* when a URL-trap finding names it (its `pattern`),
-or, for a finding spanning many patterns (pattern null, e.g. relative_loop: one pattern per
-depth), when the finding's evidence lists it under `patterns`. Flagged requests are the
+or when it falls under a finding that spans many patterns: relative_loop names the loop's first
+nesting as `<root>/<segment>/<segment>/{loop}` (`{loop}` = any deeper path, `{any}` = any
+root), and a host-level finding (pattern null) lists its patterns in evidence. Flagged requests are the
 requests of the flagged patterns, each pattern counted once. They must be within 2% of the
 5,000 fetches (100 requests) of the truth's trap fetch count (4,500), and no real page's
 pattern may be flagged.
 """
 
 from __future__ import annotations
+
+import re
 
 import polars as pl
 import pytest
@@ -38,10 +41,15 @@ def flagged_patterns(analysis) -> set[str]:
     for f in to_records(analysis.findings):
         if f.kind in NOT_URL_TRAPS:
             continue
-        if f.pattern is not None:
-            flagged.add(f.pattern)
-        else:
+        if f.pattern is None:
             flagged |= set(f.evidence.get("patterns") or ()) & known
+        elif "{loop}" in f.pattern:
+            spans = re.compile(
+                re.escape(f.pattern).replace(r"\{loop\}", ".*").replace(r"\{any\}", "[^?]*")
+            )
+            flagged |= {p for p in known if spans.fullmatch(p)}
+        else:
+            flagged.add(f.pattern)
     return flagged
 
 

@@ -16,10 +16,15 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    windows went to URLs never seen before. A real site whose content is fetched again and again
    has low novelty even while it publishes; a trap's crawlers fetch each URL about once.
 
-At host level (pattern = null) the same rule 1-3 applies to the number of distinct patterns:
-new patterns first seen in each of the last W windows, not slowing down, and at least
-`growing_pattern_min_new_patterns` of them (a relative-link loop mints a deeper pattern per
-visit).
+At host level (pattern = null) the same rule applies to the number of distinct patterns: new
+patterns first seen in each of the last W windows, at least `growing_pattern_min_new_patterns`
+of them, and not slowing down compared with the W windows *after the first* (the first window is
+discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
+probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
+and mints a deeper pattern per visit).
+
+Windows the logs cover for less than `growing_pattern_min_coverage` of their length (the first
+and last day of a rotated set usually) are left out: their counts are not comparable.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     >>> detect(Tally().finish(), Settings()).shape
     (0, 9)
     """
-    grid = _grid(traffic)
+    grid = _grid(traffic, settings.growing_pattern_min_coverage)
     n = settings.growing_pattern_windows
     if grid.height < max(settings.growing_pattern_min_windows, n + 1):
         return f.empty_findings()
@@ -66,19 +71,27 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     return pl.concat(frames, how="vertical")
 
 
-def _grid(traffic: Traffic) -> pl.DataFrame:
-    """Every window of the logs' span, numbered from 0 (windows with no traffic included)."""
+def _grid(traffic: Traffic, min_coverage: float = 0.5) -> pl.DataFrame:
+    """Every window of the logs' span, numbered from 0 (windows with no traffic included),
+    without the first and last windows when the logs cover less than `min_coverage` of them."""
     if traffic.start is None or traffic.end is None:
         return pl.DataFrame(schema={s.WINDOW: s.TIME_DTYPE, _INDEX: pl.Int64()})
-    bounds = pl.select(
-        pl.lit(traffic.start, s.TIME_DTYPE).dt.truncate(traffic.window_size).alias("a"),
-        pl.lit(traffic.end, s.TIME_DTYPE).dt.truncate(traffic.window_size).alias("b"),
+    size = traffic.window_size
+    first, last = pl.select(
+        pl.lit(traffic.start, s.TIME_DTYPE).dt.truncate(size).alias("a"),
+        pl.lit(traffic.end, s.TIME_DTYPE).dt.truncate(size).alias("b"),
     ).row(0)
-    windows = pl.datetime_range(
-        bounds[0], bounds[1], interval=traffic.window_size, eager=True, time_zone="UTC"
-    ).cast(s.TIME_DTYPE)
-    return pl.DataFrame({s.WINDOW: windows}).with_row_index(_INDEX).with_columns(
-        pl.col(_INDEX).cast(pl.Int64)
+    windows = pl.datetime_range(first, last, interval=size, eager=True, time_zone="UTC")
+    length = windows.dt.offset_by(size)[0] - windows[0] if len(windows) else None
+    keep = pl.Series([True] * len(windows))
+    if length and len(windows) > 1:
+        keep[0] = (windows[1] - traffic.start) / length >= min_coverage
+        keep[-1] = (traffic.end - windows[-1]) / length >= min_coverage
+    return (
+        pl.DataFrame({s.WINDOW: windows.cast(s.TIME_DTYPE)})
+        .filter(keep)
+        .with_row_index(_INDEX)
+        .with_columns(pl.col(_INDEX).cast(pl.Int64))
     )
 
 
@@ -95,10 +108,10 @@ def _series(
     return dense.group_by(keys, maintain_order=True).agg(pl.col(value))
 
 
-def _trend(value: str, n: int) -> list[pl.Expr]:
-    """Early and late means and whether each of the last n windows grew."""
+def _trend(value: str, n: int, skip: int = 0) -> list[pl.Expr]:
+    """Early (after `skip` windows) and late means, the late minimum and total."""
     return [
-        pl.col(value).list.head(n).list.mean().alias("early_mean"),
+        pl.col(value).list.slice(skip, n).list.mean().alias("early_mean"),
         pl.col(value).list.tail(n).list.mean().alias("late_mean"),
         pl.col(value).list.tail(n).list.min().alias("late_min"),
         pl.col(value).list.tail(n).list.sum().alias("late_total"),
@@ -166,10 +179,16 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
 
 def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     n = settings.growing_pattern_windows
+    answered = traffic.statuses.group_by(_KEYS).agg(
+        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS) < 300).sum() * 2 > pl.col(s.REQUESTS).sum())
+        .alias("mostly_2xx")
+    )
     born = (
         traffic.windows.filter(pl.col(s.REQUESTS) > 0)
         .group_by(_KEYS)
         .agg(pl.col(s.WINDOW).min())
+        .join(answered.filter("mostly_2xx"), on=_KEYS)
+        .drop("mostly_2xx")
     )
     per_window = born.group_by(s.HOST, s.WINDOW).agg(
         pl.len().cast(pl.Int64).alias("new_patterns")
@@ -177,7 +196,7 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
     rows = (
         _series(per_window, [s.HOST], "new_patterns", grid)
         .rename({"new_patterns": "new_patterns_per_window"})
-        .with_columns(_trend("new_patterns_per_window", n))
+        .with_columns(_trend("new_patterns_per_window", n, skip=1))
         .filter(
             _not_converging(settings)
             & (pl.col("late_total") >= settings.growing_pattern_min_new_patterns)
