@@ -34,6 +34,10 @@ EXIT_USAGE = 2  # Click's convention for a bad command line
 EXIT_FINDINGS = 3  # findings at or above --fail-on
 
 STDOUT = "-"
+# `patterns --json` and `bots --json`: {"schema", "patterns"|"bots"}, each entry exactly as in
+# a logtrap/report-v1 report's list of the same name.
+PATTERNS_SCHEMA = "logtrap/patterns-v1"
+BOTS_SCHEMA = "logtrap/bots-v1"
 
 EXIT_CODES = """\b
 Exit codes:
@@ -425,7 +429,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
 
 @cli.command()
 @click.option("--json", "json_out", metavar="FILE|-",
-              help="Write the pattern table as JSON; - for stdout.")
+              help="Write the pattern table as JSON (schema logtrap/patterns-v1; entries as "
+                   "in report-v1's patterns); - for stdout.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the N patterns with most bot requests.")
 @_with_logs
@@ -452,7 +457,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     if json_out:
         import json
 
-        _write_text(json_out, json.dumps({"schema": report.SCHEMA,
+        _write_text(json_out, json.dumps({"schema": PATTERNS_SCHEMA,
                                           "patterns": report.pattern_dicts(table)},
                                          indent=2, ensure_ascii=False) + "\n")
         if json_out == STDOUT:
@@ -462,7 +467,8 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
 
 @cli.command()
 @click.option("--json", "json_out", metavar="FILE|-",
-              help="Write the bot table as JSON; - for stdout.")
+              help="Write the bot table as JSON (schema logtrap/bots-v1; entries as in "
+                   "report-v1's bots); - for stdout.")
 @_with_logs
 def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bool) -> None:
     """The bot table: who crawls, how much, how fast, and whether they are who they claim.
@@ -487,7 +493,7 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
     if json_out:
         import json
 
-        _write_text(json_out, json.dumps({"schema": report.SCHEMA,
+        _write_text(json_out, json.dumps({"schema": BOTS_SCHEMA,
                                           "bots": report.bot_dicts(table)},
                                          indent=2, ensure_ascii=False) + "\n")
         if json_out == STDOUT:

@@ -207,7 +207,7 @@ def test_hostile_log_strings_never_reach_the_terminal_raw(logs, stub_registry):
     assert "\x07" not in result.stdout + result.stderr
     assert "  evil.log:11: does not match combined: garbage[red]\n" in result.stderr
     assert "            /calendar?date=<script>\n" in result.stdout
-    page = run("analyze", "evil.log", "-q", "--html", "r.html")
+    assert run("analyze", "evil.log", "-q", "--html", "r.html").exit_code == 3
     assert "<script>\n" not in (logs / "r.html").read_text()
     assert "/calendar?date=&lt;script&gt;" in (logs / "r.html").read_text()
 
@@ -342,6 +342,10 @@ def test_patterns_limit_and_json(logs):
     result = run("patterns", "trap.log", "--limit", "1", "--json", "-")
     doc = json.loads(result.stdout)
     assert set(doc) == {"schema", "patterns"}
+    assert doc["schema"] == "logtrap/patterns-v1"
+    assert set(doc["patterns"][0]) == {
+        "host", "pattern", "section", "requests", "bot_requests", "human_requests",
+        "unique_urls", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
     assert [p["pattern"] for p in doc["patterns"]] == ["/calendar?date"]
 
 
@@ -361,6 +365,7 @@ def test_bots_json_verified_with_ip_ranges(logs):
     result = run("bots", "trap.log", "--ip-ranges", "googlebot.json", "--json", "-")
     doc = json.loads(result.stdout)
     assert set(doc) == {"schema", "bots"}
+    assert doc["schema"] == "logtrap/bots-v1"
     assert [(b["bot"], b["verified_requests"], b["fake_requests"]) for b in doc["bots"]] == [
         ("Googlebot", 6, 0)]
 
@@ -400,3 +405,26 @@ def test_sample_litespeed_finds_the_aggressive_bot(logs):
     assert "aggressive_bot" in {x["kind"] for x in doc["findings"]}
     assert doc["summary"]["lines"] == 6095 and doc["summary"]["rejected"] == 0
     assert "meta-externalagent" in doc["htaccess"]
+
+
+def test_progress_only_on_a_terminal(monkeypatch):
+    import io
+
+    import click
+
+    from logtrap import cli as cli_module
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    with cli_module._progress(quiet=False) as update:
+        assert update is None  # pytest's stderr is not a terminal
+    stream = Tty()
+    monkeypatch.setattr(click, "get_text_stream", lambda name: stream)
+    with cli_module._progress(quiet=True) as update:
+        assert update is None
+    with cli_module._progress(quiet=False) as update:
+        update(500, 1000, 20)
+        update(1000, 1000, 40)
+    assert "Reading" in stream.getvalue() and "40 lines" in stream.getvalue()
