@@ -123,8 +123,10 @@ def _escape(text: str) -> str:
 def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
     """(role, regex) for one Apache directive; role None = matched, not captured."""
     a = (arg or "").lower()
-    if letter in "ha" and (letter == "h" or a in ("", "c")):
+    if letter == "h":
         return "client", _TOKEN
+    if letter == "a" and a in ("", "c"):
+        return "client_ip", _TOKEN  # an address even where %h holds a resolved name
     if letter == "t":
         if arg is None:  # `[...]`: _tokens adds the brackets as literals
             return "time_apache", _APACHE_TIME
@@ -449,11 +451,12 @@ def _seconds(e: pl.Expr, digits: int) -> pl.Expr:
     return pl.when(e.str.contains(r"^[0-9]+$")).then(text).cast(pl.Float64, strict=False)
 
 
-def _first(cols: set[str], *names: str) -> pl.Expr | None:
+def _first(cols: set[str], *names: str, default: pl.Expr | None = None) -> pl.Expr | None:
+    """The column of the first role the format has, in order of preference."""
     for n in names:
         if n in cols:
             return pl.col(n)
-    return None
+    return default
 
 
 def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
@@ -499,7 +502,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
     return lf.select(
         "row", "line",
         (host if host is not None else pl.lit("-")).alias(s.HOST),
-        (pl.col("client") if "client" in cols else str_or_null).alias(s.CLIENT),
+        _first(cols, "client_ip", "client", default=str_or_null).alias(s.CLIENT),
         time.alias(s.TIME),
         method.alias(s.METHOD),
         url.alias(s.URL),

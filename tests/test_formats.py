@@ -324,3 +324,8 @@ def test_host_header_directive_and_formats_pasted_from_configs():
     assert compile_format(apache_conf).regex == compile_format("combined").regex
     assert compile_format(nginx_conf).regex == compile_format("nginx").regex
     assert one(nginx_conf, COMBINED) == one("combined", COMBINED)
+
+
+def test_client_prefers_a_address_over_h_name():
+    row = one('%h %a %t "%r" %>s %b', 'crawl-1.example.com 66.249.66.1 [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1')
+    assert row[s.CLIENT] == "66.249.66.1"
