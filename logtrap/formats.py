@@ -536,10 +536,6 @@ def _unescape_rows(out: pl.DataFrame) -> pl.DataFrame:
     return out.with_columns(out.get_column(c).scatter(idx, fixed.get_column(c)) for c in _ESCAPED)
 
 
-# Rows per parallel slice: below this, splitting costs more than it saves (judgement).
-_PARALLEL_MIN_ROWS = 50_000
-
-
 def parse_lines(
     lines: pl.DataFrame, fmt: LogFormat, *, source: str = "-"
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -548,7 +544,7 @@ def parse_lines(
     Returns `(requests, rejected)`: `requests` is in `REQUEST_SCHEMA` (SOURCE set to `source`),
     one row per parsed line in input order; `rejected` has columns `row` (0-based index into
     `lines`), `line` and `reason`. Empty lines (or only spaces and tabs) are in neither: they are lines, not
-    requests, and not errors. Large frames are cut in slices parsed in parallel.
+    requests, and not errors.
 
     >>> lines = pl.DataFrame({"line": [
     ...     '::1 - - [28/Nov/2026:10:00:00 +0100] "GET /a?b=1 HTTP/1.1" 200 - "-" "x \\\\"y\\\\""',
@@ -559,13 +555,11 @@ def parse_lines(
     >>> bad.rows()
     [(1, 'junk', 'does not match combined')]
     """
+    # One plan over the whole batch: Polars already spreads it over the cores (the CSV reader
+    # hands over several chunks, and independent columns are computed side by side); cutting
+    # the batch in slices collected together measured 5-10% slower here.
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
-    n = lines.height
-    k = max(1, min(pl.thread_pool_size(), n // _PARALLEL_MIN_ROWS))
-    step = -(-n // k) if n else 0
-    plans = [_plan(lf.slice(i * step, step), fmt, source) for i in range(k)]
-    out = pl.concat(pl.collect_all(plans)) if k > 1 else plans[0].collect()
-    out = _unescape_rows(out)
+    out = _unescape_rows(_plan(lf, fmt, source).collect())
     ok = pl.col("_ok")
     requests = out.filter(ok).select(list(s.REQUEST_SCHEMA))
     bad = out.filter(~ok)

@@ -199,7 +199,7 @@ def test_rejected_rows_reasons_and_blank_lines():
     ]
 
 
-def test_parallel_slices_keep_order_and_row_numbers():
+def test_large_frame_keeps_order_and_row_numbers():
     lines = [COMBINED.replace("/cal?", f"/p{i}?") for i in range(120_001)]
     lines[100_000] = "junk"
     req, bad = parse_lines(pl.DataFrame({"line": lines}), compile_format("combined"))
