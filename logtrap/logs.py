@@ -48,6 +48,9 @@ class Source:
     path: str
     offset: int = 0
     line_no: int = 0
+    # Leave a last line without its newline unread (cron: the server may be mid-write; the
+    # next run reads it whole).
+    whole_lines: bool = False
 
 
 @dataclass
@@ -117,6 +120,16 @@ def order_rotated(paths: Sequence[str]) -> list[str]:
     for p in paths:
         groups.setdefault(_rotation_key(p)[0] if p != STDIN else STDIN + p, []).append(p)
     return [p for g in groups.values() for p in sorted(g, key=lambda q: _rotation_key(q)[1])]
+
+
+def expand_sources(sources: object) -> list[str]:
+    """The files `scan_logs` would read, in the order it would read them (globs expanded,
+    duplicates dropped, rotated sets oldest first).
+
+    >>> expand_sources(["-"])
+    ['-']
+    """
+    return [src.path for src in _expand(sources)]
 
 
 def _expand(sources: object) -> list[Source]:
@@ -289,17 +302,20 @@ def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
         thread.join()
 
 
-def _line_chunks(inp: _Input, size: int) -> Iterator[tuple[bytes, int, bool]]:
+def _line_chunks(
+    inp: _Input, size: int, whole_lines: bool = False
+) -> Iterator[tuple[bytes, int, bool]]:
     """(whole lines, on-disk position, is this the end) from raw batches.
 
     Each batch is cut after its last newline and the rest waits for the next one, so a line is
     never split; a line longer than a batch waits for as many batches as it needs. The end of
-    the stream always yields once, with a last line that has no newline or with b"".
+    the stream always yields once, with a last line that has no newline or with b"" (always
+    b"" with `whole_lines`: a last line without its newline is left unread).
     """
     carry = b""
     for data, pos in _batches(inp, size):
         if not data:
-            yield carry, pos, True
+            yield (b"" if whole_lines else carry), pos, True
             return
         buf = carry + data if carry else data
         cut = buf.rfind(b"\n") + 1
@@ -317,15 +333,34 @@ class _Chunk:
     head: bytes  # first bytes, for the fingerprint
 
 
-def _line_frames(inp: _Input, size: int) -> Iterator[_Chunk]:
+def _line_frames(inp: _Input, size: int, whole_lines: bool = False) -> Iterator[_Chunk]:
     """Whole-line chunks already split into frames (done in the read-ahead thread: Polars'
     CSV reader lets go of the GIL, so this overlaps with parsing the previous chunk)."""
-    for chunk, pos, eof in _line_chunks(inp, size):
+    for chunk, pos, eof in _line_chunks(inp, size, whole_lines):
         yield _Chunk(_to_lines(chunk), len(chunk), pos, eof, chunk[:_FINGERPRINT_BYTES])
 
 
 def _fingerprint(head: bytes) -> str:
     return hashlib.sha1(head[:_FINGERPRINT_BYTES].split(b"\n", 1)[0]).hexdigest()
+
+
+def file_fingerprint(path: str) -> str:
+    r"""The fingerprint `FileRead.fingerprint` would give this file: its first line's hash,
+    taken from the decompressed stream, so a log keeps it when logrotate renames or
+    compresses it.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
+    ...     _ = f.write(b"first line\nsecond\n")
+    >>> file_fingerprint(f.name) == _fingerprint(b"first line")
+    True
+    >>> os.unlink(f.name)
+    """
+    inp = _Input(path)
+    try:
+        return _fingerprint(inp.read(_FINGERPRINT_BYTES))
+    finally:
+        inp.close()
 
 
 def _to_lines(chunk: bytes) -> pl.DataFrame:
@@ -429,7 +464,7 @@ class LogStream:
         """Whole-line chunks -> (format chosen from the first lines) -> parsed frames."""
         st = self.settings
         inp, info = self._open(src)
-        chunks_in = _line_frames(inp, st.batch_bytes)
+        chunks_in = _line_frames(inp, st.batch_bytes, src.whole_lines)
         # A thread blocked on a pipe could not be stopped: stdin is read inline.
         batches = chunks_in if src.path == STDIN else _read_ahead(chunks_in)
         try:
