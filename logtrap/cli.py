@@ -25,7 +25,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from logtrap import config as cfg
 from logtrap import report
 from logtrap import schema as s
-from logtrap.errors import ConfigError, LogtrapError, OutputError
+from logtrap.errors import LogtrapError, OutputError
 from logtrap.settings import Settings
 
 EXIT_OK = 0
@@ -325,18 +325,6 @@ def cli() -> None:
     """
 
 
-def _analyze_incremental(logs: list[str], state: Path, settings: Settings,
-                         on_progress: Any) -> tuple[Any, pl.DataFrame]:
-    try:
-        from logtrap.state import run_incremental
-    except ImportError as exc:
-        raise ConfigError(
-            "--state is not available in this version of logtrap",
-            hint="run without --state (each run then reads the logs whole)",
-        ) from exc
-    return run_incremental(logs, state, settings, on_progress)
-
-
 def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
     level = s.SEVERITIES.index(severity)
     return findings.filter(pl.col(s.SEVERITY).to_physical() >= level)
@@ -389,10 +377,11 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     _check_output(parquet_out, directory=True)
 
     from logtrap.analysis import analyze as run_analysis
+    from logtrap.state import run_incremental
 
     with _progress(quiet) as on_progress:
         if state_path is not None:
-            analysis, alerting = _analyze_incremental(logs, state_path, settings, on_progress)
+            analysis, alerting = run_incremental(logs, state_path, settings, on_progress=on_progress)
         else:
             analysis = run_analysis(logs, settings, on_progress=on_progress)
             alerting = analysis.findings

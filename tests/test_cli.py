@@ -6,8 +6,6 @@ tests at the end run the real registry.
 """
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import polars as pl
@@ -301,25 +299,17 @@ def test_missing_config_file(logs):
 # -- --state seam --------------------------------------------------------------------------------
 
 
-def test_state_calls_run_incremental_and_alerts_on_new_findings_only(logs, monkeypatch,
-                                                                    stub_registry):
-    from logtrap.analysis import analyze
-
-    calls = []
-
-    def run_incremental(paths, state_path, settings, on_progress):
-        calls.append((paths, state_path))
-        analysis = analyze(paths, settings)
-        return analysis, f.empty_findings()  # nothing new since the last run
-
-    fake = types.ModuleType("logtrap.state")
-    fake.run_incremental = run_incremental
-    monkeypatch.setitem(sys.modules, "logtrap.state", fake)
-    result = run("analyze", "trap.log", "--state", "st.zip", "-q", "--json", "out.json")
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
-    assert calls == [(["trap.log"], Path("st.zip"))]
-    assert [x["kind"] for x in json.loads((logs / "out.json").read_text())["findings"]] == [
-        "calendar"]
+def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_registry):
+    first = run("analyze", "trap.log", "--state", "st.zip", "-q", "--json", "out.json")
+    assert first.exit_code == 3  # the calendar is new: cron hears about it
+    assert first.stdout.startswith("Findings: 0 critical, 1 warning, 0 info\n\nWARNING calendar")
+    # Nothing appended: the trap is still in the report, but cron is not told again.
+    second = run("analyze", "trap.log", "--state", "st.zip", "-q", "--json", "out.json")
+    assert (second.exit_code, second.stdout, second.stderr) == (0, "", "")
+    doc = json.loads((logs / "out.json").read_text())
+    assert doc["summary"]["lines"] == 0  # this run read nothing new
+    assert [x["kind"] for x in doc["findings"]] == ["calendar"]
+    assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
 
 
 # -- patterns, bots, suggest -------------------------------------------------------------------

@@ -1,0 +1,204 @@
+"""Cron state: every line counted exactly once across appends, logrotate (rename,
+copytruncate, compression) and half-written lines; atomic writes; clear errors."""
+
+import gzip
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from logtrap import schema as s
+from logtrap.errors import StateError
+from logtrap.settings import Settings
+from logtrap.state import load_state, run_incremental
+
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+
+
+class Log:
+    """A log file written line by line; `n` numbers the lines across every file."""
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.n = 0
+
+    def lines(self, count: int) -> str:
+        out = []
+        for _ in range(count):
+            self.n += 1
+            minute, second = divmod(self.n, 60)
+            out.append(
+                f'10.0.0.{self.n % 250} - - [01/Jan/2026:10:{minute % 60:02d}:{second:02d} '
+                f'+0000] "GET /page/{self.n} HTTP/1.1" 200 {1000 + self.n} "-" "{BROWSER}"\n'
+            )
+        return "".join(out)
+
+    def append(self, name: str, count: int) -> None:
+        with open(self.dir / name, "a") as f:
+            f.write(self.lines(count))
+
+
+def run(log: Log) -> tuple[int, int]:
+    """One cron run over access.log*: (lines read this run, requests remembered in all)."""
+    analysis, _ = run_incremental(
+        [str(log.dir / "access.log*")], log.dir / "state", Settings()
+    )
+    return analysis.stats.lines, analysis.traffic.patterns[s.REQUESTS].sum()
+
+
+def gzip_file(src: Path, dst: Path) -> None:
+    with open(src, "rb") as f, gzip.open(dst, "wb") as g:
+        shutil.copyfileobj(f, g)
+    src.unlink()
+
+
+@pytest.fixture
+def log(tmp_path):
+    return Log(tmp_path)
+
+
+def test_appended_lines_are_read_once(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 5)
+    assert run(log) == (5, 15)
+    assert run(log) == (0, 15)
+
+
+def test_rename_rotation_then_compression(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    # Lines written just before logrotate renames the file, unread so far ...
+    log.append("access.log", 3)
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 4)
+    assert run(log) == (7, 17)
+    # ... then the next rotation compresses the old file (delaycompress) and renames again.
+    gzip_file(log.dir / "access.log.1", log.dir / "access.log.2.gz")
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 2)
+    assert run(log) == (2, 19)
+
+
+def test_copytruncate_rotation(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 2)
+    shutil.copy(log.dir / "access.log", log.dir / "access.log.1")
+    with open(log.dir / "access.log", "r+") as f:
+        f.truncate(0)
+    log.append("access.log", 3)
+    assert run(log) == (5, 15)
+
+
+def test_half_written_line_waits_for_the_next_run(log):
+    log.append("access.log", 4)
+    whole = log.lines(1)
+    with open(log.dir / "access.log", "a") as f:
+        f.write(whole[:30])  # the server is mid-write
+    assert run(log) == (4, 4)
+    with open(log.dir / "access.log", "a") as f:
+        f.write(whole[30:])
+    assert run(log) == (1, 5)
+
+
+def test_a_file_not_named_this_time_is_not_read_twice_later(log):
+    log.append("access.log", 6)
+    log.append("other.log", 3)
+    paths = [str(log.dir / "access.log"), str(log.dir / "other.log")]
+    analysis, _ = run_incremental(paths, log.dir / "state", Settings())
+    assert analysis.stats.lines == 9
+    run_incremental(paths[:1], log.dir / "state", Settings())
+    analysis, _ = run_incremental(paths, log.dir / "state", Settings())
+    assert analysis.stats.lines == 0
+    assert analysis.traffic.patterns[s.REQUESTS].sum() == 9
+
+
+def test_findings_are_new_once(tmp_path):
+    trap = tmp_path / "access.log"
+    lines = [
+        f'66.249.66.1 - - [01/Jan/2026:10:{i // 60:02d}:{i % 60:02d} +0000] '
+        f'"GET /?sid={i:08x}{i * 7919:08x} HTTP/1.1" 200 4000 "-" '
+        f'"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"\n'
+        for i in range(300)
+    ]
+    trap.write_text("".join(lines))
+    first, new = run_incremental([str(trap)], tmp_path / "state", Settings())
+    assert "session_id" in new[s.KIND].to_list()
+    assert new.height == first.findings.height
+    again, new = run_incremental([str(trap)], tmp_path / "state", Settings())
+    assert new.height == 0
+    assert again.findings.select(s.KIND, s.PATTERN).equals(first.findings.select(s.KIND, s.PATTERN))
+    assert load_state(tmp_path / "state").runs == 2
+
+
+def test_corrupt_state_is_a_clear_error(tmp_path):
+    bad = tmp_path / "state"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(StateError, match="not a logtrap state file or is corrupt"):
+        load_state(bad)
+
+
+def test_foreign_state_is_a_clear_error(tmp_path):
+    foreign = tmp_path / "state"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("meta.json", '{"schema": "something/else"}')
+    with pytest.raises(StateError, match="state file of another kind"):
+        load_state(foreign)
+
+
+def test_stdin_cannot_carry_state(tmp_path):
+    from logtrap.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="standard input"):
+        run_incremental(["-"], tmp_path / "state", Settings())
+
+
+CRASHER = """
+import sys
+from pathlib import Path
+import polars as pl
+from logtrap.state import State, save_state
+# A state with a big table, so writing it takes long enough to be killed mid-write.
+big = pl.DataFrame({"url_hash": pl.int_range(0, 3_000_000, eager=True).cast(pl.UInt64)})
+print("ready", flush=True)
+while True:
+    save_state(Path(sys.argv[1]), State(tally={"url_hashes": big}, runs=99))
+"""
+
+
+def _kill_while_writing(state: Path) -> bool:
+    """Start a process that rewrites `state` over and over, kill -9 it; True when the kill
+    caught it mid-write (its temporary file is left behind)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASHER, str(state)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return any(p.name.startswith(".state.") for p in state.parent.iterdir())
+
+
+def test_killed_mid_write_leaves_the_old_state_usable(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    state = log.dir / "state"
+    # Writing takes most of each loop, so a kill nearly always lands mid-write; try a few
+    # times so the test is about that case, not about luck.
+    caught = [_kill_while_writing(state) for _ in range(3)]
+    assert any(caught)
+    # The file is the old state or a complete new one, never a torn one.
+    loaded = load_state(state)
+    assert loaded.runs in (1, 99)
+    for leftover in state.parent.glob(".state.*"):
+        leftover.unlink()
+    if loaded.runs == 1:  # the old state still resumes where it was
+        log.append("access.log", 2)
+        assert run(log) == (2, 12)
