@@ -409,14 +409,28 @@ def host_label(host: str | None) -> str:
     return "All requests (no virtual host in the log)" if host in (None, "-") else safe(host)
 
 
+_EVIDENCE_ITEMS = 8  # list items shown per evidence value on a terminal (the JSON has all)
+
+
 def _evidence(evidence: Mapping[str, Any]) -> str:
+    """Evidence as one readable line.
+
+    >>> _evidence({"span_years": 31, "share": 0.12345,
+    ...     "top_bots": [{"bot_name": "Googlebot", "requests": 92}]})
+    'span_years 31; share 0.123; top_bots Googlebot 92'
+    """
+
     def show(value: Any) -> str:
         if isinstance(value, float):
             return f"{value:.3g}"
         if isinstance(value, int) and not isinstance(value, bool):
             return _n(value)
+        if isinstance(value, Mapping):  # {"bot_name": "Googlebot", "requests": 92}
+            return " ".join(show(v) for v in value.values())
         if isinstance(value, (list, tuple)):
-            return ", ".join(show(v) for v in value)
+            shown = ", ".join(show(v) for v in value[:_EVIDENCE_ITEMS])
+            more = len(value) - _EVIDENCE_ITEMS
+            return shown + (f", ... ({more} more)" if more > 0 else "")
         return safe(value)
 
     return "; ".join(f"{safe(k)} {show(v)}" for k, v in evidence.items()) or "-"
