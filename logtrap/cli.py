@@ -422,9 +422,11 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
                    "in report-v1's patterns); - for stdout.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the N patterns with most bot requests.")
+@click.option("--sections", is_flag=True,
+              help="One row per section (the first two path levels) instead of per pattern.")
 @_with_logs
 def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
-             limit: int | None, quiet: bool) -> None:
+             limit: int | None, sections: bool, quiet: bool) -> None:
     """The URL pattern table: where every request (and every bot request) went.
 
     One row per host and URL pattern (the path with variable parts as {n}, {date},
@@ -434,6 +436,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     \b
     Examples:
       logtrap patterns /var/log/nginx/access.log --limit 20
+      logtrap patterns /var/log/nginx/access.log --sections
       logtrap patterns access.log --json - | jq '.patterns[0]'
     """
     _check_output(json_out)
@@ -442,16 +445,19 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     with _progress(quiet) as on_progress:
         analysis = run_analysis(logs, settings, detectors=(), on_progress=on_progress)
     _read_summary(analysis, quiet)
-    table = analysis.patterns if limit is None else analysis.patterns.head(limit)
+    source = analysis.traffic.sections if sections else analysis.patterns
+    table = source if limit is None else source.head(limit)
     if json_out:
         import json
 
-        _write_text(json_out, json.dumps({"schema": PATTERNS_SCHEMA,
-                                          "patterns": report.pattern_dicts(table)},
+        key, rows = (("sections", report.section_dicts(table)) if sections
+                     else ("patterns", report.pattern_dicts(table)))
+        _write_text(json_out, json.dumps({"schema": PATTERNS_SCHEMA, key: rows},
                                          indent=2, ensure_ascii=False) + "\n")
         if json_out == STDOUT:
             return
-    report.print_lines(_console(), [report.pattern_table(table)])
+    view = report.section_table(table) if sections else report.pattern_table(table)
+    report.print_lines(_console(), [view])
 
 
 @cli.command()

@@ -199,6 +199,29 @@ def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
+def section_dicts(sections: pl.DataFrame) -> list[dict[str, Any]]:
+    """One object per host and section (the first two path levels of the patterns).
+
+    >>> from logtrap.traffic import Tally
+    >>> section_dicts(Tally().finish().sections)
+    []
+    """
+    return [
+        {
+            "host": row[s.HOST],
+            "section": row[s.SECTION],
+            "requests": row[s.REQUESTS],
+            "bot_requests": row[s.BOT_REQUESTS],
+            "bot_share": row[s.BOT_SHARE],
+            "unique_urls": row[s.UNIQUE_URLS],
+            "patterns": row["patterns"],
+            "first_seen": _iso(row[s.FIRST_SEEN]),
+            "last_seen": _iso(row[s.LAST_SEEN]),
+        }
+        for row in sections.iter_rows(named=True)
+    ]
+
+
 def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
     """One object per bot: requests, share, verification counts, top patterns, statuses.
     >>> from logtrap.analysis import analyze
@@ -242,13 +265,14 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
     ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
     >>> run = analyze(read_logs(log))
     >>> sorted(to_dict(run))
-    ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'summary']
+    ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'sections', 'summary']
     """
     suggestions = suggestions if suggestions is not None else _suggest(analysis)
     return {
         "schema": SCHEMA,
         "summary": summary_dict(analysis),
         "patterns": pattern_dicts(analysis.patterns),
+        "sections": section_dicts(analysis.traffic.sections),
         "findings": [x.to_dict() for x in f.to_records(analysis.findings)],
         "robots_txt": suggestions.robots_txt,
         "htaccess": suggestions.htaccess,
@@ -338,6 +362,21 @@ def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
             safe(row[s.HOST]), safe(row[s.PATTERN]), _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _n(row[s.UNIQUE_URLS]),
             _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
+        )
+    return table
+
+
+def section_table(sections: pl.DataFrame, limit: int | None = None) -> Table:
+    """Requests per host and section (first two path levels): the coarse budget split."""
+    table = _table("Host", "Section", "Requests", "Bot requests", "Share", "Unique URLs",
+                   "Patterns", right=("Requests", "Bot requests", "Share", "Unique URLs",
+                                      "Patterns"), fold=("Host", "Section"))
+    rows = sections if limit is None else sections.head(limit)
+    for row in rows.iter_rows(named=True):
+        table.add_row(
+            safe(row[s.HOST]), safe(row[s.SECTION]), _n(row[s.REQUESTS]),
+            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _n(row[s.UNIQUE_URLS]),
+            _n(row["patterns"]),
         )
     return table
 

@@ -155,7 +155,10 @@ def test_json_to_stdout_is_only_json(logs, stub_registry):
     assert result.exit_code == 3
     doc = json.loads(result.stdout)
     assert set(doc) == {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess",
-                        "nginx", "bots"}
+                        "nginx", "bots", "sections"}
+    assert [(x["section"], x["requests"], x["bot_requests"], x["patterns"])
+            for x in doc["sections"]] == [("/calendar", 4, 4, 1), ("/article/{n}", 4, 2, 1),
+                                          ("/", 1, 0, 1)]
     assert doc["schema"] == "logtrap/report-v1"
     summary = doc["summary"]
     assert (summary["lines"], summary["parsed"], summary["rejected"], summary["bot_requests"],

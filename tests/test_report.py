@@ -22,7 +22,7 @@ EVIL_MARKUP = "[bold red]styled[/bold red]\x1b[31m\x07"
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
-            "bots"}
+            "bots", "sections"}
 SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests", "start", "end",
                 "hosts", "rejected_examples", "files"}
 REJECTED_KEYS = {"source", "line_no", "line", "reason"}
