@@ -329,3 +329,42 @@ def test_host_header_directive_and_formats_pasted_from_configs():
 def test_client_prefers_a_address_over_h_name():
     row = one('%h %a %t "%r" %>s %b', 'crawl-1.example.com 66.249.66.1 [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1')
     assert row[s.CLIENT] == "66.249.66.1"
+
+
+# -- the quote-cut fast path gives what the full regex gives ------------------------------------
+_bits = st.sampled_from(['"', "\\", " ", "\\\"", "-", "[", "]", ":", "200", "x", "\t", "%"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=st.sampled_from([COMBINED, 'ex.org:80 ' + COMBINED, NETNEA_LINE, COMBINED + ' 12 "a b"',
+                             COMBINED.split(' "https')[0]]),
+       edits=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 3), _bits), max_size=4),
+       fmt=st.sampled_from(["combined", "common", "vhost_combined", "nginx", NETNEA,
+                            "combined_extra", '"%h %l" %t "%r" %>s %b']))
+def test_fast_path_equals_full_regex(base, edits, fmt):
+    import dataclasses
+
+    line = base
+    for at, cut, bit in edits:  # splice junk in: quotes, backslashes, spaces...
+        line = line[:at] + bit + line[at + cut:]
+    lines = pl.DataFrame({"line": [line, base, line]}, schema={"line": pl.String})
+    fast = compile_format(fmt)
+    assert fast.pieces is not None
+    slow = dataclasses.replace(fast, pieces=None)
+    for got, want in zip(parse_lines(lines, fast), parse_lines(lines, slow)):
+        assert got.equals(want)
+
+
+def test_fast_path_and_fallback_rows_mix_in_order():
+    escaped = COMBINED.replace('"Mozilla', '"\\"Mozilla')
+    truncated = COMBINED[:-1]
+    quote_in_user = COMBINED.replace(" frank ", ' fr"nk ')
+    escaped_close = COMBINED.replace('ex.org/"', 'ex.org/\\"')  # the referer never closes
+    rows, bad = parse("combined", COMBINED, escaped, truncated, quote_in_user, "junk",
+                      escaped_close, COMBINED)
+    assert [r[s.USER_AGENT] for r in rows] == [
+        "Mozilla/5.0 (compatible; Googlebot/2.1)", '"Mozilla/5.0 (compatible; Googlebot/2.1)',
+        "Mozilla/5.0 (compatible; Googlebot/2.1)", "Mozilla/5.0 (compatible; Googlebot/2.1)",
+        "Mozilla/5.0 (compatible; Googlebot/2.1)"]
+    assert bad == [(4, "junk", "does not match combined"),
+                   (5, escaped_close, "does not match combined")]
