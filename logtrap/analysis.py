@@ -16,7 +16,7 @@ from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors
 from logtrap.logs import ReadStats, Source, scan_logs
-from logtrap.patterns import add_patterns
+from logtrap.patterns import PatternCache, add_patterns
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
 from logtrap.verify import verify_clients
@@ -45,9 +45,15 @@ class Analysis:
         return bot_table(self.traffic)
 
 
-def annotate(requests: pl.DataFrame, settings: Settings, cache: AgentCache | None = None) -> pl.DataFrame:
-    """Add bot and pattern columns to parsed requests (each distinct UA and URL done once)."""
-    return add_patterns(add_bots(requests, cache), settings)
+def annotate(
+    requests: pl.DataFrame,
+    settings: Settings,
+    cache: AgentCache | None = None,
+    pattern_cache: PatternCache | None = None,
+) -> pl.DataFrame:
+    """Add bot and pattern columns to parsed requests (each distinct UA and URL done once;
+    with the caches, once across batches)."""
+    return add_patterns(add_bots(requests, cache), settings, pattern_cache)
 
 
 def tally_logs(
@@ -60,13 +66,13 @@ def tally_logs(
     """Read logs (or take a frame of parsed requests) into a tally, batch by batch."""
     settings = settings or Settings()
     acc = tally if tally is not None else Tally(settings=settings)
-    cache = AgentCache()
+    cache, pattern_cache = AgentCache(), PatternCache(settings.pattern_cache_urls)
     if isinstance(sources, pl.DataFrame):
-        acc.add(annotate(sources, settings, cache))
+        acc.add(annotate(sources, settings, cache, pattern_cache))
         return acc, None
     stream = scan_logs(sources, settings=settings, on_progress=on_progress)
     for batch in stream:
-        acc.add(annotate(batch, settings, cache))
+        acc.add(annotate(batch, settings, cache, pattern_cache))
     return acc, stream.stats
 
 

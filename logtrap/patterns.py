@@ -109,6 +109,7 @@ _NAME_RULES = _RULES[:-1]  # parameter names: `filter_by_color` is a name, not a
 _MARK = "\x01"
 _ABSOLUTE = r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/?]*"  # RFC 9112 absolute-form request target
 _KEY = "__key"  # private join keys
+_URL_KEY = "__url_key"
 _PATH, _NAMES = "__path", "__names"
 
 
@@ -221,24 +222,76 @@ def section_expr(pattern: pl.Expr) -> pl.Expr:
     return pl.when(trimmed == "").then(pl.lit("/")).otherwise(trimmed)
 
 
-def add_patterns(requests: pl.DataFrame | pl.LazyFrame, settings: Settings | None = None):
+_EMPTY_CACHE = pl.DataFrame(schema={_URL_KEY: pl.UInt64(), s.PATTERN: pl.String(), s.SECTION: pl.String()})
+
+
+class PatternCache:
+    """The patterns of URLs already seen, so a streaming caller computes each URL's once.
+
+    Keyed by a 64-bit hash of the URL (see `_once_per_value` on collisions). Bounded: when the
+    cache would pass `max_urls`, it keeps only the URLs of the current batch, so memory stays
+    flat however many distinct URLs the logs hold (a batch's URLs are the likeliest in the
+    next). A cache serves one set of settings: other tracking parameters empty it.
+
+    >>> cache = PatternCache(max_urls=10)
+    >>> df = pl.DataFrame({"url": ["/a/1", "/a/2", "/a/1"]})
+    >>> add_patterns(df, cache=cache)["pattern"].to_list(), len(cache)
+    (['/a/{n}', '/a/{n}', '/a/{n}'], 2)
+    """
+
+    def __init__(self, max_urls: int = 500_000) -> None:
+        self.max_urls = max_urls
+        self.frame = _EMPTY_CACHE
+        self._tracking: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def lookup(self, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+        """Patterns of these distinct URLs (`_URL_KEY`, URL), computing only the new ones."""
+        if self._tracking != _tracking(settings):
+            self.frame, self._tracking = _EMPTY_CACHE, _tracking(settings)
+        seen = urls.select(_URL_KEY).join(self.frame, on=_URL_KEY, how="inner")
+        if seen.height == urls.height:
+            return seen
+        new = _with_patterns(urls.join(seen, on=_URL_KEY, how="anti").lazy(), settings)
+        done = new.drop(s.URL).collect()
+        old = seen if self.frame.height + done.height > self.max_urls else self.frame
+        self.frame = pl.concat([old, done], rechunk=True)
+        return pl.concat([seen, done])
+
+
+def add_patterns(
+    requests: pl.DataFrame | pl.LazyFrame,
+    settings: Settings | None = None,
+    cache: PatternCache | None = None,
+):
     """Add PATTERN and SECTION columns, computed once per distinct URL and joined back.
 
-    Takes and returns a DataFrame or a LazyFrame alike.
+    Takes and returns a DataFrame or a LazyFrame alike. With a `cache`, URLs seen in earlier
+    calls are not computed again (a LazyFrame's distinct URLs are then collected).
 
     >>> df = pl.DataFrame({"url": ["/s/a8fk21qz", "/s/Q9x7ZkP2", "/s/a8fk21qz"]})
     >>> add_patterns(df).select("pattern", "section").unique().rows()
     [('/s/{token}', '/s/{token}')]
     """
     settings = settings or Settings()
-    lazy = requests.lazy() if isinstance(requests, pl.DataFrame) else requests
-    lazy = lazy.drop(s.PATTERN, s.SECTION, strict=False)
-    url_key = "__url_key"
-    lazy = lazy.with_columns(pl.col(s.URL).hash(0).alias(url_key))
-    distinct = lazy.filter(pl.col(url_key).is_first_distinct()).select(url_key, s.URL)
-    done = _with_patterns(distinct, settings).drop(s.URL)
-    out = lazy.join(done, on=url_key, how="left", maintain_order="left").drop(url_key)
-    return out.collect() if isinstance(requests, pl.DataFrame) else out
+    key = pl.col(s.URL).hash(0).alias(_URL_KEY)
+    frame = requests.drop(s.PATTERN, s.SECTION, strict=False).with_columns(key)
+    distinct = frame.filter(pl.col(_URL_KEY).is_first_distinct()).select(_URL_KEY, s.URL)
+    if isinstance(frame, pl.LazyFrame):
+        if cache is None:
+            done = _with_patterns(distinct, settings).drop(s.URL)
+        else:
+            done = cache.lookup(distinct.collect(), settings).lazy()
+        return frame.join(done, on=_URL_KEY, how="left", maintain_order="left").drop(_URL_KEY)
+    # A DataFrame is joined eagerly: the in-memory join keeps the row order at a fraction of
+    # what the streaming engine's ordered join costs (measured 4 ms against 40 ms per batch).
+    if cache is None:
+        done = _with_patterns(distinct.lazy(), settings).drop(s.URL).collect()
+    else:
+        done = cache.lookup(distinct, settings)
+    return frame.join(done, on=_URL_KEY, how="left", maintain_order="left").drop(_URL_KEY)
 
 
 def url_pattern(url: str, settings: Settings | None = None) -> str:

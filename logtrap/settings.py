@@ -29,6 +29,10 @@ class Settings:
     # batches and runs). Bounds memory whatever the size of the logs; 1,000 is enough to
     # see a value distribution and pick examples (judgement).
     url_sample_size: int = 1000
+    # Distinct URLs whose patterns are remembered between batches, so a URL seen again is not
+    # computed again. About 60 bytes each: 500,000 hold three batches of all-new URLs in ~30 MB;
+    # past it only the current batch's URLs are kept (judgement).
+    pattern_cache_urls: int = 500_000
 
     # -- bot verification --------------------------------------------------------------------
     ip_ranges: tuple[Path, ...] = ()  # search engines' published range files (JSON)
