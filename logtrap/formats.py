@@ -582,26 +582,9 @@ def _piece_fields(lf: pl.LazyFrame, fmt: LogFormat) -> pl.LazyFrame:
     )
 
 
-def _extract(lines: pl.LazyFrame, fmt: LogFormat) -> pl.DataFrame:
-    """"row", "line" -> the same plus one String column per role in `fmt.fields`, "_matched".
-
-    Lines the quote cut handles take the fast way; the rest (escaped quotes, odd lines, lines
-    that do not match at all) go through the full regex, and are put back in their rows.
-    """
-    if fmt.pieces is None:
-        return _regex_fields(lines, fmt).collect()
-    out = _piece_fields(lines, fmt).collect()
-    slow = out.get_column("_fast").not_().arg_true()
-    out = out.drop("_fast")
-    if slow.len() == 0:
-        return out
-    redo = _regex_fields(out[slow].lazy().select("row", "line"), fmt).collect()
-    names = [*fmt.fields, "_matched"]
-    return out.with_columns(out.get_column(c).scatter(slow, redo.get_column(c)) for c in names)
-
-
-def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
-    """Lazy plan: `_extract`'s frame -> "row", "line", "_ok" and REQUEST_SCHEMA.
+def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] = ()) -> pl.LazyFrame:
+    """Lazy plan: role columns and "_matched" (from `_piece_fields` or `_regex_fields`) ->
+    "row", "line", "_ok", the `keep` columns and REQUEST_SCHEMA.
 
     Escapes are not undone here (see `_unescape_rows`): nearly no row has one.
     """
@@ -654,6 +637,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
         (rt if rt is not None else pl.lit(None, dtype=pl.Float64)).alias(s.REQUEST_TIME),
         pl.lit(source, dtype=pl.String).alias(s.SOURCE),
         matched.alias("_matched"),
+        *keep,
     ).with_columns(
         (pl.col("_matched") & (pl.col(s.TIME).is_not_null() | (not has_time))).alias("_ok"),
         # path/query split after the url is known; unescaping later may change both
@@ -661,7 +645,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str) -> pl.LazyFrame:
     ).with_columns(
         pl.col("_pq").struct.field("field_0").alias(s.PATH),
         pl.col("_pq").struct.field("field_1").alias(s.QUERY),
-    )
+    ).drop("_pq")
 
 
 def _unescape_rows(out: pl.DataFrame) -> pl.DataFrame:
@@ -672,6 +656,16 @@ def _unescape_rows(out: pl.DataFrame) -> pl.DataFrame:
         return out
     fixed = out[idx].select(_unescape(pl.col(c)).alias(c) for c in _ESCAPED)
     return out.with_columns(out.get_column(c).scatter(idx, fixed.get_column(c)) for c in _ESCAPED)
+
+
+# Below this many lines one in-memory pass is quicker than starting the streaming engine.
+_STREAMING_MIN_LINES = 20_000
+
+
+def _collect(lf: pl.LazyFrame, height: int) -> pl.DataFrame:
+    """The streaming engine cuts the batch in morsels parsed on every core at once; the
+    in-memory one would run each string expression on one core."""
+    return lf.collect(engine="streaming" if height >= _STREAMING_MIN_LINES else "in-memory")
 
 
 def parse_lines(
@@ -693,13 +687,22 @@ def parse_lines(
     >>> bad.rows()
     [(1, 'junk', 'does not match combined')]
     """
-    # One plan over the whole batch: Polars already spreads it over the cores (the CSV reader
-    # hands over several chunks, and independent columns are computed side by side); cutting
-    # the batch in slices collected together measured 5-10% slower here.
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
-    out = _unescape_rows(_plan(_extract(lf, fmt).lazy(), fmt, source).collect())
-    ok = pl.col("_ok")
-    requests = out.filter(ok).select(list(s.REQUEST_SCHEMA))
+    if fmt.pieces is None:
+        out = _collect(_plan(_regex_fields(lf, fmt), fmt, source), lines.height)
+    else:
+        out = _collect(_plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",)), lines.height)
+        slow = out.get_column("_fast").not_().arg_true()
+        out = out.drop("_fast")
+        if slow.len():  # escaped quotes, odd lines: the full regex, put back in their rows
+            redo = _plan(_regex_fields(out[slow].lazy().select("row", "line"), fmt), fmt, source).collect()
+            out = out.with_columns(out.get_column(c).scatter(slow, redo.get_column(c))
+                                   for c in out.columns if c not in ("row", "line"))
+    out = _unescape_rows(out)
+    ok = out.get_column("_ok")
+    requests = out.select(list(s.REQUEST_SCHEMA))
+    if not ok.all():  # nearly every batch is all requests: no copy then
+        requests = requests.filter(ok)
     bad = out.filter(~ok)
     blank = pl.col("line").str.strip_chars(" \t") == ""
     rejected = bad.filter(~blank).select(

@@ -368,3 +368,15 @@ def test_fast_path_and_fallback_rows_mix_in_order():
         "Mozilla/5.0 (compatible; Googlebot/2.1)"]
     assert bad == [(4, "junk", "does not match combined"),
                    (5, escaped_close, "does not match combined")]
+
+
+def test_streamed_batch_equals_small_batches():
+    # a batch big enough for the streaming engine gives what small in-memory ones give
+    escaped = COMBINED.replace('"Mozilla', '"\\"Mozilla')
+    lines = [COMBINED, escaped, COMBINED[:-1], "junk", "", COMBINED.replace("+0100", "-0230")] * 5000
+    frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
+    fmt = compile_format("combined")
+    req, bad = parse_lines(frame, fmt)
+    parts = [parse_lines(frame.slice(i, 600), fmt) for i in range(0, frame.height, 600)]
+    assert req.equals(pl.concat([p[0] for p in parts]))
+    assert bad.height == 5000 and bad["row"].to_list() == list(range(3, len(lines), 6))
