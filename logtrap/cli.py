@@ -80,7 +80,7 @@ class _Group(click.Group):
 
 def _console(stderr: bool = False) -> Console:
     """Rich console on stdout or stderr: colour on a terminal, plain text when piped."""
-    stream = click.get_text_stream("stderr" if stderr else "stdout")
+    stream = sys.stderr if stderr else sys.stdout
     tty = stream.isatty()
     width = None if tty else (int(os.environ.get("COLUMNS", "0") or 0) or 100)
     return Console(file=stream, width=width, soft_wrap=False, highlight=False,
@@ -105,7 +105,7 @@ class _Rate(TextColumn):
 @contextlib.contextmanager
 def _progress(quiet: bool) -> Iterator[Callable[[int, int | None, int], None] | None]:
     """A progress bar on stderr (bytes read of total, lines/s), only on a terminal."""
-    if quiet or not click.get_text_stream("stderr").isatty():
+    if quiet or not sys.stderr.isatty():
         yield None
         return
     with Progress(TextColumn("Reading"), BarColumn(), DownloadColumn(), _Rate(),
@@ -218,7 +218,7 @@ def _check_output(path: str | None, *, directory: bool = False) -> None:
 def _write_text(path: str, text: str) -> None:
     """Write a file whole or not at all (a cron reader never sees half a report)."""
     if path == STDOUT:
-        click.get_text_stream("stdout").write(text)
+        sys.stdout.write(text)
         return
     target = Path(path)
     try:
@@ -278,7 +278,7 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
             if current != text:
                 conflicts.append((path, current, text))
     if conflicts:
-        out = click.get_text_stream("stdout")
+        out = sys.stdout
         for path, current, text in conflicts:
             out.write(_diff(current, text, path))
         names = ", ".join(path for path, _, _ in conflicts)

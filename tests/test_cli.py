@@ -6,6 +6,7 @@ tests at the end run the real registry.
 """
 
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -403,8 +404,6 @@ def test_sample_litespeed_finds_the_aggressive_bot(logs):
 def test_progress_only_on_a_terminal(monkeypatch):
     import io
 
-    import click
-
     from logtrap import cli as cli_module
 
     class Tty(io.StringIO):
@@ -414,7 +413,7 @@ def test_progress_only_on_a_terminal(monkeypatch):
     with cli_module._progress(quiet=False) as update:
         assert update is None  # pytest's stderr is not a terminal
     stream = Tty()
-    monkeypatch.setattr(click, "get_text_stream", lambda name: stream)
+    monkeypatch.setattr(sys, "stderr", stream)
     with cli_module._progress(quiet=True) as update:
         assert update is None
     with cli_module._progress(quiet=False) as update:

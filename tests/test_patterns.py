@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import assume, given, settings as hsettings, strategies as st
 
 from logtrap import schema as s
 from logtrap.patterns import TRACKING, add_patterns, section, url_pattern
@@ -159,6 +159,8 @@ TRACKERS = st.sampled_from(["utm_source", "utm_campaign", "gclid", "fbclid", "ms
 @hsettings(max_examples=100, deadline=None)
 @given(URLS, st.lists(st.tuples(TRACKERS, VALUE), min_size=1, max_size=3))
 def test_tracking_params_do_not_change_the_content_pattern(url, trackers):
+    # A "#" starts the fragment: parameters after it are not parameters at all.
+    assume("#" not in url)
     tracked = url + ("&" if "?" in url else "?") + "&".join(f"{k}={v}" for k, v in trackers)
     content = url_pattern(tracked).replace(f"&{TRACKING}", "").replace(f"?{TRACKING}", "")
     assert TRACKING in url_pattern(tracked)
