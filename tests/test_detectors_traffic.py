@@ -163,7 +163,7 @@ def test_budget_hog_silent_on_tiny_logs():
 # -- growing_pattern ------------------------------------------------------------------------
 
 
-def calendar_growth(days: int = 6) -> list[dict]:
+def calendar_growth(days: int = 7) -> list[dict]:
     """40 new calendar months a day, each fetched once; 100 articles found on day 1 and
     re-fetched every day after (real content converges)."""
     rows = []
@@ -183,36 +183,36 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
     assert traffic.window_size == "1d"
     out = growing_pattern.detect(traffic, Settings())
     assert out.select(s.KIND, s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
-        ("growing_pattern", "warning", "/calendar?date", 240, 240)
+        ("growing_pattern", "warning", "/calendar?date", 280, 280)
     ]
     assert evidence(out) == {
         "window_size": "1d",
-        "new_urls_per_window": [40, 40, 40, 40, 40],  # day 6: 10 minutes of log, left out
-        "unique_urls": 240,
+        "new_urls_per_window": [40, 40, 40, 40, 40, 40],  # day 7: 10 minutes of log, left out
+        "unique_urls": 280,
         "early_new_urls_per_window": 40.0,
         "late_new_urls_per_window": 40.0,
         "late_new_urls": 120,
         "late_requests": 120,
         "novelty": 1.0,
     }
-    assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2005-")
+    assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
 
 def test_growing_pattern_host_level_when_patterns_keep_appearing():
     # a relative-link loop: two deeper patterns a day
     rows = articles(50)
-    for day in range(6):
+    for day in range(8):
         for depth in (2 * day + 1, 2 * day + 2):
             path = "/x" + "/related" * depth
             rows += [req(path, path, at=T0 + timedelta(days=day, minutes=depth))]
     out = growing_pattern.detect(traffic_of(rows), Settings())
     host = out.filter(pl.col(s.PATTERN).is_null())
-    # requests to the 8 patterns born from day 3 on (day 6, barely logged, is no window)
+    # requests to the 8 patterns born from day 5 on (day 8, barely logged, is no window)
     assert host.select(s.REQUESTS, s.WASTED_REQUESTS).rows() == [(8, 8)]
     ev = evidence(host)
-    assert ev["new_patterns_per_window"] == [3, 2, 2, 2, 2]
+    assert ev["new_patterns_per_window"] == [3, 2, 2, 2, 2, 2, 2]
     assert ev["late_new_patterns"] == 6
-    assert ev["patterns"] == 13
+    assert ev["patterns"] == 17
     assert out.filter(pl.col(s.PATTERN).is_not_null()).height == 0  # one URL each: too few
 
 
@@ -379,4 +379,18 @@ def test_growing_pattern_host_level_ignores_scanner_probes():
         rows += articles(50, at=at)
         rows += [req(f"/probe{day}-{k}.php", f"/probe{day}-{k}.php", at=at + timedelta(hours=k + 1),
                      status=404, bot=AHREFS) for k in range(2)]
+    assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_growing_pattern_silent_when_early_and_late_windows_would_overlap():
+    # Four days of a site still being discovered (new patterns 30, 20, 12, 6 a day, as on the
+    # real semicomplete.com log): the first and last three days overlap, so there is no
+    # trend to read, and a slowing discovery must not be reported as growth.
+    rows = articles(50)
+    born = 0
+    for day, count in enumerate((30, 20, 12, 6)):
+        for _ in range(count):
+            born += 1
+            path = f"/doc/{'abcdefghijklmnopqrstuvwxyz'[born % 26]}{born}x/page"
+            rows += [req(path, path, at=T0 + timedelta(days=day, hours=12))]
     assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0

@@ -6,7 +6,8 @@ windows re-fetch them (few or no new URLs). An unbounded URL space keeps minting
 Per host+pattern, over the log's windows (`traffic.window_size`: a day, or an hour when the
 logs span less than two days), with W = `growing_pattern_windows` (3):
 
-1. the logs span at least `growing_pattern_min_windows` windows (fewer show no trend);
+1. the logs span at least `growing_pattern_min_windows` windows and 2W, so that the first and
+   the last W windows do not overlap (2W + 1 at host level, whose first window is discovery);
 2. the pattern got new distinct URLs in *each* of the last W windows;
 3. no convergence: new URLs per window over the last W windows are at least
    `growing_pattern_min_ratio` (0.5) times those over the first W windows;
@@ -64,10 +65,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """
     grid = _grid(traffic, settings.growing_pattern_min_coverage)
     n = settings.growing_pattern_windows
-    if grid.height < max(settings.growing_pattern_min_windows, n + 1):
-        return f.empty_findings()
-    frames = [f.empty_findings(), _pattern_findings(traffic, grid, settings)]
-    frames.append(_host_findings(traffic, grid, settings))
+    # The early and late windows compared must not overlap, or a slowing growth (348, 262,
+    # 205, 118 new patterns a day) would be compared with itself and never look like it.
+    frames = [f.empty_findings()]
+    if grid.height >= max(settings.growing_pattern_min_windows, 2 * n):
+        frames.append(_pattern_findings(traffic, grid, settings))
+    if grid.height >= max(settings.growing_pattern_min_windows, 2 * n + 1):  # + discovery
+        frames.append(_host_findings(traffic, grid, settings))
     return pl.concat(frames, how="vertical")
 
 
