@@ -127,6 +127,20 @@ _TABLES: dict[str, _Table] = {
     ),
 }
 
+# Each table's columns in order: its keys, then its aggregations.
+_COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _TABLES.items()}
+
+
+def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """Requests per distinct URL and answer (status, size): url_hashes and urls both start
+    here, so a batch is grouped by URL once, on integer keys (the URL hash stands for host
+    and URL, the pattern hash for host and pattern)."""
+    return rows.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
+        *_counts(),
+        *_first_last(),
+        pl.col(s.HOST, s.PATTERN, s.URL, s.PATTERN_HASH).first(),
+    )
+
 
 def _bottom_k(frame: pl.LazyFrame, k: int) -> pl.LazyFrame:
     """Keep, per host+pattern, the rows of the k distinct URLs with the smallest hashes."""
@@ -163,14 +177,24 @@ class Tally:
         rows = batch.lazy().with_columns(
             *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
         )
+        answers = _answers(rows)
         queries = []
         for name, table in _TABLES.items():
-            q = rows if table.rows is None else rows.filter(table.rows)
-            q = q.group_by(table.keys).agg(table.batch)
-            if name == "urls":
-                q = _bottom_k(q, self.settings.url_sample_size)
+            if name == "url_hashes":
+                q = answers.group_by(s.URL_HASH).agg(
+                    pl.col(s.PATTERN_HASH).first(),
+                    pl.col(s.FIRST_SEEN).min().dt.truncate(_HOUR).alias(s.WINDOW),
+                )
+            elif name == "urls":
+                rank = pl.col(s.URL_HASH).rank("dense").over(s.PATTERN_HASH)
+                q = answers.filter(rank <= self.settings.url_sample_size).select(_COLUMNS["urls"])
+            else:
+                q = rows if table.rows is None else rows.filter(table.rows)
+                q = q.group_by(table.keys).agg(table.batch)
             queries.append(q)
-        for name, frame in zip(_TABLES, pl.collect_all(queries)):
+        # In memory: the batch is in memory already, and the two queries on `answers` share it
+        # (measured 62 against 99 CPU-ms per batch with the default streaming engine).
+        for name, frame in zip(_TABLES, pl.collect_all(queries, engine="in-memory")):
             self._add_part(name, frame)
 
     def _add_part(self, name: str, frame: pl.DataFrame) -> None:
