@@ -122,6 +122,9 @@ class Settings:
     aggressive_bot_min_share: float = 0.2  # a fifth of the host's bot requests (judgement)
     aggressive_bot_min_peak: int = 30  # requests per minute: one every two seconds (judgement)
     aggressive_bot_peak_ratio: float = 5.0  # peak rate vs the median other bot's peak (judgement)
+    # Requests of the host's other bots: "far above the rest" needs a rest to compare with
+    # (the real geolynx log's 127.0.0.1 vhost: one health check, two other requests) (judgement)
+    aggressive_bot_min_other_requests: int = 100
     aggressive_bot_max_routes: int = 5  # "a few routes" (judgement)
     aggressive_bot_route_share: float = 0.8  # share of its requests those routes must hold (judgement)
     aggressive_bot_critical_share: float = 0.5  # half of all bot requests from one bot (judgement)

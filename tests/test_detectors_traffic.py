@@ -304,6 +304,18 @@ def test_aggressive_bot_needs_a_few_routes():
     assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
 
 
+def test_aggressive_bot_needs_other_bots_to_be_far_above():
+    # a vhost only a health check fetches, plus two stray bot requests: no rest to compare
+    rows = [r for r in meta_hammering() if r[s.BOT_NAME] == META[0]]
+    rows += [req(f"/section/{i}", "/section/{n}", bot=AHREFS, client="54.36.148.1",
+                 at=T0 + timedelta(minutes=i)) for i in range(2)]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+    # the same with a real crawl beside it is a finding
+    rows += [req(f"/section/{i}", "/section/{n}", bot=AHREFS, client="54.36.148.1",
+                 at=T0 + timedelta(seconds=20 * i)) for i in range(2, 100)]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 1
+
+
 def test_route_of_patterns():
     patterns = ["/asl/{n}?page", "/about", "/", "/{n}/x", "/?sid", "/calendar?date", "/a/b/c"]
     routes = pl.select(aggressive_bot.route_of(pl.Series(patterns))).to_series().to_list()

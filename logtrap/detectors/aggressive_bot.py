@@ -6,7 +6,8 @@ Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
    bot requests;
 2. its peak requests per minute is at least `aggressive_bot_min_peak` and at least
    `aggressive_bot_peak_ratio` times the median peak of the host's *other* bots ("far above the
-   rest" needs a rest: a host with a single bot gives no finding);
+   rest" needs a rest: the other bots must make `aggressive_bot_min_other_requests` requests
+   between them, so a local health check on a vhost nothing else crawls gives no finding);
 3. a few routes: at most `aggressive_bot_max_routes` routes (path prefixes such as `/asl/`)
    hold `aggressive_bot_route_share` of its requests. Server rules are then scoped by user
    agent AND path (DESIGN.md), never a whole-site ban.
@@ -75,6 +76,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & (pl.col(s.REQUESTS) >= settings.aggressive_bot_min_requests)
         & (pl.col("share") >= settings.aggressive_bot_min_share)
         & pl.col("median_other_peak_per_minute").is_not_null()
+        & (
+            pl.col("host_bot_requests") - pl.col(s.REQUESTS)
+            >= settings.aggressive_bot_min_other_requests
+        )
         & (pl.col("peak_per_minute") >= settings.aggressive_bot_min_peak)
         & (pl.col("peak_ratio") >= settings.aggressive_bot_peak_ratio)
     )
