@@ -195,3 +195,11 @@ def test_crawler_user_agents_instances_all_recognised() -> None:
     instances = sorted({i for e in crawleruseragents.CRAWLER_USER_AGENTS_DATA for i in e.get("instances", [])})
     df = classify_agents(pl.Series(instances))
     assert df.filter(~pl.col(IS_BOT)).height == 0
+
+
+def test_cache_is_bounded_to_the_current_batch_past_its_cap() -> None:
+    cache = AgentCache(max_agents=2)
+    add_bots(pl.DataFrame({USER_AGENT: ["curl/8.0", BROWSERS[0]]}), cache)
+    out = add_bots(pl.DataFrame({USER_AGENT: ["Wget/1.21", None, "Wget/1.21"]}), cache)
+    assert out[BOT_NAME].to_list() == ["Wget", EMPTY_NAME, "Wget"]
+    assert sorted(cache.frame[BOT_NAME].to_list()) == [EMPTY_NAME, "Wget"]

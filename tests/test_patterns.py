@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings as hsettings, strategies as st
 
 from logtrap import schema as s
-from logtrap.patterns import TRACKING, add_patterns, section, url_pattern
+from logtrap.patterns import TRACKING, PatternCache, add_patterns, section, url_pattern
 from logtrap.settings import Settings
 
 CASES = [
@@ -170,3 +170,27 @@ def test_tracking_params_do_not_change_the_content_pattern(url, trackers):
 def test_garbage_never_raises():
     for text in ["%", "%%%", "?", "??", "&=&", "\x00\x01\x7f", "/" * 5000, "a" * 100_000, "/\u20ac/\ud7ff"]:
         assert url_pattern(url_pattern(text)) == url_pattern(text)
+
+
+def test_cache_computes_each_url_once_and_stays_bounded():
+    cache = PatternCache(max_urls=3)
+    first = add_patterns(pl.DataFrame({s.URL: ["/a/1", "/a/2", "/a/1"]}), cache=cache)
+    assert first[s.PATTERN].to_list() == ["/a/{n}"] * 3
+    assert len(cache) == 2
+    # two new URLs would pass the cap: only this batch's URLs stay
+    second = add_patterns(pl.DataFrame({s.URL: ["/b/x-y-z", "/a/2", "/c?utm_source=x"]}), cache=cache)
+    assert second[s.PATTERN].to_list() == ["/b/{slug}", "/a/{n}", "/c?{tracking}"]
+    assert sorted(cache.frame[s.PATTERN].to_list()) == ["/a/{n}", "/b/{slug}", "/c?{tracking}"]
+    # other tracking parameters: the cached patterns no longer hold
+    other = Settings(tracking_params=("ref",))
+    third = add_patterns(pl.DataFrame({s.URL: ["/a/2?ref=1"]}), other, cache=cache)
+    assert third[s.PATTERN].to_list() == ["/a/{n}?{tracking}"]
+    assert len(cache) == 1
+
+
+def test_cache_gives_the_same_patterns_as_no_cache():
+    urls = ["/article/12/my-first-post", "/s/a8fk21qz", "/", None, "/a/1#x", "http://h/x/2"]
+    cache = PatternCache()
+    for batch in (urls[:3], urls, urls[2:]):
+        frame = pl.DataFrame({s.URL: batch}, schema={s.URL: pl.String})
+        assert add_patterns(frame, cache=cache).equals(add_patterns(frame))
