@@ -1,0 +1,77 @@
+"""What every report format shares: log strings made safe, numbers and dates formatted.
+
+Every string that comes from a log (URLs, patterns, user agents, hosts, rejected lines) is
+attacker-controlled: `clean` strips control characters and terminal escape sequences before
+anything reaches a terminal, and `safe` also escapes rich markup.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from rich.markup import escape
+
+# CSI / OSC / two-byte escape sequences, then any other C0/C1 control character, then the
+# Unicode bidi controls that can make a terminal show text in another order than it is.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-_]"
+    r"|[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+# -- sanitising ------------------------------------------------------------------------------
+
+
+def clean(value: object) -> str:
+    """Text from a log made safe for a terminal: escape sequences and control characters go.
+
+    >>> clean("Mozilla\\x1b[31m red\\x07\\nnext")
+    'Mozilla red next'
+    >>> clean(None)
+    '-'
+    """
+    if value is None:
+        return "-"
+    text = str(value)
+    cleaned = _ESCAPES.sub(lambda m: " " if m.group(0) in "\t\n\r" else "", text)
+    return cleaned
+
+
+def safe(value: object) -> str:
+    """`clean`, then escaped for rich markup (a log string never styles the terminal).
+
+    >>> safe("[bold]x[/bold]")
+    '\\\\[bold]x\\\\[/bold]'
+    """
+    return escape(clean(value))
+
+
+# -- numbers -----------------------------------------------------------------------------------
+
+
+def _n(value: int | None) -> str:
+    return f"{value or 0:,}"
+
+
+def _pct(value: float | None) -> str:
+    return f"{(value or 0.0) * 100:.1f}%"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else "-"
+
+
+def _bytes(value: int) -> str:
+    size = float(value)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{value} B"

@@ -1,0 +1,206 @@
+"""The `logtrap/report-v1` JSON contract of DESIGN.md: `to_dict`, its parts, and `to_json`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.report._common import _iso
+
+if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
+    from logtrap.analysis import Analysis
+    from logtrap.rules import Suggestions
+
+SCHEMA = "logtrap/report-v1"
+
+
+def _suggest(analysis: "Analysis") -> "Suggestions":
+    from logtrap.rules import suggest
+
+    return suggest(analysis.findings, analysis.traffic, analysis.settings)
+
+
+def summary_dict(analysis: "Analysis") -> dict[str, Any]:
+    """The `summary` object: what was read, the bot requests, the time span and the hosts.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> d = summary_dict(run); d["parsed"], d["bot_requests"], d["start"]
+    (1, 1, '2026-01-01T10:00:00+00:00')
+    """
+    traffic = analysis.traffic
+    stats = analysis.stats
+    requests = int(traffic.patterns[s.REQUESTS].sum() or 0)
+    rejected = stats.rejected_examples if stats is not None else s.empty(s.REJECTED_SCHEMA)
+    out: dict[str, Any] = {
+        "lines": stats.lines if stats is not None else requests,
+        "parsed": stats.parsed if stats is not None else requests,
+        "rejected": stats.rejected if stats is not None else 0,
+        "requests": requests,
+        "bot_requests": int(traffic.patterns[s.BOT_REQUESTS].sum() or 0),
+        "start": _iso(traffic.start),
+        "end": _iso(traffic.end),
+        "hosts": traffic.hosts,
+        "rejected_examples": [
+            {
+                "source": row[s.SOURCE],
+                "line_no": row[s.LINE_NO],
+                "line": row[s.LINE],
+                "reason": row[s.REASON],
+            }
+            for row in rejected.iter_rows(named=True)
+        ],
+        "files": [
+            {
+                "path": fr.path,
+                "format": fr.format_name,
+                "lines": fr.lines,
+                "parsed": fr.parsed,
+                "rejected": fr.rejected,
+            }
+            for fr in (stats.files if stats is not None else [])
+        ],
+    }
+    return out
+
+
+def _counts(items: Iterable[Mapping[str, Any]] | None, key: str) -> dict[str, int]:
+    return {str(item[key] if item[key] is not None else "unknown"): item[s.REQUESTS]
+            for item in (items or [])}
+
+
+def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
+    """One report-v1 object per host+pattern (`statuses` and `bots` as name -> count).
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> [(p["pattern"], p["statuses"], p["bots"]) for p in pattern_dicts(run.patterns)]
+    [('/cal?date', {'200': 1}, {'Googlebot': 1})]
+    """
+    return [
+        {
+            "host": row[s.HOST],
+            "pattern": row[s.PATTERN],
+            "section": row[s.SECTION],
+            "requests": row[s.REQUESTS],
+            "bot_requests": row[s.BOT_REQUESTS],
+            "human_requests": row[s.HUMAN_REQUESTS],
+            "unique_urls": row[s.UNIQUE_URLS],
+            "bot_share": row[s.BOT_SHARE],
+            "statuses": _counts(row[s.STATUSES], s.STATUS),
+            "bots": _counts(row[s.BOTS], s.BOT_NAME),
+            "first_seen": _iso(row[s.FIRST_SEEN]),
+            "last_seen": _iso(row[s.LAST_SEEN]),
+        }
+        for row in patterns.iter_rows(named=True)
+    ]
+
+
+def section_dicts(sections: pl.DataFrame) -> list[dict[str, Any]]:
+    """One object per host and section (the first two path levels of the patterns).
+
+    >>> from logtrap.traffic import Tally
+    >>> section_dicts(Tally().finish().sections)
+    []
+    """
+    return [
+        {
+            "host": row[s.HOST],
+            "section": row[s.SECTION],
+            "requests": row[s.REQUESTS],
+            "bot_requests": row[s.BOT_REQUESTS],
+            "bot_share": row[s.BOT_SHARE],
+            "unique_urls": row[s.UNIQUE_URLS],
+            "patterns": row["patterns"],
+            "first_seen": _iso(row[s.FIRST_SEEN]),
+            "last_seen": _iso(row[s.LAST_SEEN]),
+        }
+        for row in sections.iter_rows(named=True)
+    ]
+
+
+def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
+    """One object per bot: requests, share, verification counts, top patterns, statuses.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> [(b["bot"], b["requests"], b["unverified_requests"]) for b in bot_dicts(run.bots)]
+    [('Googlebot', 1, 1)]
+    """
+    return [
+        {
+            "bot": row[s.BOT_NAME] if row[s.BOT_NAME] is not None else "unknown",
+            "kind": row[s.BOT_KIND],
+            "requests": row[s.REQUESTS],
+            "share": row["share"],
+            "verified_requests": row["verified_requests"],
+            "fake_requests": row["fake_requests"],
+            "unverified_requests": row["unverified_requests"],
+            "top_patterns": [dict(p) for p in row["top_patterns"] or []],
+            "statuses": _counts(row[s.STATUSES], s.STATUS),
+            "peak_per_minute": row["peak_per_minute"],
+            "first_seen": _iso(row[s.FIRST_SEEN]),
+            "last_seen": _iso(row[s.LAST_SEEN]),
+        }
+        for row in bots.iter_rows(named=True)
+    ]
+
+
+def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> dict[str, Any]:
+    """The whole run as a `logtrap/report-v1` object (see DESIGN.md); rules are suggested
+    here when `suggestions` is not given.
+    
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> sorted(to_dict(run))
+    ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'sections', 'summary']
+    """
+    suggestions = suggestions if suggestions is not None else _suggest(analysis)
+    return {
+        "schema": SCHEMA,
+        "summary": summary_dict(analysis),
+        "patterns": pattern_dicts(analysis.patterns),
+        "sections": section_dicts(analysis.traffic.sections),
+        "findings": [x.to_dict() for x in f.to_records(analysis.findings)],
+        "robots_txt": suggestions.robots_txt,
+        "htaccess": suggestions.htaccess,
+        "nginx": suggestions.nginx,
+        "bots": bot_dicts(analysis.bots),
+    }
+
+
+def to_json(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
+    """`to_dict` as indented JSON text, ending in a newline.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> import json; json.loads(to_json(run))["schema"]
+    'logtrap/report-v1'
+    """
+    return json.dumps(to_dict(analysis, suggestions), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,105 @@
+"""The report as Markdown: log strings in code spans (`md_code`), free text escaped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from logtrap.report._common import _n, _pct, clean
+from logtrap.report.data import to_dict
+
+if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
+    from logtrap.analysis import Analysis
+    from logtrap.rules import Suggestions
+
+
+def md_code(value: object) -> str:
+    """A log string as a Markdown code span that nothing inside can break out of.
+
+    >>> md_code("/a|b`c")
+    '`` /a\\\\|b`c ``'
+    """
+    text = clean(value).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest or text.startswith(" ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_text(value: object) -> str:
+    """Free text escaped for Markdown (and the HTML a Markdown renderer lets through).
+
+    >>> md_text("<b>*x*</b>")
+    '\\\\<b\\\\>\\\\*x\\\\*\\\\</b\\\\>'
+    """
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~&])", r"\\\1", clean(value))
+
+
+def _md_fence(text: str, lang: str = "") -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def _md_row(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
+    """The report as Markdown: summary, budget per host, findings, suggested rules.
+    >>> from logtrap.analysis import analyze
+    >>> from logtrap.logs import read_logs
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
+    >>> run = analyze(read_logs(log))
+    >>> to_markdown(run).splitlines()[:5]
+    ['# logtrap report', '', '## Summary', '', '- Lines: 1 (1 parsed, 0 rejected)']
+    """
+    report = to_dict(analysis, suggestions)
+    summary = report["summary"]
+    lines = ["# logtrap report", "", "## Summary", ""]
+    lines += [
+        f"- Lines: {_n(summary['lines'])} ({_n(summary['parsed'])} parsed, "
+        f"{_n(summary['rejected'])} rejected)",
+        f"- Bot requests: {_n(summary['bot_requests'])} of {_n(summary['requests'])}",
+        f"- Time span: {summary['start'] or '-'} to {summary['end'] or '-'}",
+        "- Hosts: " + (", ".join(md_code(h) for h in summary["hosts"]) or "none"),
+    ]
+    lines += ["", "## Findings", ""]
+    if not report["findings"]:
+        lines += ["No crawler traps found.", ""]
+    for x in report["findings"]:
+        where = md_code(x["host"]) + (f" {md_code(x['pattern'])}" if x["pattern"] else "")
+        lines += [
+            f"### {x['severity'].upper()}: {x['kind']} on {where}",
+            "",
+            f"{_n(x['wasted_requests'])} of {_n(x['requests'])} requests wasted.",
+            "",
+            "Evidence: " + (
+                "; ".join(f"{md_text(k)} {md_text(v)}" for k, v in x["evidence"].items()) or "-"
+            ),
+            "",
+            f"Fix: {md_text(x['advice'])}" if x["advice"] else "",
+            "",
+            *(f"- {md_code(url)}" for url in x["examples"]),
+            "",
+        ]
+    lines += ["## Where the bot budget goes", ""]
+    lines.append(_md_row(["Host", "Pattern", "Bot requests", "Share", "Unique URLs",
+                          "Top bots"]))
+    lines.append(_md_row(["---", "---", "---:", "---:", "---:", "---"]))
+    for p in report["patterns"]:
+        if not p["bot_requests"]:
+            continue
+        bots = ", ".join(f"{md_code(name)} {_n(n)}" for name, n in list(p["bots"].items())[:3])
+        lines.append(_md_row([md_code(p["host"]), md_code(p["pattern"]),
+                              _n(p["bot_requests"]), _pct(p["bot_share"]),
+                              _n(p["unique_urls"]), bots or "-"]))
+    for title, key, lang in (("robots.txt", "robots_txt", "text"),
+                             (".htaccess", "htaccess", "apache"), ("nginx", "nginx", "nginx")):
+        if report[key]:
+            lines += ["", f"## Suggested {title}", "", _md_fence(report[key], lang)]
+    return "\n".join(lines).rstrip() + "\n"
