@@ -317,11 +317,15 @@ def _line_chunks(
         if not data:
             yield (b"" if whole_lines else carry), pos, True
             return
-        buf = carry + data if carry else data
-        cut = buf.rfind(b"\n") + 1
-        carry = buf[cut:]
-        if cut:
-            yield buf[:cut], pos, False
+        cut = data.rfind(b"\n") + 1
+        if not cut:  # no line ends in this batch: all of it waits
+            carry += data
+            continue
+        # One copy of the batch at most (a copy of carry + data, then of its whole lines, was
+        # two): the carried start of a line joined to this batch's whole lines.
+        lines = data if cut == len(data) and not carry else b"".join((carry, memoryview(data)[:cut]))
+        carry = data[cut:]
+        yield lines, pos, False
 
 
 @dataclass(frozen=True)
