@@ -316,6 +316,17 @@ def test_aggressive_bot_needs_other_bots_to_be_far_above():
     assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 1
 
 
+def test_aggressive_bot_ignores_asset_bursts_and_server_wide_requests():
+    # a headless browser rendering pages fetches their assets in bursts; Apache's own
+    # "internal dummy connection" sends OPTIONS * — neither is a crawl of routes
+    base = [r for r in meta_hammering() if r[s.BOT_NAME] != META[0]]
+    assets = [req(f"/static/app.{i}.css", "/static/app.{n}.css", bot=META,
+                  at=T0 + timedelta(seconds=i)) for i in range(600)]
+    star = [req("*", "*", bot=META, at=T0 + timedelta(seconds=i)) for i in range(600)]
+    assert aggressive_bot.detect(traffic_of(base + assets), Settings()).height == 0
+    assert aggressive_bot.detect(traffic_of(base + star), Settings()).height == 0
+
+
 def test_route_of_patterns():
     patterns = ["/asl/{n}?page", "/about", "/", "/{n}/x", "/?sid", "/calendar?date", "/a/b/c"]
     routes = pl.select(aggressive_bot.route_of(pl.Series(patterns))).to_series().to_list()

@@ -124,3 +124,16 @@ def path_of(pattern: pl.Expr) -> pl.Expr:
 def query_of(url: pl.Expr) -> pl.Expr:
     """The query part of a URL (after the first "?"), "" when there is none."""
     return url.str.splitn("?", 2).struct.field("field_1").fill_null("")
+
+
+# Static files: pages load them in bursts and they carry no crawl budget worth a verdict.
+_STATIC = r"(?i)\.(?:png|jpe?g|gif|webp|avif|svg|ico|css|js|mjs|map|woff2?|ttf|otf|eot|mp4|webm|mp3|pdf)$"
+
+
+def is_static(url_or_pattern: pl.Expr) -> pl.Expr:
+    """True where the path (query left out) names a static file.
+
+    >>> pl.select(is_static(pl.lit("/static/app.css?__WB_REVISION__"))).item()
+    True
+    """
+    return path_of(url_or_pattern).str.contains(_STATIC)

@@ -12,6 +12,11 @@ Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
    hold `aggressive_bot_route_share` of its requests. Server rules are then scoped by user
    agent AND path (DESIGN.md), never a whole-site ban.
 
+Only requests for paths count (not `OPTIONS *`, which Apache sends itself as its "internal dummy
+connection"). Static files (CSS, scripts, images, fonts) are left out of the counts too: a headless browser
+rendering a page fetches its assets in a burst, which is neither a crawl nor a trap, and a
+rule blocking them would only break the renderer.
+
 Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
 fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
 the real engine too. Addresses that only claim to be one are `fake_bot`'s findings.
@@ -26,6 +31,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.detectors import _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -67,7 +73,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     >>> detect(Tally().finish(), Settings()).shape
     (0, 9)
     """
-    agents = traffic.agents.filter(pl.col(s.BOT_NAME).is_not_null())
+    agents = traffic.agents.filter(
+        pl.col(s.BOT_NAME).is_not_null()
+        & pl.col(s.PATTERN).str.starts_with("/")
+        & ~_shape.is_static(pl.col(s.PATTERN))
+    )
     if agents.height == 0:
         return f.empty_findings()
     bots = _bots(agents, traffic.bot_minutes)

@@ -33,7 +33,6 @@ ADVICE = (
     "them; fix the links that point there. Disallow in robots.txt only if the URLs keep coming."
 )
 
-_STATIC = r"(?i)\.(?:png|jpe?g|gif|webp|avif|svg|ico|css|js|mjs|map|woff2?|ttf|otf|eot|mp4|webm|mp3|pdf)$"
 _MIN_404_URLS = 5  # 404 URLs needed to trust a size signature (judgement)
 
 
@@ -65,7 +64,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     urls = dated(_shape.per_url(traffic.urls)).filter(
         (pl.col(s.STATUS) == 200)
         & pl.col(s.BYTES).is_not_null()
-        & ~_shape.path_of(pl.col(s.URL)).str.contains(_STATIC)
+        & ~_shape.is_static(pl.col(s.URL))
     )
     # the one size of a route: the most common 200 size of the pattern
     mode = (
