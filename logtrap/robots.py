@@ -1,20 +1,26 @@
 """robots.txt: the narrowest rules that block each trap, verified; the merge with a current file.
 
-Every rule is checked with Protego, an RFC 9309 matcher (longest match wins, Allow wins ties,
-`*` and `$`, percent-encoding normalised; tests/test_robots.py pins it to Google's published
-examples). A rule must block every logged URL of its trap and no known content URL: the
-sitemaps, plus the 2xx/3xx URLs the log shows as content (patterns without a trap finding,
-fetched by people or by a search engine not proven fake). A rule that would block content is
-narrowed (another candidate, or Allow lines for a few content URLs) or withheld, and the
-reason names the content URL that stopped it.
+A rule must block every logged URL of its trap and no known content URL: the sitemaps, plus
+the 2xx/3xx URLs the log shows as content (patterns without a trap finding, fetched by people
+or by a search engine not proven fake). A rule that would block content is narrowed (another
+candidate, or Allow lines for a few content URLs) or withheld, and the reason names the
+content URL that stopped it.
+
+Candidates are judged in bulk by `robots_match` (RFC 9309 matching as Polars expressions,
+equal to Protego's answers by a property test), then the rule chosen is confirmed with
+Protego, an RFC 9309 matcher (tests/test_robots.py pins it to Google's published examples):
+every content URL its Disallow lines touch, the content URL a reason names, the trap's
+examples and an even spread of its other URLs and of the content URLs. Should the two ever
+disagree, the rule is withheld and the reason says so.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from dataclasses import dataclass, field, replace
+from urllib.parse import unquote, urlsplit
 
 import polars as pl
 from protego import Protego
@@ -22,8 +28,11 @@ from protego import Protego
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.patterns import session_params
+from logtrap.robots_match import CHECK_AGENT, absolute, blocked, blocked_expr, matcher, normalise
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
+
+__all__ = ["CHECK_AGENT", "absolute", "blocked", "matcher"]  # the verifier, re-exported
 
 # Kinds robots.txt can address: the URL shape is the trap. budget_hog and growing_pattern are
 # symptoms; they get a rule of their own only when no URL-shape finding covers the pattern.
@@ -36,9 +45,12 @@ ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
 # Kinds whose own pattern can hold real pages (page 2 of a list, an existing product): the
 # pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
-CHECK_AGENT = "logtrap-check"  # a product token no group names: it obeys the `*` group
 OWN = "log, a page of the trap's own pattern fetched by people"
 MAX_ALLOW_LINES = 3  # content URLs allowed back by `Allow: <url>$` before a rule is withheld
+# Trap and content URLs Protego re-checks per chosen rule besides the ones it must (judgement:
+# a few milliseconds a rule; the property test is what proves the bulk matcher equal)
+CONFIRM_SPREAD = 32
+_NORMAL = "robots_normal"  # the URL as rules match it (robots_match.normalise)
 PITFALL = (
     "robots.txt does not remove URLs that are already indexed, and a disallowed URL's noindex "
     "is never seen: if these URLs are in search results, serve `noindex` (meta tag or "
@@ -132,29 +144,6 @@ def url_path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def matcher(lines: Iterable[str], agent: str = "*") -> Protego:
-    """A Protego matcher for rule lines under one `User-agent` group."""
-    return Protego.parse(f"User-agent: {agent}\n" + "\n".join(lines) + "\n")
-
-
-def blocked(robots: Protego, urls: Sequence[str], agent: str = CHECK_AGENT) -> list[bool]:
-    """Which URLs the matcher disallows for this crawler.
-
-    >>> blocked(matcher(["Disallow: /*?sid="]), ["/?sid=1", "/?a=1&sid=2", "/a"])
-    [True, False, False]
-    """
-    return [not robots.can_fetch(absolute(url), agent) for url in urls]
-
-
-def absolute(url: str) -> str:
-    """A path as an absolute URL, so a matcher never reads `//x` as a host name.
-
-    >>> absolute("//a?b"), absolute("https://s/x")
-    ('http://logtrap.invalid//a?b', 'https://s/x')
-    """
-    return f"http://logtrap.invalid{url}" if url.startswith("/") else url
-
-
 # -- content URLs ------------------------------------------------------------------------------
 
 
@@ -207,15 +196,42 @@ def _glob(path: str) -> str:
     return re.sub(r"\*+", "*", "*".join(escape_value(p) for p in pieces))
 
 
-def _params(urls: Sequence[str]) -> list[tuple[str, int]]:
-    """Query parameter names in these URLs (as spelled), with their distinct value counts,
-    most varied first."""
-    values: dict[str, set[str]] = {}
-    for url in urls:
-        query = url.split("?", 1)[1] if "?" in url else ""
-        for name, value in parse_qsl(query, keep_blank_values=True):
-            values.setdefault(name, set()).add(value)
-    return sorted(((n, len(v)) for n, v in values.items()), key=lambda nv: (-nv[1], nv[0]))
+def _pairs(urls: Sequence[str]) -> pl.DataFrame:
+    """(name, value) of every query parameter of these URLs, decoded as `parse_qsl` decodes
+    them (`+` a space, %-escapes as UTF-8): split in Polars, the few pieces with an escape or
+    a `+` decoded in Python.
+
+    >>> _pairs(["/a?x=1&y", "/b?x=%C3%A9&&z=a+b", "/c"]).rows()
+    [('x', '1'), ('y', ''), ('x', 'é'), ('z', 'a b')]
+    """
+    piece = pl.col("piece")
+    frame = (
+        pl.LazyFrame({"piece": list(urls)}, schema={"piece": pl.String})
+        .select(piece.str.splitn("?", 2).struct.field("field_1").str.split("&").alias("piece"))
+        .explode("piece")
+        .filter(piece != "")
+        .select(
+            piece.str.splitn("=", 2).struct.field("field_0").alias("name"),
+            piece.str.splitn("=", 2).struct.field("field_1").fill_null("").alias("value"),
+        )
+        .collect()
+    )
+    coded = pl.col("name").str.contains("[%+]") | pl.col("value").str.contains("[%+]")
+    if not frame.select(coded.any()).item():
+        return frame
+    decode = [pl.col(c).map_elements(_unquote_plus, return_dtype=pl.String) for c in ("name", "value")]
+    return frame.with_columns(pl.when(coded).then(d).otherwise(pl.col(d.meta.output_name())) for d in decode)
+
+
+def _unquote_plus(text: str) -> str:
+    return unquote(text.replace("+", " "))
+
+
+def _params(pairs: pl.DataFrame) -> list[tuple[str, int]]:
+    """Query parameter names (as spelled) with their distinct value counts, most varied
+    first."""
+    counts = pairs.group_by("name").agg(pl.col("value").n_unique())
+    return sorted(counts.iter_rows(), key=lambda nv: (-nv[1], nv[0]))
 
 
 def _repeat(path: str) -> str | None:
@@ -237,15 +253,14 @@ _KEY_NAMES = {
 _DATE_VALUE = re.compile(r"^\d{4}([-/._]?\d{1,2}){0,2}$")
 
 
-def _key_params(kind: str, trap: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(key parameters, other parameters worth a rule) for a trap's URLs."""
-    params = _params(trap)
+def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
+    """(key parameters, other parameters worth a rule) for a trap's query parameters."""
+    params = _params(pairs)
     hint = _KEY_NAMES.get(kind)
     dated = set()
     if kind == "calendar":
-        for url in trap:
-            query = url.split("?", 1)[1] if "?" in url else ""
-            dated |= {n for n, v in parse_qsl(query) if _DATE_VALUE.match(v)}
+        values = pairs.group_by("name").agg(pl.col("value").unique()).iter_rows()
+        dated = {n for n, vs in values if any(_DATE_VALUE.match(v) for v in vs)}
     key = [n for n, _ in params if n in dated or (hint is not None and hint.match(n))]
     varying = [n for n, count in params if count > 1 and n not in key]
     rest = varying or [n for n, _ in params if n not in key]
@@ -261,10 +276,11 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
     path, _, query = pattern.partition("?")
     glob = _glob(path)
     units: list[tuple[tuple[str, ...], int]] = []
-    key, rest = _key_params(kind, trap)
+    pairs = _pairs(trap)
+    key, rest = _key_params(kind, pairs)
     if kind == "session_id":
         sessions = session_params(settings)
-        names = [n for n, _ in _params(trap) if n.lower() in sessions] or (key + rest)[:1]
+        names = [n for n, _ in _params(pairs) if n.lower() in sessions] or (key + rest)[:1]
         for name in names:  # session ids are appended to every link, whatever the path
             value = escape_value(name)
             units.append(((f"Disallow: /*?{value}=", f"Disallow: /*&{value}="), 0))
@@ -307,16 +323,42 @@ def _units(units: Sequence[tuple[tuple[str, ...], int]]) -> list[_Unit]:
     return list(seen.values())
 
 
-def _check(unit: _Unit, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> _Unit:
-    robots = matcher(unit.lines)
-    hits = []
-    for url, source in content:
-        if not robots.can_fetch(absolute(url), CHECK_AGENT):
-            hits.append((url, source))
-            if len(hits) > MAX_ALLOW_LINES:
-                break
-    blocks = frozenset(i for i, b in enumerate(blocked(robots, trap)) if b)
-    return _Unit(unit.lines, unit.tier, unit.order, blocks, tuple(hits))
+@dataclass(frozen=True)
+class _Urls:
+    """A trap's URLs, then the content URLs, normalised once for every rule checked."""
+
+    trap: Sequence[str]
+    content: Sequence[tuple[str, str]]
+    frame: pl.DataFrame  # one column, _NORMAL: trap rows, then content rows
+
+    @classmethod
+    def of(cls, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> "_Urls":
+        urls = pl.Series([*trap, *(u for u, _ in content)], dtype=pl.String)
+        return cls(trap, content, pl.DataFrame({_NORMAL: normalise(urls)}))
+
+    def verdicts(self, rules: Sequence[Sequence[str]]) -> list[tuple[list[int], list[int]]]:
+        """(trap rows blocked, content rows blocked) per group of rule lines, all groups in
+        one Polars pass."""
+        n = len(self.trap)
+        row = pl.int_range(pl.len())
+        exprs = [
+            row.filter(blocked_expr(lines, pl.col(_NORMAL))).implode().alias(str(i))
+            for i, lines in enumerate(rules)
+        ]
+        out = []
+        for rows in self.frame.select(exprs).row(0):
+            split = bisect_left(rows, n)
+            out.append((rows[:split], [r - n for r in rows[split:]]))
+        return out
+
+
+def _checked(units: Sequence[_Unit], urls: _Urls) -> list[_Unit]:
+    """Each unit with the trap URLs it blocks and its first content URLs blocked."""
+    out = []
+    for unit, (trap, content) in zip(units, urls.verdicts([u.lines for u in units])):
+        hits = tuple(urls.content[j] for j in content[: MAX_ALLOW_LINES + 1])
+        out.append(_Unit(unit.lines, unit.tier, unit.order, frozenset(trap), hits))
+    return out
 
 
 def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
@@ -357,27 +399,30 @@ def choose(
     """
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
-    units = [_check(u, trap, content) for u in candidates(kind, pattern, trap, settings)]
+    urls = _Urls.of(trap, content)
+    units = _checked(candidates(kind, pattern, trap, settings), urls)
     free = _cover(units, len(trap))
     if free is None:
         return (), "withheld", f"no rule derived from the pattern blocks its logged URL {trap[0]}"
     ok = f"blocks all {len(trap)} distinct logged URLs of the trap and none of {len(content)} content URLs"
     if not any(u.content_hits for u in free):
-        return _lines(free), "emitted", ok
+        return _confirmed(_lines(free), "emitted", ok, urls)
     stopper = next(u for u in free if u.content_hits)
     why = f"{stopper.lines[0]} would block content URL {_hit_text(stopper.content_hits[0])}"
+    if not all(blocked(matcher(stopper.lines), [stopper.content_hits[0][0]])):
+        return (), "withheld", _disagree(stopper.content_hits[0][0], stopper.lines)
     safe = _cover([u for u in units if not u.content_hits], len(trap))
     if safe is not None:
-        return _lines(safe), "narrowed", f"{why}; narrowed: {ok}"
+        return _confirmed(_lines(safe), "narrowed", f"{why}; narrowed: {ok}", urls)
     hits = sorted({h for u in free for h in u.content_hits})
     # Allow lines only for pages outside the trap's own pattern (a calendar's index page):
     # allowing pages 2 and 3 of a list would block page 4 the day it exists
     own = any(source == OWN for _, source in hits)
     if kind != "pagination" and not own and len(hits) <= MAX_ALLOW_LINES:
         lines = _lines(free) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
-        robots = matcher(lines)
-        if all(blocked(robots, trap)) and not any(blocked(robots, [u for u, _ in content])):
-            return lines, "narrowed", f"{why}; Allow lines keep it open; {ok}"
+        [(on_trap, on_content)] = urls.verdicts([lines])
+        if len(on_trap) == len(trap) and not on_content:
+            return _confirmed(lines, "narrowed", f"{why}; Allow lines keep it open; {ok}", urls)
     if kind == "pagination":
         why += (
             "; robots.txt cannot express 'page numbers past the last page': fix it at the "
@@ -390,31 +435,76 @@ def _lines(units: Sequence[_Unit]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for u in units for line in u.lines))
 
 
+def _confirmed(
+    lines: tuple[str, ...], status: str, reason: str, urls: _Urls
+) -> tuple[tuple[str, ...], str, str]:
+    """The chosen rule as Protego sees it: every content URL its Disallow lines touch (kept
+    open by Allow lines) and an even spread of the other content URLs must be allowed, the
+    trap's first URLs and an even spread of the rest blocked. A disagreement withholds it."""
+    content, trap = [u for u, _ in urls.content], urls.trap
+    disallows = [line for line in lines if line.startswith("Disallow")]
+    [(_, hit)] = urls.verdicts([disallows])
+    touched = [content[i] for i in hit]
+    hit_rows = set(hit)
+    free = _spread([u for i, u in enumerate(content) if i not in hit_rows], CONFIRM_SPREAD)
+    shown = [*trap[: f.MAX_EXAMPLES], *_spread(trap[f.MAX_EXAMPLES :], CONFIRM_SPREAD)]
+    robots = matcher(lines)
+    for group, want in ((shown, True), ([*touched, *free], False)):
+        for url, verdict in zip(group, blocked(robots, group)):
+            if verdict is not want:
+                return (), "withheld", _disagree(url, lines)
+    return lines, status, reason
+
+
+def _spread(items: Sequence[str], n: int) -> list[str]:
+    """Up to n items evenly spread over the sequence (all of them when there are few)."""
+    if len(items) <= n:
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
+
+
+def _disagree(url: str, lines: Sequence[str]) -> str:
+    return (
+        f"logtrap's bulk matcher and Protego disagree on {url} for {'; '.join(lines)}: "
+        "a logtrap bug, please report it"
+    )
+
+
 # -- one host ----------------------------------------------------------------------------------
 
 
-def saved_requests(lines: Sequence[str], traffic: Traffic, host: str) -> int:
-    """Bot requests the rule would have saved: whole patterns (from traffic.patterns) where
-    every sampled URL is blocked, else the blocked sampled URLs' bot requests."""
-    robots = matcher(lines)
+def bot_urls(traffic: Traffic, host: str) -> pl.DataFrame:
+    """A host's sampled URLs that bots fetched, with their normal form (robots_match) and
+    their pattern's bot requests: what `saved_requests` counts over."""
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
-    totals = dict(
+    totals = (
         traffic.patterns.filter(pl.col(s.HOST) == host)
         .group_by(s.PATTERN)
-        .agg(pl.col(s.BOT_REQUESTS).sum())
-        .iter_rows()
+        .agg(pl.col(s.BOT_REQUESTS).sum().alias("pattern_bot_requests"))
     )
-    saved = 0
-    for (pattern,), group in urls.group_by(s.PATTERN):
-        sample = group[s.URL].to_list()
-        if not any(blocked(robots, sample[:3])) and not any(blocked(robots, sample)):
-            continue
-        hit = blocked(robots, sample)
-        if all(hit):
-            saved += int(totals.get(pattern, group[s.BOT_REQUESTS].sum()))
-        else:
-            saved += int(group.filter(pl.Series(hit))[s.BOT_REQUESTS].sum())
-    return saved
+    return urls.select(
+        s.PATTERN, s.BOT_REQUESTS, normalise(urls[s.URL]).alias(_NORMAL)
+    ).join(totals, on=s.PATTERN, how="left")
+
+
+def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[int]:
+    """Bot requests each rule would have saved, over `bot_urls`: whole patterns (from
+    traffic.patterns) where every sampled URL is blocked, else the blocked sampled URLs'
+    bot requests. All rules in one pass."""
+    if not rules or urls.height == 0:
+        return [0] * len(rules)
+    bots = pl.col(s.BOT_REQUESTS)
+    hits = [blocked_expr(lines, pl.col(_NORMAL)) for lines in rules]
+    per = urls.group_by(s.PATTERN).agg(
+        pl.col("pattern_bot_requests").first().fill_null(bots.sum()).alias("total"),
+        *(hit.all().alias(f"all{i}") for i, hit in enumerate(hits)),
+        *(bots.filter(hit).sum().alias(f"blocked{i}") for i, hit in enumerate(hits)),
+    )
+    saved = per.select(
+        pl.when(f"all{i}").then("total").otherwise(f"blocked{i}").sum().alias(str(i))
+        for i in range(len(rules))
+    )
+    return [int(v or 0) for v in saved.row(0)]
 
 
 def host_rules(
@@ -436,6 +526,7 @@ def host_rules(
     traps = mine.select(s.HOST, s.PATTERN).unique()
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
+    counted = bot_urls(traffic, host)
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -444,6 +535,8 @@ def host_rules(
             continue
         done.add(key)
         rules.append(_rule(finding, traffic, content, settings))
+    saved = saved_requests([r.lines for r in rules], counted)
+    rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
     return rules, len({u for u, _ in content})
 
 
@@ -467,9 +560,8 @@ def _rule(
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     lines, status, reason = choose(finding.kind, pattern, trap, content, settings)
-    saved = saved_requests(lines, traffic, finding.host) if lines else 0
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
-    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, saved, examples)
+    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 
 
 def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -> RobotsRule:

@@ -78,11 +78,15 @@ def normalise(urls: pl.Series) -> pl.Series:
     ['/a%3Fb=1%26c', '/caf%C3%A9%20x', None]
     """
     urls = urls.cast(pl.String)
-    simple = urls.str.contains(_SIMPLE) & ~urls.str.contains(_ROBOTS_TXT, literal=True)
-    odd = urls.filter(~simple.fill_null(True)).drop_nulls().unique()
+    url = pl.col("url")
+    simple = url.str.contains(_SIMPLE) & ~url.str.contains(_ROBOTS_TXT, literal=True)
+    fast = pl.DataFrame({"url": urls}).select(pl.when(simple).then(url.str.replace_many(_ENCODED, _ENCODINGS)))
+    fast = fast.to_series()
+    odd = urls.filter(fast.is_null() & urls.is_not_null()).unique()
+    if odd.len() == 0:
+        return fast.alias(urls.name)
     slow = urls.replace_strict(odd, [_normal(u) for u in odd.to_list()], default=None, return_dtype=pl.String)
-    fast = urls.str.replace_many(_ENCODED, _ENCODINGS)
-    return pl.select(pl.when(simple).then(fast).otherwise(slow)).to_series().alias(urls.name)
+    return fast.zip_with(fast.is_not_null(), slow).alias(urls.name)
 
 
 @lru_cache(maxsize=65536)

@@ -5,6 +5,7 @@ rule blocks its trap's URLs and no content URL."""
 from __future__ import annotations
 
 import gzip
+from urllib.parse import parse_qsl
 
 import polars as pl
 import pytest
@@ -92,6 +93,14 @@ def test_escaped_value_blocks_exactly_that_literal(text):
     lines = [f"Disallow: {value}$"]
     robots_ = robots.matcher(lines)
     assert robots.blocked(robots_, [url, url + "x"]) == [True, False]
+
+
+@given(st.lists(st.text(st.sampled_from("ab=&?+%2C3é "), max_size=12), max_size=6))
+def test_query_pairs_as_parse_qsl_reads_them(texts):
+    urls = ["/p" + t for t in texts]
+    expected = [pair for u in urls for pair in parse_qsl(u.split("?", 1)[1] if "?" in u else "",
+                                                         keep_blank_values=True)]  # fmt: skip
+    assert robots._pairs(urls).rows() == expected
 
 
 # -- exact rules per kind ----------------------------------------------------------------------
