@@ -320,8 +320,8 @@ def test_aggressive_bot_ignores_asset_bursts_and_server_wide_requests():
     # a headless browser rendering pages fetches their assets in bursts; Apache's own
     # "internal dummy connection" sends OPTIONS * — neither is a crawl of routes
     base = [r for r in meta_hammering() if r[s.BOT_NAME] != META[0]]
-    assets = [req(f"/static/app.{i}.css", "/static/app.{n}.css", bot=META,
-                  at=T0 + timedelta(seconds=i)) for i in range(600)]
+    assets = [req(f"/static/{name}", f"/static/{name}", bot=META, at=T0 + timedelta(seconds=i))
+              for i in range(600) for name in [("app.css", "app.js", "logo.png")[i % 3]]]
     star = [req("*", "*", bot=META, at=T0 + timedelta(seconds=i)) for i in range(600)]
     assert aggressive_bot.detect(traffic_of(base + assets), Settings()).height == 0
     assert aggressive_bot.detect(traffic_of(base + star), Settings()).height == 0
