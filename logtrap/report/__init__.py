@@ -64,13 +64,8 @@ RENDERERS: dict[str, Renderer] = {
 
 def render(analysis: "Analysis", fmt: str, suggestions: "Suggestions | None" = None) -> str:
     """The report in one of `RENDERERS`' formats.
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> render(run, "markdown") == to_markdown(run)
     True
     """

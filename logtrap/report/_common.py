@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
+
+if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
+    from logtrap.analysis import Analysis
 
 # CSI / OSC / two-byte escape sequences, then any other C0/C1 control character, then the
 # Unicode bidi controls that can make a terminal show text in another order than it is.
@@ -75,3 +79,25 @@ def _bytes(value: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
     return f"{value} B"
+
+
+# -- the doctests' example ---------------------------------------------------------------------
+
+
+def example_run() -> Analysis:
+    """The run the report's doctests show: one Googlebot request for a calendar URL, read
+    from a log file like any other (the report sits below the pipeline: imported on call).
+
+    >>> example_run().patterns["pattern"].to_list()
+    ['/cal?date']
+    """
+    import pathlib
+    import tempfile
+
+    from logtrap.analysis import analyze
+    from logtrap.logs import read_logs
+
+    log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
+    log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+                   'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\n')
+    return analyze(read_logs(log))

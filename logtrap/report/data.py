@@ -27,13 +27,8 @@ def _suggest(analysis: "Analysis") -> "Suggestions":
 
 def summary_dict(analysis: "Analysis") -> dict[str, Any]:
     """The `summary` object: what was read, the bot requests, the time span and the hosts.
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> d = summary_dict(run); d["parsed"], d["bot_requests"], d["start"]
     (1, 1, '2026-01-01T10:00:00+00:00')
     """
@@ -80,13 +75,8 @@ def _counts(items: Iterable[Mapping[str, Any]] | None, key: str) -> dict[str, in
 
 def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
     """One report-v1 object per host+pattern (`statuses` and `bots` as name -> count).
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> [(p["pattern"], p["statuses"], p["bots"]) for p in pattern_dicts(run.patterns)]
     [('/cal?date', {'200': 1}, {'Googlebot': 1})]
     """
@@ -134,13 +124,8 @@ def section_dicts(sections: pl.DataFrame) -> list[dict[str, Any]]:
 
 def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
     """One object per bot: requests, share, verification counts, top patterns, statuses.
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> [(b["bot"], b["requests"], b["unverified_requests"]) for b in bot_dicts(run.bots)]
     [('Googlebot', 1, 1)]
     """
@@ -167,13 +152,8 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
     """The whole run as a `logtrap/report-v1` object (see DESIGN.md); rules are suggested
     here when `suggestions` is not given.
     
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> sorted(to_dict(run))
     ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'sections', 'summary']
     """
@@ -193,13 +173,8 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
 
 def to_json(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
     """`to_dict` as indented JSON text, ending in a newline.
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> import json; json.loads(to_json(run))["schema"]
     'logtrap/report-v1'
     """

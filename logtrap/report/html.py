@@ -69,13 +69,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     """A self-contained HTML page (Plotly's JS inlined, no CDN): summary, findings, budget,
     bots, charts and suggested rules. Every log string is HTML-escaped.
     
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> page = to_html(run, charts=[])
     >>> page.startswith("<!DOCTYPE html>"), "<code>/cal?date</code>" in page
     (True, True)

@@ -48,13 +48,8 @@ def _md_row(cells: Iterable[str]) -> str:
 
 def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
     """The report as Markdown: summary, budget per host, findings, suggested rules.
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> to_markdown(run).splitlines()[:5]
     ['# logtrap report', '', '## Summary', '', '- Lines: 1 (1 parsed, 0 rejected)']
     """

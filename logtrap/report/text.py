@@ -259,13 +259,8 @@ def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     """The terminal summary as plain text (no colour), as `logtrap analyze` prints it when
     piped.
     
-    >>> from logtrap.analysis import analyze
-    >>> from logtrap.logs import read_logs
-    >>> import tempfile, pathlib
-    >>> log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    >>> _ = log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-    ...     'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\\n')
-    >>> run = analyze(read_logs(log))
+    >>> from logtrap.report._common import example_run
+    >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> text = to_text(run, width=80)
     >>> text.splitlines()[2]
     'All requests (no virtual host in the log): 1 bot requests of 1 requests, 1 patterns'
