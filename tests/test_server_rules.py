@@ -178,6 +178,24 @@ def test_hostile_agents_and_routes_never_add_a_directive_or_widen_a_rule(name, r
     assert not routes.search(path(f"/{route}xy")) and not routes.search("/other")
 
 
+PIECE = st.sampled_from(["/", "a", "A", "s", "S", "é", "%", "%2F", "%61", "%C3%A9", "%aa", "?", "x", " ",
+                         "\u212a", "k"])  # fmt: skip
+LOGGED = st.lists(st.lists(PIECE, max_size=8).map(lambda p: "/" + "".join(p)), min_size=1, max_size=8)
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(urls=LOGGED, route=st.sampled_from(["/a/", "/S/", "/k/", "/é/", "/a", "/%2F/", "/s/", "/A%61"]),
+       other=st.sampled_from(["/x/", "/ab"]))  # fmt: skip
+def test_routed_patterns_as_the_server_decodes_and_folds(urls, route, other):
+    """Polars on plain paths, `re` on the others: the patterns a per-URL `re` search finds."""
+    traffic = traffic_of(requests_frame(bots(urls)))
+    rule = sr.rule_for("-", "ignores_robots", "BadBot", [route, other])
+    regex = re.compile(rule.route_regex, sr.FLAGS)
+    rows = traffic.urls.select(s.PATTERN, s.URL).rows()
+    expected = {p for p, u in rows if regex.search(sr.decoded_path(u))}
+    assert set(sr._routed_patterns(rule, traffic)) == expected
+
+
 # -- the real servers --------------------------------------------------------------------------
 
 APACHE = shutil.which("apachectl") or shutil.which("apache2ctl")
