@@ -142,10 +142,10 @@ def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _bottom_k(frame: pl.LazyFrame, k: int) -> pl.LazyFrame:
-    """Keep, per host+pattern, the rows of the k distinct URLs with the smallest hashes."""
-    rank = pl.col(s.URL_HASH).rank("dense").over(s.HOST, s.PATTERN)
-    return frame.filter(rank <= k)
+def _bottom_k(frame: pl.LazyFrame, k: int, pattern_key: pl.Expr) -> pl.LazyFrame:
+    """Keep, per host+pattern (`pattern_key`, a hash of them), the rows of the k distinct URLs
+    with the smallest hashes."""
+    return frame.filter(pl.col(s.URL_HASH).rank("dense").over(pattern_key) <= k)
 
 
 @dataclass
@@ -186,8 +186,8 @@ class Tally:
                     pl.col(s.FIRST_SEEN).min().dt.truncate(_HOUR).alias(s.WINDOW),
                 )
             elif name == "urls":
-                rank = pl.col(s.URL_HASH).rank("dense").over(s.PATTERN_HASH)
-                q = answers.filter(rank <= self.settings.url_sample_size).select(_COLUMNS["urls"])
+                q = _bottom_k(answers, self.settings.url_sample_size, pl.col(s.PATTERN_HASH))
+                q = q.select(_COLUMNS["urls"])
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
                 q = q.group_by(table.keys).agg(table.batch)
@@ -210,10 +210,17 @@ class Tally:
             return _empty_table(name)
         if len(parts) == 1 and name != "urls":
             return parts[0]
-        q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(table.keys).agg(table.merge)
-        if name == "urls":
-            q = _bottom_k(q, self.settings.url_sample_size)
-        return q.collect()
+        frame = pl.concat(parts, how="vertical_relaxed").lazy()
+        if name == "urls":  # on integer keys, as in `add`
+            sums = [e for e in table.merge if e.meta.output_name() != s.URL_HASH]
+            q = frame.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
+                pl.col(s.HOST, s.PATTERN, s.URL).first(), *sums
+            )
+            q = _bottom_k(q, self.settings.url_sample_size, pl.struct(s.HOST, s.PATTERN).hash(0))
+            q = q.select(_COLUMNS["urls"])
+        else:
+            q = frame.group_by(table.keys).agg(table.merge)
+        return q.collect(engine="in-memory")
 
     def merge(self, other: "Tally") -> None:
         """Fold another tally (an earlier run's, restored from state) into this one."""
