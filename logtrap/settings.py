@@ -32,8 +32,8 @@ class Settings:
     # see a value distribution and pick examples (judgement).
     url_sample_size: int = 1000
     # Distinct URLs whose patterns are remembered between batches, so a URL seen again is not
-    # computed again. About 60 bytes each: 500,000 hold three batches of all-new URLs in ~30 MB;
-    # past it only the current batch's URLs are kept (judgement).
+    # computed again. ~30 bytes each (measured: 164k URLs in 4.9 MB), so 500,000 stay under
+    # 20 MB; past it only the current batch's URLs are kept (judgement).
     pattern_cache_urls: int = 500_000
 
     # -- bot verification --------------------------------------------------------------------
