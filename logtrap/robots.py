@@ -1,4 +1,4 @@
-"""robots.txt: the narrowest rules that block each trap, verified; the merge with a current file.
+"""robots.txt: the narrowest rules that block each trap, verified (the merge: robots_file).
 
 A rule must block every logged URL of its trap and no known content URL: the sitemaps, plus
 the 2xx/3xx URLs the log shows as content (patterns without a trap finding, fetched by people
@@ -18,17 +18,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
-from protego import Protego
 
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.patterns import session_params
-from logtrap.robots_match import CHECK_AGENT, absolute, blocked, blocked_expr, matcher, normalise
+from logtrap.robots_match import (
+    CHECK_AGENT,
+    absolute,
+    blocked,
+    blocked_expr,
+    matcher,
+    normalise,
+)
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -332,7 +338,7 @@ class _Urls:
     frame: pl.DataFrame  # one column, _NORMAL: trap rows, then content rows
 
     @classmethod
-    def of(cls, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> "_Urls":
+    def of(cls, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> _Urls:
         urls = pl.Series([*trap, *(u for u, _ in content)], dtype=pl.String)
         return cls(trap, content, pl.DataFrame({_NORMAL: normalise(urls)}))
 
@@ -582,186 +588,3 @@ def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -
             f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
     reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"
     return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason))
-
-
-# -- the file: new lines, or a merge that keeps every line of the current one ------------------
-
-
-@dataclass
-class _Group:
-    agents: list[str] = field(default_factory=list)
-    last: int = 0  # index of the group's last directive line (new lines go after it)
-    rules: list[str] = field(default_factory=list)  # its Allow/Disallow lines, as written
-
-
-_SITE_WIDE = ("sitemap", "host")
-
-
-def _directive(line: str) -> tuple[str, str] | None:
-    body = line.split("#", 1)[0].strip()
-    if not body:
-        return None
-    name, sep, value = body.partition(":")
-    if not sep:
-        name, _, value = body.partition(" ")
-    return name.strip().lower().replace(" ", "-"), value.strip()
-
-
-def groups(text: str) -> list[_Group]:
-    """The groups of a robots.txt (RFC 9309 2.1: user-agent lines, then their rules).
-
-    >>> [(g.agents, g.rules) for g in groups("User-agent: a\\nUser-agent: *\\nDisallow: /x\\n")]
-    [(['a', '*'], ['Disallow: /x'])]
-    """
-    out: list[_Group] = []
-    previous = None
-    for i, line in enumerate(text.splitlines()):
-        parsed = _directive(line)
-        if parsed is None or parsed[0] in _SITE_WIDE:
-            continue
-        name, value = parsed
-        if name in ("user-agent", "useragent"):
-            if previous != "user-agent" or not out:
-                out.append(_Group())
-            out[-1].agents.append(value.lower())
-        elif out:
-            if name in ("allow", "disallow") and value:
-                out[-1].rules.append(f"{name.capitalize()}: {value}")
-        if out:
-            out[-1].last = i
-        previous = "user-agent" if name in ("user-agent", "useragent") else name
-    return out
-
-
-def _block(rules: Sequence[RobotsRule]) -> list[str]:
-    """Emitted rules with a comment each (a line already written is not repeated); withheld
-    ones as comments only."""
-    out: list[str] = []
-    for rule in rules:
-        what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
-        if rule.status == "withheld":
-            out.append(f"# logtrap withheld ({what}): {comment(rule.reason)}")
-            continue
-        saved = f": {rule.saved_bot_requests:,} bot requests" if rule.saved_bot_requests else ""
-        new = [line for line in rule.lines if line not in out]
-        out += [f"# logtrap {what}{saved}" + ("" if new else " (the lines above cover it)"), *new]
-    return out
-
-
-_AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
-
-
-def render(
-    host: str,
-    rules: Sequence[RobotsRule],
-    current: str | None,
-    content_count: int,
-) -> str:
-    """The suggested robots.txt for one host: the new lines, or the current file with the new
-    lines merged in (every current line kept, in order).
-
-    The `*` lines go into the `User-agent: *` group and are repeated in every other group
-    already in the file (a crawler obeys only its most specific group, RFC 9309 2.2.1); a
-    crawler's own group gets its routes plus the `*` rules for the same reason. A group is
-    only written with at least one rule line: a bare `User-agent` line would join the next
-    group (RFC 9309 2.1).
-
-    >>> rule = RobotsRule("-", "calendar", "/c?d", "*", ("Disallow: /c?d=",), "emitted", "")
-    >>> print(render("-", [rule], "User-agent: *\\nDisallow: /tmp/\\n", 0), end="")
-    User-agent: *
-    Disallow: /tmp/
-    # logtrap calendar /c?d
-    Disallow: /c?d=
-    """
-    emitted = [r for r in rules if r.status != "withheld" and r.lines]
-    withheld = [r for r in rules if r not in emitted]
-    star = [r for r in emitted if r.group == "*"]
-    star_lines = list(dict.fromkeys(line for r in star for line in r.lines))
-    bots: dict[str, list[RobotsRule]] = {}
-    for rule in emitted:
-        if rule.group != "*":
-            bots.setdefault(rule.group, []).append(rule)
-    lines = current.splitlines() if current is not None else []
-    existing = groups(current or "")
-    inserts: dict[int, list[str]] = {}
-    star_done = False
-    for group in existing:
-        here = inserts.setdefault(group.last, [])
-        for token in [t for t in bots if t.lower() in group.agents]:
-            here += _block(bots.pop(token))  # the crawler has a group already: add there
-        if "*" in group.agents and not star_done:
-            star_done = True
-            here += _block(star)
-        elif star_lines:
-            here += [_AGAIN, *star_lines]
-    out: list[str] = []
-    if current is None:
-        out += [
-            "# robots.txt lines suggested by logtrap"
-            + ("" if host == "-" else f" for host {comment(host)}"),
-            "# Each rule blocks every logged URL of its trap and none of the "
-            f"{content_count:,} known content URLs",
-            "# (checked with an RFC 9309 matcher). robots.txt does not remove indexed URLs:",
-            "# serve noindex first, then disallow.",
-        ]
-    for i, line in enumerate(lines):
-        out += [line, *inserts.get(i, [])]
-    if star and not star_done:
-        out += ["", "User-agent: *", *_block(star)] if out else ["User-agent: *", *_block(star)]
-    star_rules = [r for g in existing if "*" in g.agents for r in g.rules]
-    for token, bot_rules in bots.items():
-        out += ["", f"User-agent: {token}", *_block(bot_rules)]
-        again = list(dict.fromkeys([*star_rules, *star_lines]))
-        out += [_AGAIN, *again] if again else []
-    if withheld:
-        out += ["", *_block(withheld)]
-    text = "\n".join(out)
-    return (text if current is not None else text.rstrip("\n")) + "\n"
-
-
-# -- the current file: who ignores it, and what it blocks that it should not -------------------
-
-
-def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
-    """Bots that fetched patterns the current robots.txt disallows for them (every sampled URL
-    of the pattern they fetched is disallowed): host, bot_name, pattern, requests."""
-    robots = Protego.parse(current)
-    agents = (
-        traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) != "/robots.txt")
-        .group_by(s.HOST, s.BOT_NAME, s.PATTERN)
-        .agg(pl.col(s.REQUESTS).sum())
-        .sort(s.BOT_NAME, s.PATTERN)
-    )
-    urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
-    sample = {p: g[s.URL].to_list() for (p,), g in urls.group_by(s.PATTERN)}
-    keep = []
-    for row in agents.iter_rows(named=True):
-        fetched = sample.get(row[s.PATTERN], [])
-        agent = row[s.BOT_NAME] or CHECK_AGENT
-        keep.append(bool(fetched) and all(blocked(robots, fetched, agent)))
-    return agents.filter(pl.Series(keep, dtype=pl.Boolean))
-
-
-def blocking_sitemap(current: str, sitemap: Sequence[str]) -> list[str]:
-    """Notes on current rules that block sitemap URLs, per group (the longest blocking line)."""
-    robots = Protego.parse(current)
-    notes = []
-    for group in groups(current):
-        agent = next((a for a in group.agents if a != "*"), CHECK_AGENT)
-        hit = [u for u in sitemap if not robots.can_fetch(absolute(u), agent)]
-        if not hit:
-            continue
-        per_line: dict[str, list[str]] = {}
-        disallows = [r for r in group.rules if r.startswith("Disallow")]
-        singles = {line: matcher([line]) for line in disallows}
-        for url in hit:
-            lines = [line for line, m in singles.items() if not m.can_fetch(absolute(url), CHECK_AGENT)]
-            line = max(lines, key=len) if lines else "(its rules)"
-            per_line.setdefault(line, []).append(url)
-        for line, urls in per_line.items():
-            more = f" and {len(urls) - 1:,} more" if len(urls) > 1 else ""
-            notes.append(
-                f"current robots.txt `{comment(line)}` (User-agent: {comment(', '.join(group.agents))})"
-                f" blocks sitemap URL {comment(urls[0])}{more}"
-            )
-    return notes

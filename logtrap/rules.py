@@ -1,8 +1,8 @@
 """Findings -> robots.txt, .htaccess and nginx text, each rule verified (the stage entry point).
 
 `suggest` strings the pieces together: `sitemaps` loads the known content URLs, `robots`
-derives and verifies one robots.txt rule per URL-shape finding and merges them into the
-current file, `server_rules` writes and checks the rules for bots that robots.txt does not
+derives and verifies one robots.txt rule per URL-shape finding (`robots_match` matching as
+RFC 9309 says), `robots_file` merges them into the current file and reads what it says, `server_rules` writes and checks the rules for bots that robots.txt does not
 stop (aggressive bots, bots that ignore the current robots.txt, fake search bots).
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from logtrap import findings as f
-from logtrap import robots, server_rules
+from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
 from logtrap.errors import InputError
 from logtrap.settings import Settings
@@ -92,7 +92,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
         if current is not None:
             notes += _current_notes(traffic, host, current, sitemap, server)
         if rules or current is not None:
-            by_host[host] = robots.render(host, rules, current, content)
+            by_host[host] = robots_file.render(host, rules, current, content)
         all_robots += rules
     server = _server_rules(findings, traffic, server)
     if any(r.status != "withheld" and r.lines for r in all_robots):
@@ -144,8 +144,8 @@ def _current_notes(
     traffic: Traffic, host: str, current: str, sitemap: list[str], server: list
 ) -> list[str]:
     """Notes on the current robots.txt; bots that ignore it get server rules (appended)."""
-    notes = robots.blocking_sitemap(current, robots.sitemap_paths(sitemap, host, traffic.hosts))
-    ignoring = robots.ignoring_bots(traffic, host, current)
+    notes = robots_file.blocking_sitemap(current, robots.sitemap_paths(sitemap, host, traffic.hosts))
+    ignoring = robots_file.ignoring_bots(traffic, host, current)
     for (name,), group in ignoring.group_by(s.BOT_NAME, maintain_order=True):
         requests = int(group[s.REQUESTS].sum())
         patterns = group[s.PATTERN].to_list()

@@ -1,0 +1,101 @@
+"""robots_file.py: the merge keeps every line of the current robots.txt and repeats the `*`
+rules where a crawler would not see them; hostile text stays in its comment; bots that ignore
+the current file and current rules that block sitemap URLs."""
+
+from __future__ import annotations
+
+from builders import bots, requests_frame, traffic_of
+from hypothesis import given
+from hypothesis import strategies as st
+from protego import Protego
+
+from logtrap import robots, robots_file
+
+# -- the merge keeps every line ----------------------------------------------------------------
+
+CURRENT = """# shop robots.txt
+User-agent: *
+Disallow: /cart
+Allow: /cart/help
+
+User-agent: Googlebot
+Allow: /
+
+Sitemap: https://shop.example/sitemap.xml
+"""
+
+
+def star_rule(lines, kind="calendar", pattern="/calendar?date"):
+    return robots.RobotsRule("-", kind, pattern, "*", tuple(lines), "emitted", "", 12)
+
+
+def test_merge_keeps_every_line_and_repeats_star_rules_for_specific_groups():
+    bot = robots.RobotsRule("-", "aggressive_bot", None, "meta-externalagent",
+                            ("Disallow: /asl/",), "emitted", "")  # fmt: skip
+    merged = robots_file.render("-", [star_rule(["Disallow: /calendar?date="]), bot], CURRENT, 10)
+    assert merged == """# shop robots.txt
+User-agent: *
+Disallow: /cart
+Allow: /cart/help
+# logtrap calendar /calendar?date: 12 bot requests
+Disallow: /calendar?date=
+
+User-agent: Googlebot
+Allow: /
+# logtrap: the * rules again (a crawler obeys only its most specific group)
+Disallow: /calendar?date=
+
+Sitemap: https://shop.example/sitemap.xml
+
+User-agent: meta-externalagent
+# logtrap aggressive_bot
+Disallow: /asl/
+# logtrap: the * rules again (a crawler obeys only its most specific group)
+Disallow: /cart
+Allow: /cart/help
+Disallow: /calendar?date=
+"""
+    parsed = Protego.parse(merged)
+    verdicts = [parsed.can_fetch(f"http://s{u}", a) for u, a in [
+        ("/calendar?date=1", "Googlebot"), ("/calendar?date=1", "otherbot"),
+        ("/asl/1", "meta-externalagent"), ("/cart", "meta-externalagent"), ("/asl/1", "otherbot")]]
+    assert verdicts == [False, False, False, False, True]
+
+
+@given(st.lists(st.sampled_from(["User-agent: *", "User-agent: a", "Disallow: /x", "Allow: /y",
+                                 "# c", "", "Sitemap: https://s/s.xml", "junk"]), max_size=12))  # fmt: skip
+def test_merge_keeps_every_current_line_in_order(lines):
+    current = "\n".join(lines) + "\n"
+    merged = robots_file.render("-", [star_rule(["Disallow: /t?d="])], current, 0).splitlines()
+    it = iter(merged)
+    assert all(any(m == line for m in it) for line in current.splitlines())
+    assert not Protego.parse(merged and "\n".join(merged)).can_fetch("http://s/t?d=1", "zbot")
+
+
+def test_withheld_only_rules_add_no_group():
+    rule = robots.RobotsRule("-", "pagination", "/l?page", "*", (), "withheld", "why")
+    text = robots_file.render("-", [rule], None, 3)
+    assert "User-agent" not in text and text.endswith("# logtrap withheld (pagination /l?page): why\n")
+
+
+def test_hostile_pattern_text_stays_in_its_comment():
+    rule = robots.RobotsRule("-", "calendar", "/c\nDisallow: /\u2028x", "*", (), "withheld", "a\rb")
+    text = robots_file.render("-", [rule], None, 0)
+    assert Protego.parse(text).can_fetch("http://s/anything", "bot")
+    assert len(text.splitlines()) == 6
+
+
+# -- the current file --------------------------------------------------------------------------
+
+
+def test_bots_that_ignore_the_current_robots_txt():
+    rows = bots(["/cart/1", "/cart/2"], bot_name="BadBot", user_agent="BadBot/1") + bots(["/a"])
+    traffic = traffic_of(requests_frame(rows))
+    got = robots_file.ignoring_bots(traffic, "-", "User-agent: *\nDisallow: /cart/\n")
+    assert got.select("bot_name", "pattern", "requests").rows() == [("BadBot", "/cart/{n}", 2)]
+
+
+def test_current_rules_that_block_sitemap_urls():
+    notes = robots_file.blocking_sitemap(CURRENT, ["/cart/shoes", "/cart/help/x", "/a"])
+    assert notes == [
+        "current robots.txt `Disallow: /cart` (User-agent: *) blocks sitemap URL /cart/shoes"]
