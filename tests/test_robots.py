@@ -182,6 +182,16 @@ def test_rule_narrowed_around_a_sitemap_url():
     assert got == [("/shop/shoes?color&size", ("Disallow: /shop/shoes?*&",), "emitted")]
 
 
+def test_a_rule_the_bulk_matcher_and_protego_disagree_on_is_withheld(monkeypatch):
+    # a broken bulk matcher that sees only the trap's tokens: Protego, confirming the rule
+    # chosen, finds that `Disallow: /s/` blocks the content URL /s/about-us
+    monkeypatch.setattr(robots, "blocked_expr", lambda lines, url: url.str.contains("a8fk|Q9x7").fill_null(False))
+    got, rules = rules_for("random_token", ["/s/a8fk21qz", "/s/Q9x7ZkP2"])
+    assert got == [("/s/{token}", (), "withheld")]
+    assert rules[0].reason == ("logtrap's bulk matcher and Protego disagree on /s/about-us for Disallow: /s/: "
+                               "a logtrap bug, please report it")  # fmt: skip
+
+
 def test_saved_requests_and_examples():
     _, rules = rules_for("session_id", ["/?sid=a1b2c3d4e5", "/?sid=f6g7h8i9j0", "/shop/shoes?sid=k1l2m3n4"])
     assert [(r.saved_bot_requests, r.blocked_examples) for r in rules][:1] == [
