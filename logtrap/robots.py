@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlsplit
 
@@ -338,9 +338,13 @@ class _Urls:
     frame: pl.DataFrame  # one column, _NORMAL: trap rows, then content rows
 
     @classmethod
-    def of(cls, trap: Sequence[str], content: Sequence[tuple[str, str]]) -> _Urls:
-        urls = pl.Series([*trap, *(u for u, _ in content)], dtype=pl.String)
-        return cls(trap, content, pl.DataFrame({_NORMAL: normalise(urls)}))
+    def of(
+        cls, trap: Sequence[str], content: Sequence[tuple[str, str]], known: Mapping[str, str | None]
+    ) -> _Urls:
+        urls = [*trap, *(u for u, _ in content)]
+        more = normal_forms([u for u in urls if u not in known])
+        normal = [known[u] if u in known else more[u] for u in urls]
+        return cls(trap, content, pl.DataFrame({_NORMAL: normal}, schema={_NORMAL: pl.String}))
 
     def verdicts(self, rules: Sequence[Sequence[str]]) -> list[tuple[list[int], list[int]]]:
         """(trap rows blocked, content rows blocked) per group of rule lines, all groups in
@@ -393,11 +397,22 @@ def _hit_text(hit: tuple[str, str]) -> str:
     return f"{hit[0]} ({hit[1]})"
 
 
+def normal_forms(urls: Sequence[str]) -> dict[str, str | None]:
+    """Each URL's normal form (robots_match.normalise), to look up instead of recomputing.
+
+    >>> normal_forms(["/a?b", "/a?b"])
+    {'/a?b': '/a%3Fb'}
+    """
+    unique = list(dict.fromkeys(urls))
+    return dict(zip(unique, normalise(pl.Series(unique, dtype=pl.String)).to_list()))
+
+
 def choose(
     kind: str, pattern: str, trap: Sequence[str], content: Sequence[tuple[str, str]],
-    settings: Settings,
+    settings: Settings, known: Mapping[str, str | None] | None = None,
 ) -> tuple[tuple[str, ...], str, str]:
-    """(lines, status, reason): the narrowest verified rule for a trap's URLs.
+    """(lines, status, reason): the narrowest verified rule for a trap's URLs (`known`:
+    normal forms already computed, see `normal_forms`).
 
     >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
     ...     [("/calendar", "sitemap")], Settings())
@@ -405,7 +420,7 @@ def choose(
     """
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
-    urls = _Urls.of(trap, content)
+    urls = _Urls.of(trap, content, known or {})
     units = _checked(candidates(kind, pattern, trap, settings), urls)
     free = _cover(units, len(trap))
     if free is None:
@@ -479,8 +494,8 @@ def _disagree(url: str, lines: Sequence[str]) -> str:
 # -- one host ----------------------------------------------------------------------------------
 
 
-def bot_urls(traffic: Traffic, host: str) -> pl.DataFrame:
-    """A host's sampled URLs that bots fetched, with their normal form (robots_match) and
+def bot_urls(traffic: Traffic, host: str, known: Mapping[str, str | None]) -> pl.DataFrame:
+    """A host's sampled URLs that bots fetched, with their normal form (from `known`) and
     their pattern's bot requests: what `saved_requests` counts over."""
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
     totals = (
@@ -488,9 +503,8 @@ def bot_urls(traffic: Traffic, host: str) -> pl.DataFrame:
         .group_by(s.PATTERN)
         .agg(pl.col(s.BOT_REQUESTS).sum().alias("pattern_bot_requests"))
     )
-    return urls.select(
-        s.PATTERN, s.BOT_REQUESTS, normalise(urls[s.URL]).alias(_NORMAL)
-    ).join(totals, on=s.PATTERN, how="left")
+    normal = pl.Series(_NORMAL, [known[u] for u in urls[s.URL].to_list()], dtype=pl.String)
+    return urls.select(s.PATTERN, s.BOT_REQUESTS).with_columns(normal).join(totals, on=s.PATTERN, how="left")
 
 
 def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[int]:
@@ -500,11 +514,11 @@ def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[i
     if not rules or urls.height == 0:
         return [0] * len(rules)
     bots = pl.col(s.BOT_REQUESTS)
-    hits = [blocked_expr(lines, pl.col(_NORMAL)) for lines in rules]
-    per = urls.group_by(s.PATTERN).agg(
+    hits = urls.with_columns(blocked_expr(lines, pl.col(_NORMAL)).alias(f"hit{i}") for i, lines in enumerate(rules))
+    per = hits.group_by(s.PATTERN).agg(
         pl.col("pattern_bot_requests").first().fill_null(bots.sum()).alias("total"),
-        *(hit.all().alias(f"all{i}") for i, hit in enumerate(hits)),
-        *(bots.filter(hit).sum().alias(f"blocked{i}") for i, hit in enumerate(hits)),
+        *(pl.col(f"hit{i}").all().alias(f"all{i}") for i in range(len(rules))),
+        *(bots.filter(f"hit{i}").sum().alias(f"blocked{i}") for i in range(len(rules))),
     )
     saved = per.select(
         pl.when(f"all{i}").then("total").otherwise(f"blocked{i}").sum().alias(str(i))
@@ -532,7 +546,9 @@ def host_rules(
     traps = mine.select(s.HOST, s.PATTERN).unique()
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
-    counted = bot_urls(traffic, host)
+    host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
+    known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
+    counted = bot_urls(traffic, host, known)
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -540,14 +556,15 @@ def host_rules(
         if key in done or (finding.kind in SYMPTOM_KINDS and key in shaped):
             continue
         done.add(key)
-        rules.append(_rule(finding, traffic, content, settings))
+        rules.append(_rule(finding, traffic, content, known, settings))
     saved = saved_requests([r.lines for r in rules], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
     return rules, len({u for u, _ in content})
 
 
 def _rule(
-    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]], settings: Settings
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings,
 ) -> RobotsRule:
     pattern = finding.pattern or ""
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
@@ -565,7 +582,7 @@ def _rule(
         rows = pl.DataFrame({s.URL: [u for u in host_urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
-    lines, status, reason = choose(finding.kind, pattern, trap, content, settings)
+    lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 
