@@ -284,10 +284,12 @@ def _uap_spider_regexes() -> tuple[tuple[int | None, str], ...]:
     costs nothing. The rules also run one by one, and word boundaries become ASCII ones, for the
     same reason.
     """
-    from ua_parser.loaders import load_builtins
+    # The lazy loader: the eager one compiles all ~1,000 uap-core rules as Python regexes
+    # (~0.4 s per run) and only the Spider rules' text is needed here.
+    from ua_parser.loaders import load_lazy_builtins
 
     out: list[tuple[int | None, str]] = []
-    for matcher in load_builtins()[2]:  # (user agent, os, device) matchers
+    for matcher in load_lazy_builtins()[2]:  # (user agent, os, device) matchers
         if matcher.family != "Spider":
             continue
         flags = "(?i)" if matcher.regex_flag == "i" else ""
