@@ -294,3 +294,18 @@ def test_gzip_on_stdin(monkeypatch):
     monkeypatch.setattr(sys, "stdin", _Stdin(gzip.compress((line(5, 6, "/z") * 2).encode())))
     req = read_logs("-")
     assert req[s.PATH].to_list() == ["/z", "/z"]
+
+
+def test_gzip_members_concatenated_and_zero_padded(tmp_path):
+    # `cat a.gz b.gz > c.gz` is a valid gzip file; tape-style zero padding after it too
+    first, second = line(1, 1, "/a") * 3, line(1, 2, "/b") * 2
+    data = gzip.compress(first.encode()) + gzip.compress(second.encode()) + b"\x00" * 10
+    path = write(tmp_path / "m.log.gz", data)
+    stream = scan_logs(path, settings=Settings(batch_bytes=100))
+    req = pl.concat(list(stream))
+    assert req[s.PATH].to_list() == ["/a"] * 3 + ["/b"] * 2
+    assert stream.stats.files[0].end_offset == len(first + second)
+    bad_crc = bytearray(gzip.compress(first.encode()))
+    bad_crc[-5] ^= 0xFF  # the CRC-32 in the trailer
+    with pytest.raises(InputError, match="corrupt"):
+        read_logs(write(tmp_path / "crc.log.gz", bytes(bad_crc)))
