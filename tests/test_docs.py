@@ -49,3 +49,22 @@ def test_exit_codes_in_help_and_readme():
         assert re.search(rf"^\s+{code}  ", result.output, re.M), f"exit code {code} not in --help"
     text = readme()
     assert "--fail-on" in text and re.search(r"\b3\b", text)
+
+
+def test_the_readme_config_example_is_a_valid_config(tmp_path):
+    from logtrap.config import build_settings, read_config
+
+    example = re.search(r"```toml\n(.*?)```", readme(), re.S).group(1)
+    (tmp_path / "logtrap.toml").write_text(example)
+    settings = build_settings(read_config(tmp_path / "logtrap.toml"))
+    assert (settings.log_format, settings.hosts, settings.session_params) == (
+        "combined", ("www.example.com",), ("sessid",))
+    assert settings.sitemaps == (tmp_path / "sitemap.xml",)  # relative to the file
+    assert settings.budget_hog_share == 0.5
+
+
+def test_the_readme_setup_commands_are_what_ci_runs():
+    ci = (README.parent / ".ci" / "run").read_text()
+    test_command = "pip install -e '.[test]' && python -m pytest"
+    assert test_command in readme() and test_command in ci
+    assert "pip install -e . && logtrap analyze sample_logs/" in readme()
