@@ -114,25 +114,30 @@ def empty_findings() -> pl.DataFrame:
 
 
 def rank(findings: pl.DataFrame) -> pl.DataFrame:
-    """Most severe first, then most wasted requests; ties broken by kind order and pattern.
+    """Most severe first, then most wasted requests. Findings on the same host+pattern and
+    severity stay together (a session-id trap is also a growing pattern: one place to fix),
+    ordered by kind as DESIGN.md lists them, the specific trap before the generic signal.
 
-    >>> df = pl.concat([empty_findings(), finding_rows("calendar", pl.DataFrame({
-    ...     "host": ["-", "-"], "pattern": ["/a", "/b"], "requests": [5, 9],
-    ...     "wasted_requests": [5, 9], "examples": [[], []]}), severity="info",
-    ...     evidence=[], advice="")])
-    >>> rank(df)["pattern"].to_list()
-    ['/b', '/a']
+    >>> rows = pl.DataFrame({"host": ["-"] * 3, "pattern": ["/a", "/b", "/b"],
+    ...     "requests": [5, 9, 9], "wasted_requests": [5, 9, 8], "examples": [[], [], []]})
+    >>> df = pl.concat([finding_rows("growing_pattern", rows.head(2), severity="info",
+    ...     evidence=[], advice=""), finding_rows("session_id", rows.tail(1),
+    ...     severity="info", evidence=[], advice="")])
+    >>> rank(df).select("kind", "pattern").rows()
+    [('session_id', '/b'), ('growing_pattern', '/b'), ('growing_pattern', '/a')]
     """
     order = {kind: i for i, kind in enumerate(KINDS)}
+    place = [s.SEVERITY, s.HOST, s.PATTERN]
     return findings.sort(
         [
             pl.col(s.SEVERITY).to_physical(),
-            pl.col(s.WASTED_REQUESTS),
-            pl.col(s.KIND).replace_strict(order, default=len(KINDS), return_dtype=pl.Int32),
+            pl.col(s.WASTED_REQUESTS).max().over(place),
             pl.col(s.HOST),
             pl.col(s.PATTERN),
+            pl.col(s.KIND).replace_strict(order, default=len(KINDS), return_dtype=pl.Int32),
+            pl.col(s.WASTED_REQUESTS),
         ],
-        descending=[True, True, False, False, False],
+        descending=[True, True, False, False, False, True],
         nulls_last=True,
     )
 
