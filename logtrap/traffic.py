@@ -29,7 +29,10 @@ from logtrap.settings import Settings
 
 _HOUR = "1h"
 _DAY = "1d"
-_COMPACT_EVERY = 8  # partial frames per table kept before they are merged (judgement)
+# Partial frames per table kept before they are merged. Each merge re-reads everything kept
+# so far, so fewer merges cost less; 32 batches of 8 MB hold what 8 of 32 MB did (judgement).
+# Measured on 1M lines (26 batches): Tally.add + finish 0.92 -> 0.81 CPU-s against 8.
+_COMPACT_EVERY = 32
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
