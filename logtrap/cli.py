@@ -1,7 +1,7 @@
 """Click commands only: flags in, one library call, exceptions -> messages.
 
 Every command reads logs through the same options (`log_options`), turns them and the site
-config into one `Settings` (config.py), calls the library, and prints with report.py. A
+config into one `Settings` (config.py), calls the library, and prints with report/. A
 `LogtrapError` becomes one `Error: ...` line and a `Hint: ...` line on stderr, exit 1.
 """
 

@@ -1,4 +1,4 @@
-"""report.py: the report-v1 contract key by key, exact text, and escaping of log strings."""
+"""report/: the report-v1 contract key by key, exact text, and escaping of log strings."""
 
 import json
 from datetime import datetime, timedelta, timezone

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
@@ -101,3 +102,33 @@ def example_run() -> Analysis:
     log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
                    'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\n')
     return analyze(read_logs(log))
+
+
+_EVIDENCE_ITEMS = 8  # list items shown per evidence value in a report (the JSON has all)
+
+
+def evidence_line(evidence: Mapping[str, Any], escape_text: Callable[[object], str]) -> str:
+    """A finding's evidence as one readable line, every log string through `escape_text`
+    (the format's own escaping: terminal, Markdown or HTML).
+
+    >>> evidence_line({"span_years": 31, "share": 0.12345,
+    ...     "top_bots": [{"bot_name": "Googlebot", "requests": 92}]}, str)
+    'span_years 31; share 0.123; top_bots Googlebot 92'
+    >>> evidence_line({"weeks": list(range(10))}, str)
+    'weeks 0, 1, 2, 3, 4, 5, 6, 7, ... (2 more)'
+    """
+
+    def show(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:.3g}"
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _n(value)
+        if isinstance(value, Mapping):  # {"bot_name": "Googlebot", "requests": 92}
+            return " ".join(show(v) for v in value.values())
+        if isinstance(value, (list, tuple)):
+            shown = ", ".join(show(v) for v in value[:_EVIDENCE_ITEMS])
+            more = len(value) - _EVIDENCE_ITEMS
+            return shown + (f", ... ({more} more)" if more > 0 else "")
+        return escape_text(value)
+
+    return "; ".join(f"{escape_text(k)} {show(v)}" for k, v in evidence.items()) or "-"

@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from logtrap.report._common import _n, _pct, clean
+from logtrap.report._common import _n, _pct, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -99,7 +99,7 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     if not report["findings"]:
         parts.append("<p>No crawler traps found.</p>")
     for x in report["findings"]:
-        evidence = "; ".join(f"{h(k)} {h(v)}" for k, v in x["evidence"].items()) or "-"
+        evidence = evidence_line(x["evidence"], h)
         examples = "".join(f"<li><code>{h(url)}</code></li>" for url in x["examples"])
         pattern = f" <code>{h(x['pattern'])}</code>" if x["pattern"] else ""
         parts.append(

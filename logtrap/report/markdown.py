@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import _n, _pct, clean
+from logtrap.report._common import _n, _pct, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -73,9 +73,7 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
             "",
             f"{_n(x['wasted_requests'])} of {_n(x['requests'])} requests wasted.",
             "",
-            "Evidence: " + (
-                "; ".join(f"{md_text(k)} {md_text(v)}" for k, v in x["evidence"].items()) or "-"
-            ),
+            "Evidence: " + evidence_line(x["evidence"], md_text),
             "",
             f"Fix: {md_text(x['advice'])}" if x["advice"] else "",
             "",

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.report._common import _bytes, _n, _pct, _when, safe
+from logtrap.report._common import _bytes, _n, _pct, _when, evidence_line, safe
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
     from logtrap.analysis import Analysis
@@ -179,33 +179,6 @@ def host_label(host: str | None) -> str:
     return "All requests (no virtual host in the log)" if host in (None, "-") else safe(host)
 
 
-_EVIDENCE_ITEMS = 8  # list items shown per evidence value on a terminal (the JSON has all)
-
-
-def _evidence(evidence: Mapping[str, Any]) -> str:
-    """Evidence as one readable line.
-
-    >>> _evidence({"span_years": 31, "share": 0.12345,
-    ...     "top_bots": [{"bot_name": "Googlebot", "requests": 92}]})
-    'span_years 31; share 0.123; top_bots Googlebot 92'
-    """
-
-    def show(value: Any) -> str:
-        if isinstance(value, float):
-            return f"{value:.3g}"
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _n(value)
-        if isinstance(value, Mapping):  # {"bot_name": "Googlebot", "requests": 92}
-            return " ".join(show(v) for v in value.values())
-        if isinstance(value, (list, tuple)):
-            shown = ", ".join(show(v) for v in value[:_EVIDENCE_ITEMS])
-            more = len(value) - _EVIDENCE_ITEMS
-            return shown + (f", ... ({more} more)" if more > 0 else "")
-        return safe(value)
-
-    return "; ".join(f"{safe(k)} {show(v)}" for k, v in evidence.items()) or "-"
-
-
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     """Findings by severity, each with its evidence, fix and example URLs."""
     records = f.to_records(findings)
@@ -223,7 +196,7 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
         where = " ".join(parts)
         out.append(f"\n[{style}]{x.severity.upper()}[/{style}] [bold]{x.kind}[/bold] {where}")
         out.append(f"  {_n(x.wasted_requests)} of {_n(x.requests)} requests wasted")
-        out.append(f"  Evidence: {_evidence(x.evidence)}")
+        out.append(f"  Evidence: {evidence_line(x.evidence, safe)}")
         if x.advice:
             out.append(f"  Fix: {safe(x.advice)}")
         for i, url in enumerate(x.examples):
