@@ -1,7 +1,8 @@
-"""rules.suggest: the stage entry point, on hand-built findings and on the sample shop."""
+"""rules.suggest: the stage entry point, on hand-built findings and on every sample site."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -92,27 +93,78 @@ def test_unified_diff():
     assert rules.unified_diff("a\n", "a\n") == ""
 
 
-@pytest.mark.skipif(not (SAMPLES / "nginx-shop").is_dir(), reason="sample logs not generated")
-def test_sample_shop_rules():
+SHOP_EXTRA = {"sitemaps": (SAMPLES / "sitemap.xml",), "robots": SAMPLES / "robots.txt"}
+VHOST_EXTRA = {"ip_ranges": (Path(__file__).parent / "data" / "googlebot.json",)}
+SID = "Disallow: /*?sid=\nDisallow: /*&sid="
+
+# Every rule suggest() gives on each sample site: (target, host, kind, pattern, status, rule)
+# for robots.txt; server rules by target, host and kind (their exact text is in
+# test_server_rules.py).
+SAMPLE_RULES = {
+    "nginx-shop": (SHOP_EXTRA, {
+        ("robots", "-", "session_id", "/?sid", "emitted", SID),
+        ("robots", "-", "internal_search", "/search?q", "emitted", "Disallow: /search?q="),
+        ("robots", "-", "facets", "/shop/jackets?color&size&sort", "emitted",
+         "Disallow: /shop/jackets?*&*&"),
+        ("robots", "-", "facets", "/shop/shirts?color&size&sort", "emitted",
+         "Disallow: /shop/shirts?*&*&"),
+        ("robots", "-", "facets", "/shop/shoes?color&size&sort", "emitted",
+         "Disallow: /shop/shoes?*&*&"),
+        ("robots", "-", "pagination", "/shop/shoes?page", "withheld", ""),
+        ("robots", "-", "pagination", "/shop/shirts?page", "withheld", ""),
+    }),
+    "apache-blog": ({}, {
+        ("robots", "-", "calendar", "/calendar?date", "emitted", "Disallow: /calendar?date="),
+        ("robots", "-", "soft_404", "/tag/{slug}", "withheld", ""),
+        ("robots", "-", "relative_loop", "/{any}/related/related/{loop}", "emitted",
+         "Disallow: /*/related/related/"),
+    }),
+    "vhost": (VHOST_EXTRA, {
+        ("robots", "news.example.net", "random_token", "/s/{token}", "narrowed",
+         "Disallow: /s/\nAllow: /s/vkdccb49$"),
+        *((target, host, "fake_bot", None, "emitted", None)
+          for target in ("litespeed", "apache", "nginx")
+          for host in ("news.example.net", "www.example.net")),
+    }),
+    "litespeed": ({}, {
+        ("robots", "-", "aggressive_bot", None, "emitted", "Disallow: /asl/\nDisallow: /psl/"),
+        *((target, "-", "aggressive_bot", None, "emitted", None)
+          for target in ("litespeed", "apache", "nginx")),
+    }),
+    "nginx-custom": ({}, {
+        ("robots", "events.example.io", "calendar", "/events/{date}", "emitted",
+         "Disallow: /events/"),
+    }),
+}
+
+
+@pytest.mark.parametrize("site", sorted(SAMPLE_RULES))
+def test_sample_site_rules(site):
     from logtrap.analysis import analyze
 
-    shop = SAMPLES / "nginx-shop"
-    extra = {k: v for k, v in {"sitemaps": (shop / "sitemap.xml",), "robots": shop / "robots.txt"}.items()
-             if (v[0] if isinstance(v, tuple) else v).exists()}  # fmt: skip
-    settings = Settings(**extra)
-    analysis = analyze(str(shop / "access.log*"), settings)
+    extra, expected = SAMPLE_RULES[site]
+    truth = json.loads((SAMPLES / "ground_truth.json").read_text())["sites"][site]
+    settings = Settings(log_format=truth["format"], **extra)
+    analysis = analyze(str(SAMPLES / site / "access.log*"), settings)
     sug = rules.suggest(analysis.findings, analysis.traffic, settings)
-    robots = sug.rules.filter(pl.col("target") == "robots")
-    got = {(r[s.PATTERN], r["rule"], r["status"]) for r in robots.iter_rows(named=True)}
-    assert {
-        ("/?sid", "Disallow: /*?sid=\nDisallow: /*&sid=", "emitted"),
-        ("/search?q", "Disallow: /search?q=", "emitted"),
-        ("/shop/shoes?color&size&sort", "Disallow: /shop/shoes?*&*&", "emitted"),
-        ("/shop/shirts?color&size&sort", "Disallow: /shop/shirts?*&*&", "emitted"),
-        ("/shop/jackets?color&size&sort", "Disallow: /shop/jackets?*&*&", "emitted"),
-        ("/shop/shoes?page", "", "withheld"),
-        ("/shop/shirts?page", "", "withheld"),
-    } <= got
-    withheld = robots.filter(pl.col("status") == "withheld")["reason"].to_list()
-    assert all("fix it at the source" in why for why in withheld)
+    got = {
+        (r["target"], r[s.HOST], r[s.KIND], r[s.PATTERN], r["status"],
+         r["rule"] if r["target"] == "robots" else None)
+        for r in sug.rules.iter_rows(named=True)
+    }
+    assert got == expected
+    withheld = sug.rules.filter(pl.col("status") == "withheld")["reason"].to_list()
+    assert all("would block content URL" in why for why in withheld)
+
+
+def test_sample_shop_merges_the_current_robots_txt():
+    from logtrap.analysis import analyze
+
+    settings = Settings(**SHOP_EXTRA)
+    analysis = analyze(str(SAMPLES / "nginx-shop" / "access.log*"), settings)
+    sug = rules.suggest(analysis.findings, analysis.traffic, settings)
+    current = [line for line in (SAMPLES / "robots.txt").read_text().splitlines() if line]
+    merged = iter(sug.robots_txt.splitlines())
+    assert all(line in merged for line in current)  # every line kept, in its order
+    assert "Disallow: /search?q=" in merged
     assert sug.htaccess == "" and sug.nginx == ""  # the shop has no aggressive or fake bot
