@@ -25,7 +25,7 @@ from logtrap.errors import (
 from logtrap.findings import Finding, finding_rows
 from logtrap.formats import compile_format, detect_format
 from logtrap.logs import read_logs, scan_logs
-from logtrap.patterns import add_patterns, url_pattern
+from logtrap.patterns import PatternCache, add_patterns, url_pattern
 from logtrap.rules import Suggestions, suggest
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
@@ -47,6 +47,7 @@ __all__ = [
     "InputError",
     "LogtrapError",
     "OutputError",
+    "PatternCache",
     "Settings",
     "StateError",
     "Suggestions",
