@@ -29,7 +29,7 @@ from functools import lru_cache
 import polars as pl
 
 from logtrap.errors import ConfigError
-from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT
+from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT, owned
 
 __all__ = [
     "EMPTY_NAME",
@@ -460,7 +460,7 @@ class AgentCache:
         if seen.height == distinct.height:
             return seen
         new = distinct.join(seen, on=_UA_KEY, how="anti")
-        done = _classified(new)
+        done = owned(_classified(new))  # its agents must not pin the batch's bytes
         old = seen if self.frame.height + done.height > self.max_agents else self.frame
         self.frame = pl.concat([old, done], rechunk=True)
         return pl.concat([seen, done])

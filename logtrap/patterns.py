@@ -255,7 +255,7 @@ class PatternCache:
         if seen.height == urls.height:
             return seen
         new = _with_patterns(urls.join(seen, on=_URL_KEY, how="anti").lazy(), settings)
-        done = new.drop(s.URL).collect()
+        done = s.owned(new.drop(s.URL).collect())  # kept across batches: own its strings
         old = seen if self.frame.height + done.height > self.max_urls else self.frame
         self.frame = pl.concat([old, done], rechunk=True)
         return pl.concat([seen, done])

@@ -202,9 +202,9 @@ class Tally:
 
     def _add_part(self, name: str, frame: pl.DataFrame) -> None:
         parts = self._parts.setdefault(name, [])
-        parts.append(frame)
+        parts.append(s.owned(frame))  # not a view into the batch: the batch is let go
         if len(parts) >= _COMPACT_EVERY:
-            self._parts[name] = [self._merged(name)]
+            self._parts[name] = [s.owned(self._merged(name))]
 
     def _merged(self, name: str) -> pl.DataFrame:
         table = _TABLES[name]
