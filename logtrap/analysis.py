@@ -96,6 +96,12 @@ def analyze(
 
     `sources` are paths, globs, "-" for stdin, or a frame from `read_logs`. Pass `tally` to
     continue an earlier run's aggregates (cron), `detectors` to run others than the registry.
+
+    >>> result = analyze("sample_logs/litespeed/access.log*")
+    >>> result.findings.select("kind", "severity", "pattern").rows()
+    [('aggressive_bot', 'critical', '/asl/{n}')]
+    >>> result.stats.parsed, result.stats.rejected
+    (6095, 0)
     """
     settings = settings or Settings()
     acc, stats = tally_logs(sources, settings, tally=tally, on_progress=on_progress)
