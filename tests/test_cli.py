@@ -367,8 +367,6 @@ def test_bots_json_verified_with_ip_ranges(logs):
 def test_suggest_writes_only_where_asked_and_never_overwrites(logs):
     (logs / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
     sample = SAMPLES / "litespeed"
-    if not sample.is_dir():
-        pytest.skip("sample_logs/litespeed not present")
     logs_ = sorted(str(p) for p in sample.glob("access.log*"))
     result = run("suggest", *logs_, "--format", "litespeed", "-q", "--robots-out", "robots.txt")
     assert result.exit_code == 1
@@ -389,7 +387,6 @@ def test_suggest_writes_only_where_asked_and_never_overwrites(logs):
 # -- the real registry on sample_logs ------------------------------------------------------------
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="sample_logs/ not present")
 def test_sample_litespeed_finds_the_aggressive_bot(logs):
     paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
     result = run("analyze", *paths, "--format", "litespeed", "--json", "-")
