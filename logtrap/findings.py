@@ -104,6 +104,15 @@ def finding_rows(
     )
 
 
+def critical_when(condition: pl.Expr) -> pl.Expr:
+    """Severity "critical" where `condition` holds, else "warning".
+
+    >>> pl.select(critical_when(pl.lit(3) >= 2)).item()
+    'critical'
+    """
+    return pl.when(condition).then(pl.lit("critical")).otherwise(pl.lit("warning"))
+
+
 def empty_findings() -> pl.DataFrame:
     """The right empty shape for any detector's output.
 

@@ -113,11 +113,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .sort(_BOT)
     )
-    severity = (
-        pl.when(pl.col("share") >= settings.aggressive_bot_critical_share)
-        .then(pl.lit("critical"))
-        .otherwise(pl.lit("warning"))
-    )
+    severity = f.critical_when(pl.col("share") >= settings.aggressive_bot_critical_share)
     return f.finding_rows(
         KIND,
         rows,

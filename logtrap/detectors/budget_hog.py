@@ -84,11 +84,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("error_share").round(4),
         pl.col("urls_per_size").round(2),
     )
-    severity = (
-        pl.when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share)
-        .then(pl.lit("critical"))
-        .otherwise(pl.lit("warning"))
-    )
+    severity = f.critical_when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share)
     return f.finding_rows(
         KIND,
         rows.sort(_KEYS),

@@ -96,11 +96,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .sort(_CLAIM)
     )
-    severity = (
-        pl.when(pl.col("fake_requests") >= settings.fake_bot_critical_requests)
-        .then(pl.lit("critical"))
-        .otherwise(pl.lit("warning"))
-    )
+    severity = f.critical_when(pl.col("fake_requests") >= settings.fake_bot_critical_requests)
     return f.finding_rows(
         KIND,
         rows,
