@@ -23,6 +23,7 @@ back, so the cost follows the number of distinct UAs, not of lines
 
 from __future__ import annotations
 
+import functools
 import re
 from functools import lru_cache
 
@@ -312,8 +313,20 @@ def _no_capture(pattern: str) -> str:
 def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     """Add IS_BOT, BOT_NAME, BOT_KIND to a frame of distinct user agents.
 
-    Staged through private columns (``_t``, ``_fam``...) so that each regex pass runs once.
+    Staged through private columns (``_t``, ``_fam``...) so that each regex pass runs once;
+    the stages are built once per process and run as one lazy query (a batch with a handful
+    of new agents paid ~7 ms of expression building and four collects before).
     """
+    lazy = frame.lazy()
+    for stage in _stages():
+        lazy = lazy.with_columns(*stage)
+    out = lazy.select(USER_AGENT, IS_BOT, BOT_NAME, BOT_KIND).collect(engine="in-memory")
+    return out.cast(BOT_SCHEMA)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
+    """The classification's expression stages, each reading the columns the last one added."""
     tokens, name_by_token, kind_by_name = _family_tables()
     literals, by_literal, regexes = _crawler_list()
     t = pl.col("_t")
@@ -321,9 +334,9 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     def first_hit(patterns: list[str], ci: bool) -> pl.Expr:
         return t.str.extract_many(patterns, ascii_case_insensitive=ci).list.first().str.to_lowercase()
 
-    frame = frame.with_columns(_t=pl.col(USER_AGENT).str.strip_chars())
+    stages: list[tuple[pl.Expr, ...]] = [(pl.col(USER_AGENT).str.strip_chars().alias("_t"),)]
     # Stage 1: every independent test, one pass each.
-    frame = frame.with_columns(
+    stages.append(_named(
         _empty=pl.col(USER_AGENT).is_null() | t.is_in(["", "-", '"-"']),
         _fam=first_hit(tokens, True).replace_strict(name_by_token, default=None, return_dtype=pl.String),
         # crawler-user-agents is case-sensitive by design ("NING/" must not match "Lightning/").
@@ -337,12 +350,12 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         _word=t.str.contains(_GENERIC_BOT),
         _tool=t.str.contains(_GENERIC_TOOL),
         _shape=t.str.contains(_BARE_SHAPE) | ~t.str.contains(_BROWSER_TOKEN),
-    )
+    ))
     # Stage 2: names and kinds from each source.
     rx_index = pl.coalesce(
         [pl.when(pl.col("_rx").struct.field(str(i + 1)).is_not_null()).then(pl.lit(i)) for i in range(len(regexes))]
     )
-    frame = frame.with_columns(
+    stages.append(_named(
         _lit_name=pl.col("_lit").replace_strict(
             {k: v[0] for k, v in by_literal.items()}, default=None, return_dtype=pl.String
         ),
@@ -352,14 +365,14 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         _rx_name=rx_index.replace_strict({i: r[1] for i, r in enumerate(regexes)}, default=None, return_dtype=pl.String),
         _rx_kind=rx_index.replace_strict({i: r[2] for i, r in enumerate(regexes)}, default=None, return_dtype=pl.String),
         _generic=((pl.col("_word") | pl.col("_spider")) & ~pl.col("_guard")) | pl.col("_tool") | pl.col("_shape"),
-    )
-    frame = frame.with_columns(
+    ))
+    stages.append(_named(
         _bot=pl.col("_empty")
         | pl.col("_fam").is_not_null()
         | pl.col("_lit").is_not_null()
         | pl.col("_rx_name").is_not_null()
         | pl.col("_generic"),
-    )
+    ))
     # Stage 3: a name for the bots no list names (only those rows pay for the extraction).
     generic_name = pl.coalesce(
         t.str.extract(_NAME_BOT_WORD, 1),
@@ -370,7 +383,7 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         generic_name
     )
     unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
-    frame = frame.with_columns(
+    stages.append((
         pl.when(pl.col("_empty"))
         .then(pl.lit(EMPTY_NAME))
         .when(pl.col("_bot"))
@@ -394,8 +407,12 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         )
         .alias(BOT_KIND),
         pl.col("_bot").alias(IS_BOT),
-    )
-    return frame.select(USER_AGENT, IS_BOT, BOT_NAME, BOT_KIND).cast(BOT_SCHEMA)  # type: ignore[arg-type]
+    ))
+    return tuple(stages)
+
+
+def _named(**exprs: pl.Expr) -> tuple[pl.Expr, ...]:
+    return tuple(expr.alias(name) for name, expr in exprs.items())
 
 
 def classify_agents(agents: pl.Series | pl.DataFrame) -> pl.DataFrame:
