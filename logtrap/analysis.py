@@ -6,7 +6,7 @@ notebooks all get the same answers from one call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,9 +71,28 @@ def tally_logs(
         acc.add(annotate(sources, settings, cache, pattern_cache))
         return acc, None
     stream = scan_logs(sources, settings=settings, on_progress=on_progress)
-    for batch in stream:
-        acc.add(annotate(batch, settings, cache, pattern_cache))
+    for step in _steps(stream, settings.analysis_rows):
+        acc.add(annotate(step, settings, cache, pattern_cache))
     return acc, stream.stats
+
+
+def _steps(batches: Iterable[pl.DataFrame], rows: int) -> Iterator[pl.DataFrame]:
+    """Read batches gathered into frames of at least `rows` rows (the last one may be short).
+
+    >>> frames = [pl.DataFrame({"a": [i] * 3}) for i in range(5)]
+    >>> [f.height for f in _steps(frames, 7)]
+    [9, 6]
+    """
+    gathered: list[pl.DataFrame] = []
+    size = 0
+    for batch in batches:
+        gathered.append(batch)
+        size += batch.height
+        if size >= rows:
+            yield pl.concat(gathered) if len(gathered) > 1 else gathered[0]
+            gathered, size = [], 0
+    if gathered:
+        yield pl.concat(gathered) if len(gathered) > 1 else gathered[0]
 
 
 def verify_claims(traffic: Traffic, settings: Settings) -> Traffic:
