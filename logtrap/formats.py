@@ -109,7 +109,8 @@ class LogFormat:
         >>> compile_format("combined").describe()
         'combined'
         """
-        return self.name if self.name != "custom" else f"{self.kind} format {self.spec!r}"
+        kind = "Apache LogFormat" if self.kind == "apache" else "nginx log_format"
+        return self.name if self.name != "custom" else f"{kind} {self.spec!r}"
 
 
 # -- tokenising format strings ----------------------------------------------------------------

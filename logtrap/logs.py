@@ -479,9 +479,13 @@ class LogStream:
             req, _ = parse_lines(pl.DataFrame({"line": sample}, schema={"line": pl.String}), fmt)
             if req.height:
                 return fmt
-        tried = fmt.describe() if fmt is not None else "auto (" + ", ".join(DETECT_ORDER) + ")"
+        tried = (
+            f"the {fmt.describe()}" + ("" if fmt.name == "custom" else " format")
+            if fmt is not None
+            else "any format tried by auto-detection (" + ", ".join(DETECT_ORDER) + ")"
+        )
         raise FormatError(
-            f"{path}: not in {tried} format: none of its first {len(sample)} lines parse; "
+            f"{path}: not in {tried}: none of its first {len(sample)} lines parse; "
             f"first line: {sample[0][:300]!r}",
             hint="pass the server's LogFormat / log_format string with --format",
         )
