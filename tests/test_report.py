@@ -263,3 +263,15 @@ def test_render_dispatches_by_format():
     analysis = sample_analysis()
     assert report.render(analysis, "json", SUGGESTIONS) == report.to_json(analysis, SUGGESTIONS)
     assert set(report.RENDERERS) == {"text", "json", "markdown", "html"}
+
+
+def test_a_finding_without_pattern_is_about_the_whole_host():
+    from rich.console import Console
+
+    from logtrap.findings import Finding, to_frame
+
+    findings = to_frame([Finding("fake_bot", "warning", "www.example.net", None, 220, 220,
+                                 ("/docs/1",), {"bot_name": "Googlebot"}, "Block them.")])
+    console = Console(width=100, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(findings))
+    assert "WARNING fake_bot www.example.net (whole host)" in console.export_text()

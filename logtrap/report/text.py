@@ -41,8 +41,11 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
             f"{_n(stats.rejected)} rejected"
         )
         for fr in stats.files[:FILES_LISTED]:
+            if fr.format_name is None:  # nothing (new) in it
+                out.append(f"  {safe(fr.path)}: no new lines")
+                continue
             out.append(
-                f"  {safe(fr.path)}: {safe(fr.format_name or 'no lines')}, "
+                f"  {safe(fr.path)}: {safe(fr.format_name)}, "
                 f"{_n(fr.lines)} lines, {_n(fr.rejected)} rejected"
             )
         if len(stats.files) > FILES_LISTED:
@@ -192,7 +195,8 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     for x in records:
         style = SEVERITY_STYLE.get(x.severity, "")
         parts = [safe(x.host)] if x.host not in (None, "-") else []
-        parts += [safe(x.pattern)] if x.pattern is not None else []
+        # A finding without a pattern is about the host as a whole (new patterns, fake bots).
+        parts += [safe(x.pattern)] if x.pattern is not None else ["(whole host)"]
         where = " ".join(parts)
         out.append(f"\n[{style}]{x.severity.upper()}[/{style}] [bold]{x.kind}[/bold] {where}")
         out.append(f"  {_n(x.wasted_requests)} of {_n(x.requests)} requests wasted")
