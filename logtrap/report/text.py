@@ -273,8 +273,9 @@ def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
             head = f"server rule: {row[s.KIND]} {safe(row['group'])} on {routes}"
             effect = (f"matches {_n(row['saved_bot_requests'])} offending requests, "
                       f"{_n(row['other_requests'])} others")
+        effect = "" if status == "withheld" else f": {effect}"  # nothing saved: see Why
         out.append(f"\n[{style}]{status.upper()}[/{style}] {head}"
-                   + (f" ({where})" if where else "") + f": {effect}")
+                   + (f" ({where})" if where else "") + effect)
         if row["target"] == "robots" and row["rule"]:
             out += [f"  {safe(line)}" for line in row["rule"].split("\n")]
         if row[s.REASON]:
