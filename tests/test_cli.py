@@ -417,3 +417,12 @@ def test_progress_only_on_a_terminal(monkeypatch):
         update(500, 1000, 20)
         update(1000, 1000, 40)
     assert "Reading" in stream.getvalue() and "40 lines" in stream.getvalue()
+
+
+def test_suggest_says_why_a_rule_is_withheld(monkeypatch):
+    monkeypatch.chdir(SAMPLES.parent)
+    result = run("suggest", "sample_logs/nginx-shop/access.log*", "-q")
+    assert result.exit_code == 0
+    expected = ("WITHHELD robots.txt for *: pagination /shop/shoes?page\n"
+                "  Why: Disallow: /shop/shoes?page= would block content URL /shop/shoes?page=2")
+    assert expected in result.stdout
