@@ -81,6 +81,14 @@ def load_state(path: str | Path) -> State:
                     f"not {STATE_SCHEMA}",
                     hint="give --state a file of its own; delete it to start over",
                 )
+            if meta.get("polars", pl.__version__) != pl.__version__:
+                # Distinct URLs are remembered by Polars' hash, which may change between
+                # releases: mixing hashes would count a URL twice without a word.
+                raise StateError(
+                    f"{path} was written with Polars {meta.get('polars')}, and this is Polars "
+                    f"{pl.__version__}: its remembered URLs cannot be matched",
+                    hint="delete it to start over (the next run reads the logs from the start)",
+                )
             tables = {
                 name[: -len(".parquet")]: pl.read_parquet(io.BytesIO(archive.read(name)))
                 for name in archive.namelist()

@@ -153,6 +153,14 @@ def test_foreign_state_is_a_clear_error(tmp_path):
         load_state(foreign)
 
 
+def test_state_from_another_polars_is_a_clear_error(tmp_path):
+    state = tmp_path / "state"
+    with zipfile.ZipFile(state, "w") as z:
+        z.writestr("meta.json", '{"schema": "logtrap/state-v1", "polars": "0.0.1"}')
+    with pytest.raises(StateError, match="written with Polars 0.0.1"):
+        load_state(state)
+
+
 def test_stdin_cannot_carry_state(tmp_path):
     from logtrap.errors import ConfigError
 
