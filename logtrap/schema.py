@@ -113,6 +113,9 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
 BOT_REQUESTS = "bot_requests"
 HUMAN_REQUESTS = "human_requests"
 UNIQUE_URLS = "unique_urls"
+# False when unique_urls is estimated from the URL sample (a pattern with url_sample_size
+# distinct URLs or more; see traffic._new_urls)
+UNIQUE_URLS_EXACT = "unique_urls_exact"
 BOT_SHARE = "bot_share"  # share of the host's bot requests that went to this pattern
 STATUSES = "statuses"
 BOTS = "bots"

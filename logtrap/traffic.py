@@ -8,8 +8,11 @@ windows, never with the number of lines:
 - the URL sample keeps, per host+pattern, the `url_sample_size` URLs with the smallest hash.
   Hash order is the same in every batch and every run, so a URL that is in the final sample
   was in every earlier one, and its counts are exact (bottom-k sampling);
-- distinct URLs are counted exactly from 16 bytes per distinct URL (two hashes) plus the
-  window the URL was first seen in, which gives the growth curves.
+- distinct URLs per pattern and window (the growth curves) come from that sample and the
+  window each sampled URL was first seen in: exact for a pattern with fewer than
+  `url_sample_size` URLs, estimated within a few percent beyond (see `_new_urls`). Exact
+  counts would take memory for every distinct URL, and trap patterns are the ones whose
+  URLs never stop.
 
 `Tally` accumulates; `Tally.finish()` returns the immutable `Traffic` the detectors read.
 A Tally can be saved and restored as plain frames (`frames()` / `Tally.from_frames`) so cron
@@ -105,17 +108,6 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
     ),
-    # one row per distinct URL: the window it was first seen in (exact distinct counts)
-    "url_hashes": _Table(
-        keys=(s.URL_HASH,),
-        batch=(pl.col(s.PATTERN_HASH).first(), pl.col(s.WINDOW).min()),
-        merge=(pl.col(s.PATTERN_HASH).first(), pl.col(s.WINDOW).min()),
-        derived=(
-            pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),
-            pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH),
-            _time.dt.truncate(_HOUR).alias(s.WINDOW),
-        ),
-    ),
     # a bounded sample of distinct URLs per host+pattern, with their answers
     "urls": _Table(
         keys=(s.HOST, s.PATTERN, s.URL, s.STATUS, s.BYTES),
@@ -126,7 +118,10 @@ _TABLES: dict[str, _Table] = {
             *_seen(),
             pl.col(s.URL_HASH).first(),
         ),
-        derived=(pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),),
+        derived=(
+            pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),
+            pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH),
+        ),
     ),
 }
 
@@ -135,9 +130,8 @@ _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _
 
 
 def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """Requests per distinct URL and answer (status, size): url_hashes and urls both start
-    here, so a batch is grouped by URL once, on integer keys (the URL hash stands for host
-    and URL, the pattern hash for host and pattern)."""
+    """Requests per distinct URL and answer (status, size), grouped on integer keys (the URL
+    hash stands for host and URL, the pattern hash for host and pattern)."""
     return rows.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
         *_counts(),
         *_first_last(),
@@ -183,12 +177,7 @@ class Tally:
         answers = _answers(rows)
         queries = []
         for name, table in _TABLES.items():
-            if name == "url_hashes":
-                q = answers.group_by(s.URL_HASH).agg(
-                    pl.col(s.PATTERN_HASH).first(),
-                    pl.col(s.FIRST_SEEN).min().dt.truncate(_HOUR).alias(s.WINDOW),
-                )
-            elif name == "urls":
+            if name == "urls":
                 q = _bottom_k(answers, self.settings.url_sample_size, pl.col(s.PATTERN_HASH))
                 q = q.select(_COLUMNS["urls"])
             else:
@@ -248,7 +237,7 @@ class Tally:
 
     def finish(self) -> "Traffic":
         """The aggregates as the immutable tables the detectors read."""
-        return _finish(self.frames())
+        return _finish(self.frames(), self.settings.url_sample_size)
 
 
 def _empty_table(name: str) -> pl.DataFrame:
@@ -318,14 +307,14 @@ def _window_size(start: datetime | None, end: datetime | None) -> str:
     return _HOUR
 
 
-def _finish(frames: Mapping[str, pl.DataFrame]) -> Traffic:
+def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
     hourly = frames["windows"]
     start = hourly[s.FIRST_SEEN].min()
     end = hourly[s.LAST_SEEN].max()
     size = _window_size(start, end)
 
-    windows = _windows(hourly, frames["url_hashes"], size)
-    patterns = _patterns(hourly, frames, windows)
+    windows = _windows(hourly, frames["urls"], size, k)
+    patterns = _patterns(hourly, frames, windows, k)
     sections = _sections(hourly, patterns)
     return Traffic(
         patterns=patterns,
@@ -342,35 +331,56 @@ def _finish(frames: Mapping[str, pl.DataFrame]) -> Traffic:
     )
 
 
-def _windows(hourly: pl.DataFrame, url_hashes: pl.DataFrame, size: str) -> pl.DataFrame:
-    keys = hourly.select(
-        s.HOST, s.PATTERN, pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH)
-    ).unique()
-    new_urls = (
-        url_hashes.lazy()
-        .group_by(s.PATTERN_HASH, pl.col(s.WINDOW).dt.truncate(size))
-        .agg(pl.len().cast(pl.Int64).alias(s.NEW_URLS))
-        .join(keys.lazy(), on=s.PATTERN_HASH)
-        .drop(s.PATTERN_HASH)
-    )
+def _windows(hourly: pl.DataFrame, urls: pl.DataFrame, size: str, k: int) -> pl.DataFrame:
     return (
         hourly.lazy()
         .group_by(s.HOST, s.PATTERN, pl.col(s.WINDOW).dt.truncate(size))
         .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS))
-        .join(new_urls, on=[s.HOST, s.PATTERN, s.WINDOW], how="full", coalesce=True)
-        .with_columns(
-            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS).fill_null(0),
-        )
+        .join(_new_urls(urls, size, k).lazy(), on=[s.HOST, s.PATTERN, s.WINDOW], how="full",
+              coalesce=True)
+        .with_columns(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS).fill_null(0))
         .sort(s.HOST, s.PATTERN, s.WINDOW)
         .with_columns(pl.col(s.NEW_URLS).cum_sum().over(s.HOST, s.PATTERN).alias(s.URLS_TO_DATE))
         .collect()
     )
 
 
+def _new_urls(urls: pl.DataFrame, size: str, k: int) -> pl.DataFrame:
+    """Distinct URLs first seen per host+pattern+window, from the bottom-k URL sample.
+
+    A pattern with fewer than k distinct URLs has them all in the sample: its counts are
+    exact. One with more has in the sample a uniform random k of them (the k smallest hashes),
+    each with its true first window (a URL in the final sample was in every earlier one), so
+    the counts are scaled by the pattern's estimated total: (k - 1) / (k-th smallest hash /
+    2^64), the k-minimum-values estimate, about 1/sqrt(k) relative error (3% at k = 1,000).
+    Counts to date are scaled first and differenced, so they never fall.
+    """
+    per_url = urls.group_by(s.HOST, s.PATTERN, s.URL_HASH).agg(pl.col(s.FIRST_SEEN).min())
+    n = pl.len().over(s.HOST, s.PATTERN)
+    kth = pl.col(s.URL_HASH).max().over(s.HOST, s.PATTERN).cast(pl.Float64) / 2.0**64
+    scale = pl.when(n >= k).then((k - 1) / kth / n).otherwise(1.0)
+    to_date = (pl.col("_seen").cum_sum() * pl.col("_scale")).round().cast(pl.Int64)
+    return (
+        per_url.with_columns(scale.alias("_scale"))
+        .group_by(s.HOST, s.PATTERN, pl.col(s.FIRST_SEEN).dt.truncate(size).alias(s.WINDOW))
+        .agg(pl.len().alias("_seen"), pl.col("_scale").first())
+        .sort(s.HOST, s.PATTERN, s.WINDOW)
+        .with_columns(to_date.over(s.HOST, s.PATTERN).alias("_to_date"))
+        .select(
+            s.HOST, s.PATTERN, s.WINDOW,
+            (pl.col("_to_date") - pl.col("_to_date").shift(1, fill_value=0).over(s.HOST, s.PATTERN))
+            .alias(s.NEW_URLS),
+        )
+    )
+
+
 def _patterns(
-    hourly: pl.DataFrame, frames: Mapping[str, pl.DataFrame], windows: pl.DataFrame
+    hourly: pl.DataFrame, frames: Mapping[str, pl.DataFrame], windows: pl.DataFrame, k: int
 ) -> pl.DataFrame:
     keys = [s.HOST, s.PATTERN]
+    exact = frames["urls"].group_by(keys).agg(
+        (pl.col(s.URL_HASH).n_unique() < k).alias(s.UNIQUE_URLS_EXACT)
+    )
     statuses = (
         frames["statuses"]
         .sort(s.REQUESTS, descending=True)
@@ -394,10 +404,12 @@ def _patterns(
             _share(s.BOT_REQUESTS).alias(s.BOT_SHARE),
         )
         .join(unique, on=keys, how="left")
+        .join(exact, on=keys, how="left")
         .join(statuses, on=keys, how="left")
         .join(bots, on=keys, how="left")
         .with_columns(
             pl.col(s.UNIQUE_URLS).fill_null(0),
+            pl.col(s.UNIQUE_URLS_EXACT).fill_null(True),
             pl.col(s.BOTS).fill_null([]),
         )
         .select(
@@ -408,6 +420,7 @@ def _patterns(
             s.BOT_REQUESTS,
             s.HUMAN_REQUESTS,
             s.UNIQUE_URLS,
+            s.UNIQUE_URLS_EXACT,
             s.BOT_SHARE,
             s.STATUSES,
             s.BOTS,
@@ -426,7 +439,7 @@ def _share(column: str) -> pl.Expr:
 
 def _sections(hourly: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
     counts = patterns.group_by(s.HOST, s.SECTION).agg(
-        _sum(s.UNIQUE_URLS), pl.len().cast(pl.Int64).alias("patterns")
+        _sum(s.UNIQUE_URLS), pl.col(s.UNIQUE_URLS_EXACT).all(), pl.len().cast(pl.Int64).alias("patterns")
     )
     return (
         hourly.group_by(s.HOST, s.SECTION)

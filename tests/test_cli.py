@@ -339,7 +339,7 @@ def test_patterns_limit_and_json(logs):
     assert doc["schema"] == "logtrap/patterns-v1"
     assert set(doc["patterns"][0]) == {
         "host", "pattern", "section", "requests", "bot_requests", "human_requests",
-        "unique_urls", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
+        "unique_urls", "unique_urls_exact", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
     assert [p["pattern"] for p in doc["patterns"]] == ["/calendar?date"]
 
 

@@ -27,7 +27,7 @@ SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests", "star
                 "hosts", "rejected_examples", "files"}
 REJECTED_KEYS = {"source", "line_no", "line", "reason"}
 PATTERN_KEYS = {"host", "pattern", "section", "requests", "bot_requests", "human_requests",
-                "unique_urls", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
+                "unique_urls", "unique_urls_exact", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
 FINDING_KEYS = {"kind", "severity", "host", "pattern", "requests", "wasted_requests",
                 "examples", "evidence", "advice"}
 BOT_KEYS = {"bot", "kind", "requests", "share", "verified_requests", "fake_requests",
@@ -118,6 +118,7 @@ def test_json_values():
     assert doc["patterns"][0] == {
         "host": "example.com", "pattern": "/calendar?date", "section": "/calendar",
         "requests": 6, "bot_requests": 6, "human_requests": 0, "unique_urls": 6,
+        "unique_urls_exact": True,
         "bot_share": 6 / 7, "statuses": {"200": 6}, "bots": {"Googlebot": 6},
         "first_seen": "2026-01-01T00:00:00+00:00", "last_seen": "2026-01-01T00:05:00+00:00",
     }

@@ -61,6 +61,15 @@ def _n(value: int | None) -> str:
     return f"{value or 0:,}"
 
 
+def _urls(value: int | None, exact: bool | None = True) -> str:
+    """A count of distinct URLs; "~" marks one estimated from the URL sample.
+
+    >>> _urls(1234), _urls(31074, exact=False)
+    ('1,234', '~31,074')
+    """
+    return _n(value) if exact is not False else "~" + _n(value)
+
+
 def _pct(value: float | None) -> str:
     return f"{(value or 0.0) * 100:.1f}%"
 

@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from logtrap.report._common import _n, _pct, clean, evidence_line
+from logtrap.report._common import _n, _pct, _urls, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -116,7 +116,7 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
          "Bots"],
         ([(f"<code>{h(p['host'])}</code>", False), (f"<code>{h(p['pattern'])}</code>", False),
           (_n(p["requests"]), True), (_n(p["bot_requests"]), True),
-          (_pct(p["bot_share"]), True), (_n(p["unique_urls"]), True),
+          (_pct(p["bot_share"]), True), (_urls(p["unique_urls"], p.get("unique_urls_exact")), True),
           (", ".join(f"{h(k)}: {_n(v)}" for k, v in p["statuses"].items()), False),
           (", ".join(f"{h(k)}: {_n(v)}" for k, v in p["bots"].items()), False)]
          for p in report["patterns"]),

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import _n, _pct, clean, evidence_line
+from logtrap.report._common import _n, _pct, _urls, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -90,7 +90,7 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
         bots = ", ".join(f"{md_code(name)} {_n(n)}" for name, n in list(p["bots"].items())[:3])
         lines.append(_md_row([md_code(p["host"]), md_code(p["pattern"]),
                               _n(p["bot_requests"]), _pct(p["bot_share"]),
-                              _n(p["unique_urls"]), bots or "-"]))
+                              _urls(p["unique_urls"], p.get("unique_urls_exact")), bots or "-"]))
     for title, key, lang in (("robots.txt", "robots_txt", "text"),
                              (".htaccess", "htaccess", "apache"), ("nginx", "nginx", "nginx")):
         if report[key]:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.report._common import _bytes, _n, _pct, _when, evidence_line, safe
+from logtrap.report._common import _bytes, _n, _pct, _urls, _when, evidence_line, safe
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
     from logtrap.analysis import Analysis
@@ -94,7 +94,7 @@ def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
     for row in rows.iter_rows(named=True):
         table.add_row(
             safe(row[s.HOST]), safe(row[s.PATTERN]), _n(row[s.REQUESTS]),
-            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _n(row[s.UNIQUE_URLS]),
+            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
             _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
         )
     return table
@@ -109,7 +109,7 @@ def section_table(sections: pl.DataFrame, limit: int | None = None) -> Table:
     for row in rows.iter_rows(named=True):
         table.add_row(
             safe(row[s.HOST]), safe(row[s.SECTION]), _n(row[s.REQUESTS]),
-            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _n(row[s.UNIQUE_URLS]),
+            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
             _n(row["patterns"]),
         )
     return table
@@ -163,7 +163,7 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
         shown = rows.filter(pl.col(s.BOT_REQUESTS) > 0).head(top)
         for row in shown.iter_rows(named=True):
             table.add_row(safe(row[s.PATTERN]), _n(row[s.BOT_REQUESTS]),
-                          _pct(row[s.BOT_SHARE]), _n(row[s.UNIQUE_URLS]),
+                          _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(table)
         rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).height - shown.height

@@ -1,0 +1,63 @@
+"""Distinct-URL counts from the bounded URL sample: exact under `url_sample_size` URLs per
+pattern, estimated within a few percent above it, and memory that does not grow with URLs."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.patterns import add_patterns
+from logtrap.settings import Settings
+from logtrap.traffic import Tally
+from builders import requests_frame
+
+T0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
+
+
+def day_of_urls(day: int, ids: range, **extra) -> pl.DataFrame:
+    rows = [{s.URL: f"/item/{i}", s.TIME: T0 + timedelta(days=day, seconds=i % 80_000), **extra}
+            for i in ids]
+    return add_patterns(requests_frame(rows))
+
+
+def tally_of(frames: list[pl.DataFrame], k: int) -> Tally:
+    tally = Tally(settings=Settings(url_sample_size=k))
+    for frame in frames:
+        tally.add(frame)
+    return tally
+
+
+def test_counts_are_exact_below_the_sample_size():
+    # 300 URLs on day 0, 100 more on day 1 (and day 0's again), 50 more on day 2
+    frames = [day_of_urls(0, range(300)), day_of_urls(1, range(400)), day_of_urls(2, range(450))]
+    traffic = tally_of(frames, k=1000).finish()
+    windows = traffic.windows.filter(pl.col(s.PATTERN) == "/item/{n}")
+    assert windows[s.NEW_URLS].to_list() == [300, 100, 50]
+    assert windows[s.URLS_TO_DATE].to_list() == [300, 400, 450]
+    assert traffic.patterns.select(s.UNIQUE_URLS, s.UNIQUE_URLS_EXACT).row(0) == (450, True)
+
+
+def test_counts_past_the_sample_size_are_estimated_within_its_error():
+    # 4 days, 5,000 new URLs a day (each day also fetches the day before's again), k = 400:
+    # the k-minimum-values estimate has a relative error of about 1/sqrt(400) = 5%
+    frames = [day_of_urls(d, range(max(0, d - 1) * 5000, (d + 1) * 5000)) for d in range(4)]
+    traffic = tally_of(frames, k=400).finish()
+    unique, exact = traffic.patterns.select(s.UNIQUE_URLS, s.UNIQUE_URLS_EXACT).row(0)
+    assert exact is False
+    assert abs(unique - 20_000) <= 0.15 * 20_000  # three standard errors
+    windows = traffic.windows.filter(pl.col(s.PATTERN) == "/item/{n}")
+    to_date = windows[s.URLS_TO_DATE].to_list()
+    assert to_date == sorted(to_date) and to_date[-1] == unique
+    # every day brings about a quarter of the URLs: 100 of the 400 sampled, +-30%
+    assert all(0.7 * 5000 <= n <= 1.3 * 5000 for n in windows[s.NEW_URLS].to_list())
+
+
+def test_memory_is_bounded_by_the_sample_not_by_the_urls():
+    # 40 batches of 2,000 new URLs each: 80,000 distinct URLs, one pattern
+    frames = [day_of_urls(b // 10, range(b * 2000, (b + 1) * 2000)) for b in range(40)]
+    tally = tally_of(frames, k=300)
+    kept = {name: frame.height for name, frame in tally.frames().items()}
+    assert kept["urls"] == 300  # one row per sampled URL (one status and size each)
+    assert sum(kept.values()) < 2000  # windows, statuses, per-minute rows: no per-URL table
