@@ -326,6 +326,10 @@ def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
             put((False, None))
         except BaseException as e:  # handed to the consumer, raised there
             put((False, e))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:  # a generator's own clean-up (files, its threads) runs now
+                close()
 
     thread = threading.Thread(target=work, name="logtrap-read", daemon=True)
     thread.start()
@@ -461,7 +465,10 @@ class LogStream:
             raise InputError("a LogStream can be read only once", hint="call scan_logs again")
         self._started = True
         for src in self.sources:
-            yield from self._read_file(src)
+            # Parsing one file runs a batch ahead of the caller, in a thread (Polars lets go of
+            # the GIL), so its parse overlaps with the caller's work on the batch before.
+            frames = self._read_file(src)
+            yield from frames if src.path == STDIN else _read_ahead(frames)
 
     def _choose_format(self, path: str, chunks: list[_Chunk]) -> LogFormat | None:
         """The format for this file from its first non-blank lines; FormatError if none parse."""

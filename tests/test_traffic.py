@@ -61,3 +61,14 @@ def test_memory_is_bounded_by_the_sample_not_by_the_urls():
     kept = {name: frame.height for name, frame in tally.frames().items()}
     assert kept["urls"] == 300  # one row per sampled URL (one status and size each)
     assert sum(kept.values()) < 2000  # windows, statuses, per-minute rows: no per-URL table
+
+
+def test_the_sample_is_the_same_whether_read_in_one_batch_or_many():
+    # later batches are cut by the hash cutoffs of earlier ones; that must lose no sampled URL
+    frames = [day_of_urls(b // 5, range(b * 700, b * 700 + 1500)) for b in range(12)]
+    many = tally_of(frames, k=250)
+    assert many._cutoffs.height == 1  # the cutoffs were in use
+    one = tally_of([pl.concat(frames)], k=250)
+    order = [s.URL_HASH, s.STATUS, s.BYTES]
+    assert many.frames()["urls"].sort(order).equals(one.frames()["urls"].sort(order))
+    assert many.finish().windows.equals(one.finish().windows)
