@@ -11,7 +11,9 @@ kept in benchmarks/data/), then measures, each in a fresh process so peak memory
 - `bare read`: reading the file and counting lines (gzip decompressed as a stream) — the floor;
 - `read_logs`: logtrap's streaming reader, every batch parsed into typed frames;
 - `analyze`: the whole `logtrap analyze FILE --json FILE` run, as an admin would start it;
-- `goaccess`: GoAccess on the same file, when it is installed, for scale.
+- `goaccess`: GoAccess on the same file, when it is installed, for scale;
+- on plain logs, the time `analyze()` spends in each per-batch stage (classification,
+  patterns, tally), summed, as a share of the whole.
 
 Peak memory is the process's maximum resident set size (wait4's ru_maxrss).
 """
@@ -46,6 +48,34 @@ from logtrap.logs import scan_logs
 stream = scan_logs([sys.argv[1]])
 n = sum(batch.height for batch in stream)
 print(n, stream.stats.rejected)
+"""
+
+# The whole analysis in one process, with the time spent in each per-batch stage summed. The
+# parse runs a batch ahead in a thread meanwhile, so a stage's time includes waiting for the
+# cores it shares with the parse: an upper bound on what the stage adds.
+STAGES = """
+import sys, time
+from logtrap import analysis
+from logtrap.traffic import Tally
+spent = {}
+def timed(name, fn):
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+from logtrap import bots
+bots._classified = timed("  of which classifying new agents", bots._classified)
+analysis.add_bots = timed("bots (add_bots: classify + join back)", analysis.add_bots)
+analysis.add_patterns = timed("patterns (add_patterns)", analysis.add_patterns)
+Tally.add = timed("tally (Tally.add)", Tally.add)
+start = time.perf_counter()
+analysis.analyze(sys.argv[1])
+total = time.perf_counter() - start
+for name, seconds in sorted(spent.items(), key=lambda item: item[0].startswith(" ")):
+    print(f"| {name} | {seconds:.2f} s | {100 * seconds / total:.0f}% of analyze() ({total:.2f} s) |")
 """
 
 
@@ -107,6 +137,9 @@ def bench(lines: int, gz: bool, goaccess_lines: int) -> list[str]:
         rows.append(_row("goaccess", counted, size_mb, t_ga, m_ga))
         rows.append(f"| logtrap analyze is {t_ga / t_all:.1f}x faster than GoAccess |||||")
     rows.append(f"| analyze / read_logs = {t_all / t_read:.2f}x, analyze / bare = {t_all / t_bare:.2f}x |||||")
+    if not gz:
+        _, _, out = _measure([sys.executable, "-c", STAGES, str(path)])
+        rows += ["", "| per-batch stage | time in it | share |", "|---|---:|---|", out]
     return rows
 
 

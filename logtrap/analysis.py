@@ -6,6 +6,9 @@ notebooks all get the same answers from one call.
 
 from __future__ import annotations
 
+import importlib
+import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +68,7 @@ def tally_logs(
 ) -> tuple[Tally, ReadStats | None]:
     """Read logs (or take a frame of parsed requests) into a tally, batch by batch."""
     settings = settings or Settings()
+    _import_in_background("pyarrow")  # `schema.owned` needs it; ~90 ms, overlapped with reading
     acc = tally if tally is not None else Tally(settings=settings)
     cache, pattern_cache = AgentCache(), PatternCache(settings.pattern_cache_urls)
     if isinstance(sources, pl.DataFrame):
@@ -74,6 +78,11 @@ def tally_logs(
     for step in _steps(stream, settings.analysis_rows):
         acc.add(annotate(step, settings, cache, pattern_cache))
     return acc, stream.stats
+
+
+def _import_in_background(module: str) -> None:
+    if module not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=(module,), daemon=True).start()
 
 
 def _steps(batches: Iterable[pl.DataFrame], rows: int) -> Iterator[pl.DataFrame]:

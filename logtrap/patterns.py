@@ -160,9 +160,10 @@ def _apply(frame: pl.LazyFrame, col: str, steps: list[pl.Expr]) -> pl.LazyFrame:
 
 
 def _once_per_value(
-    frame: pl.LazyFrame, col: str, steps: list[pl.Expr], out: str
+    frame: pl.LazyFrame, col: str, steps: list[pl.Expr], out: str, also: tuple[pl.Expr, ...] = ()
 ) -> pl.LazyFrame:
-    """Add `out` = `steps` applied to `col`, computed once per distinct value of `col`.
+    """Add `out` = `steps` applied to `col`, computed once per distinct value of `col`, and
+    the `also` columns computed from `out` (also once per distinct value).
 
     Distinct values are found by a 64-bit hash: hashing, deduplicating and joining on an integer
     is several times faster than on the strings. A collision among 10^6 distinct values has a
@@ -171,12 +172,14 @@ def _once_per_value(
     frame = frame.with_columns(pl.col(col).hash(0).alias(_KEY))
     distinct = frame.filter(pl.col(_KEY).is_first_distinct()).select(_KEY, pl.col(col).alias(out))
     done = _apply(distinct, out, steps)
+    if also:
+        done = done.with_columns(also)
     return frame.join(done, on=_KEY, how="left").drop(_KEY)
 
 
 def _with_patterns(urls: pl.LazyFrame, settings: Settings) -> pl.LazyFrame:
     """Add PATTERN and SECTION to a frame of URLs (each step once per distinct path / names)."""
-    url = pl.col(s.URL).fill_null("").str.replace(r"(?s)#.*$", "")
+    url = pl.col(s.URL).fill_null("").str.replace(r"(?s)#.*", "")  # no `$`: twice as fast
     absolute = url.str.contains(_ABSOLUTE)
     url = pl.when(absolute).then(url.str.replace(_ABSOLUTE, "/").str.replace("^//", "/")).otherwise(url)
     split = url.str.splitn("?", 2)
@@ -185,7 +188,9 @@ def _with_patterns(urls: pl.LazyFrame, settings: Settings) -> pl.LazyFrame:
         # parameter names only: values dropped before deduplicating
         split.struct.field("field_1").str.replace_all(r"=[^&]*", "").alias(_NAMES),
     )
-    frame = _once_per_value(frame, _PATH, _path_steps(s.PATTERN), s.PATTERN)
+    # the section reads only the path, so it is computed once per distinct path too
+    section = section_expr(pl.col(s.PATTERN)).alias(s.SECTION)
+    frame = _once_per_value(frame, _PATH, _path_steps(s.PATTERN), s.PATTERN, also=(section,))
     frame = _once_per_value(frame, _NAMES, _names_steps("__n", _tracking(settings)), "__n")
     names = pl.col("__n")
     pattern = (
@@ -193,11 +198,7 @@ def _with_patterns(urls: pl.LazyFrame, settings: Settings) -> pl.LazyFrame:
         .then(pl.concat_str(pl.col(s.PATTERN), pl.lit("?"), names))
         .otherwise(pl.col(s.PATTERN))
     )
-    return (
-        frame.with_columns(pattern.alias(s.PATTERN))
-        .with_columns(section_expr(pl.col(s.PATTERN)).alias(s.SECTION))
-        .drop(_PATH, _NAMES, "__n")
-    )
+    return frame.with_columns(pattern.alias(s.PATTERN)).drop(_PATH, _NAMES, "__n")
 
 
 def session_params(settings: Settings | None = None) -> frozenset[str]:
