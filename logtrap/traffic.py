@@ -252,6 +252,10 @@ class Tally:
             q = q.select(_COLUMNS["urls"])
         else:
             q = frame.group_by(table.keys).agg(table.merge)
+            if name == "windows":
+                q = _fold_hours(q, table)
+            elif name == "bot_minutes":
+                q = _fold_minutes(q)
         return q.collect(engine="in-memory")
 
     def merge(self, other: "Tally") -> None:
@@ -278,6 +282,36 @@ class Tally:
     def finish(self) -> "Traffic":
         """The aggregates as the immutable tables the detectors read."""
         return _finish(self.frames(), self.settings.url_sample_size)
+
+
+# Hours and minutes are kept this long behind the newest request; older ones are folded so
+# that months of cron runs keep a few rows a day, not 24 or 1,440 (per pattern, per bot).
+_FINE_DAYS = 2
+
+
+def _horizon(column: str) -> pl.Expr:
+    """The start of the day `_FINE_DAYS` before the newest `column` value: older rows fold."""
+    return (pl.col(column).max() - pl.duration(days=_FINE_DAYS)).dt.truncate(_DAY)
+
+
+def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
+    """Hourly windows older than the horizon become daily ones (growth curves of logs that
+    span two days or more are daily anyway: `_window_size`)."""
+    old = pl.col(s.WINDOW) < _horizon(s.WINDOW)
+    day = pl.when(old).then(pl.col(s.WINDOW).dt.truncate(_DAY)).otherwise(pl.col(s.WINDOW))
+    return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
+
+
+def _fold_minutes(minutes: pl.LazyFrame) -> pl.LazyFrame:
+    """Per host, bot and day older than the horizon, only the busiest minute is kept: peaks
+    per minute are all that is read from this table. (Exact for logs read in time order; a
+    minute split between files read far apart may be undercounted.)"""
+    old = pl.col(s.MINUTE) < _horizon(s.MINUTE)
+    busiest = (
+        pl.col(s.REQUESTS).rank("ordinal", descending=True)
+        .over(s.HOST, s.BOT_NAME, pl.col(s.MINUTE).dt.truncate(_DAY)) == 1
+    )
+    return minutes.filter(~old | busiest)
 
 
 def _empty_table(name: str) -> pl.DataFrame:

@@ -72,3 +72,32 @@ def test_the_sample_is_the_same_whether_read_in_one_batch_or_many():
     order = [s.URL_HASH, s.STATUS, s.BYTES]
     assert many.frames()["urls"].sort(order).equals(one.frames()["urls"].sort(order))
     assert many.finish().windows.equals(one.finish().windows)
+
+
+def bot_day(day: int, per_minute: dict[int, int]) -> pl.DataFrame:
+    """A bot's requests on one day: `per_minute[m]` requests in minute m (others: one)."""
+    rows = []
+    for minute in range(0, 1440, 10):
+        for i in range(per_minute.get(minute, 1)):
+            at = T0 + timedelta(days=day, minutes=minute, seconds=i % 60)
+            rows.append({s.URL: f"/p/{minute}", s.TIME: at, s.IS_BOT: True,
+                         s.BOT_NAME: "AhrefsBot", s.BOT_KIND: "seo"})
+    return add_patterns(requests_frame(rows))
+
+
+def test_old_hours_and_minutes_fold_so_months_of_logs_stay_small():
+    # 30 days, one batch a day; day 3 has the busiest minute (40 requests at minute 600)
+    frames = [bot_day(d, {600: 40} if d == 3 else {}) for d in range(30)]
+    tally = tally_of(frames, k=1000)
+    kept = tally.frames()
+    windows, minutes = kept["windows"], kept["bot_minutes"]
+    # the newest day and the two before it stay hourly (24 windows, 144 minutes each), older
+    # days are one row each
+    assert windows.height == 27 + 3 * 24
+    assert minutes.height == 27 + 3 * 144
+    assert minutes[s.REQUESTS].max() == 40
+    traffic = tally.finish()
+    assert traffic.windows[s.REQUESTS].to_list() == [144] * 3 + [183] + [144] * 26
+    assert traffic.patterns[s.REQUESTS].sum() == 30 * 144 + 39
+    from logtrap.analysis import bot_table
+    assert bot_table(traffic).select(s.BOT_NAME, "peak_per_minute").rows() == [("AhrefsBot", 40)]
