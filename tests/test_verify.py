@@ -224,6 +224,16 @@ def test_unreachable_resolver_is_a_clear_error_within_the_timeout() -> None:
         assert time.monotonic() - start < 2.0
 
 
+def test_the_system_resolver_exposes_a_googlebot_claim_from_localhost() -> None:
+    # No --dns-server: the machine's own resolver answers (from /etc/hosts, no network).
+    # 127.0.0.1's name is "localhost", not a Google host: the claim is fake.
+    cache = DnsCache()
+    out = verify_clients(claims(("127.0.0.1", "Googlebot")), Settings(verify_dns=True), cache=cache)
+    assert out[VERIFIED].to_list() == ["fake"]
+    outcome, names = cache.ptr["127.0.0.1"]
+    assert outcome == "ok" and "localhost" in names
+
+
 def test_no_dns_without_asking() -> None:
     # dns_server points nowhere, but verify_dns is off: no lookup, no error
     settings = Settings(dns_server="127.0.0.1:9", dns_timeout=0.1)
