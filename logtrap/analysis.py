@@ -25,6 +25,8 @@ from logtrap.traffic import Tally, Traffic
 from logtrap.verify import verify_clients
 
 Progress = Callable[[int, int | None, int], None]
+# The request columns annotate and Tally.add read: the reader parses no others.
+ANALYSIS_COLUMNS = (s.HOST, s.CLIENT, s.TIME, s.URL, s.STATUS, s.BYTES, s.USER_AGENT)
 Sources = str | Path | Source | Sequence[str | Path | Source]
 
 
@@ -74,7 +76,7 @@ def tally_logs(
     if isinstance(sources, pl.DataFrame):
         acc.add(annotate(sources, settings, cache, pattern_cache))
         return acc, None
-    stream = scan_logs(sources, settings=settings, on_progress=on_progress)
+    stream = scan_logs(sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS)
     for step in _steps(stream, settings.analysis_rows):
         acc.add(annotate(step, settings, cache, pattern_cache))
     return acc, stream.stats

@@ -18,6 +18,7 @@ Fields recognised (anything else is matched as an opaque field):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -655,8 +656,9 @@ def _unescape_rows(out: pl.DataFrame) -> pl.DataFrame:
     idx = out.get_column("line").str.contains("\\", literal=True).arg_true()
     if idx.len() == 0:
         return out
-    fixed = out[idx].select(_unescape(pl.col(c)).alias(c) for c in _ESCAPED)
-    return out.with_columns(out.get_column(c).scatter(idx, fixed.get_column(c)) for c in _ESCAPED)
+    escaped = [c for c in _ESCAPED if c in out.columns]
+    fixed = out[idx].select(_unescape(pl.col(c)).alias(c) for c in escaped)
+    return out.with_columns(out.get_column(c).scatter(idx, fixed.get_column(c)) for c in escaped)
 
 
 # Below this many lines one in-memory pass is quicker than starting the streaming engine.
@@ -670,12 +672,17 @@ def _collect(lf: pl.LazyFrame, height: int) -> pl.DataFrame:
 
 
 def parse_lines(
-    lines: pl.DataFrame, fmt: LogFormat, *, source: str = "-"
+    lines: pl.DataFrame,
+    fmt: LogFormat,
+    *,
+    source: str = "-",
+    columns: Sequence[str] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Parse a one-column frame of lines ("line") into requests and rejected lines.
 
     Returns `(requests, rejected)`: `requests` is in `REQUEST_SCHEMA` (SOURCE set to `source`),
-    one row per parsed line in input order; `rejected` has columns `row` (0-based index into
+    or only its `columns` (the others are then not computed at all), one row per parsed line
+    in input order; `rejected` has columns `row` (0-based index into
     `lines`), `line` and `reason`. Empty lines (or only spaces and tabs) are in neither: they are lines, not
     requests, and not errors.
 
@@ -688,11 +695,14 @@ def parse_lines(
     >>> bad.rows()
     [(1, 'junk', 'does not match combined')]
     """
+    wanted = list(s.REQUEST_SCHEMA) if columns is None else [c for c in s.REQUEST_SCHEMA if c in columns]
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
     if fmt.pieces is None:
-        out = _collect(_plan(_regex_fields(lf, fmt), fmt, source), lines.height)
+        plan = _plan(_regex_fields(lf, fmt), fmt, source)
+        out = _collect(plan.select("row", "line", "_ok", "_matched", *wanted), lines.height)
     else:
-        out = _collect(_plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",)), lines.height)
+        plan = _plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",))
+        out = _collect(plan.select("row", "line", "_ok", "_matched", "_fast", *wanted), lines.height)
         slow = out.get_column("_fast").not_().arg_true()
         out = out.drop("_fast")
         if slow.len():  # escaped quotes, odd lines: the full regex, put back in their rows
@@ -701,7 +711,7 @@ def parse_lines(
                                    for c in out.columns if c not in ("row", "line"))
     out = _unescape_rows(out)
     ok = out.get_column("_ok")
-    requests = out.select(list(s.REQUEST_SCHEMA))
+    requests = out.select(wanted)
     if not ok.all():  # nearly every batch is all requests: no copy then
         requests = requests.filter(ok)
     bad = out.filter(~ok)

@@ -438,11 +438,16 @@ class LogStream:
     """
 
     def __init__(
-        self, sources: list[Source], settings: Settings, on_progress: ProgressCallback | None
+        self,
+        sources: list[Source],
+        settings: Settings,
+        on_progress: ProgressCallback | None,
+        columns: Sequence[str] | None = None,
     ) -> None:
         self.sources = sources
         self.settings = settings
         self.on_progress = on_progress
+        self.columns = columns
         self.stats = ReadStats()
         self.formats: dict[str, LogFormat] = {}
         self._started = False
@@ -570,7 +575,7 @@ class LogStream:
     ) -> tuple[pl.DataFrame, int]:
         lines = chunk.lines
         source = info.path
-        req, bad = parse_lines(lines, fmt, source=source)
+        req, bad = parse_lines(lines, fmt, source=source, columns=self.columns)
         n = lines.height
         info.lines += n
         info.parsed += req.height
@@ -605,8 +610,12 @@ def scan_logs(
     *,
     settings: Settings | None = None,
     on_progress: ProgressCallback | None = None,
+    columns: Sequence[str] | None = None,
 ) -> LogStream:
     """Stream request frames (REQUEST_SCHEMA) from files, globs, rotated sets or stdin ("-").
+
+    `columns` keeps only those request columns: the others are not parsed at all (the
+    analysis reads seven of the fourteen, and skips a tenth of the parse).
 
     Rotated sets are read oldest first; a path given twice is read once. Formats come from
     `settings.log_format` ("auto" detects per file). `on_progress(bytes_done, bytes_total,
@@ -627,7 +636,9 @@ def scan_logs(
     settings = settings or Settings()
     if not isinstance(settings, Settings):
         raise LogtrapError("settings must be a logtrap Settings")
-    return LogStream(_expand(sources), settings, on_progress)
+    if columns is not None and s.HOST not in columns and settings.hosts:
+        columns = [*columns, s.HOST]  # the host filter reads it
+    return LogStream(_expand(sources), settings, on_progress, columns)
 
 
 def read_logs(

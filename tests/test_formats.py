@@ -46,6 +46,20 @@ def test_combined_exact_values():
     }
 
 
+@pytest.mark.parametrize("fmt", ["combined", "nginx"])
+def test_only_the_asked_columns_are_returned_with_the_same_values(fmt):
+    # the analysis asks for seven columns; escaped quotes and a junk line take the slow paths
+    lines = [COMBINED, COMBINED.replace("Googlebot/2.1", 'x \\"y\\" Googlebot/2.1'), "junk", ""]
+    frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
+    wanted = [s.USER_AGENT, s.URL, s.TIME, s.CLIENT]
+    full, full_bad = parse_lines(frame, compile_format(fmt))
+    some, some_bad = parse_lines(frame, compile_format(fmt), columns=wanted)
+    assert some.columns == [s.CLIENT, s.TIME, s.URL, s.USER_AGENT]  # in schema order
+    assert some.equals(full.select(some.columns))
+    assert some[s.USER_AGENT].to_list()[1] == 'Mozilla/5.0 (compatible; x "y" Googlebot/2.1)'
+    assert some_bad.equals(full_bad) and some_bad["line"].to_list() == ["junk"]
+
+
 def test_common_exact_values():
     row = one("common", 'h.example.com - - [07/Mar/2004:16:05:49 -0800] "GET /a HTTP/1.0" 401 12846')
     assert (row[s.CLIENT], row[s.TIME], row[s.PATH], row[s.QUERY], row[s.STATUS], row[s.BYTES],
