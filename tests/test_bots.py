@@ -203,3 +203,13 @@ def test_cache_is_bounded_to_the_current_batch_past_its_cap() -> None:
     out = add_bots(pl.DataFrame({USER_AGENT: ["Wget/1.21", None, "Wget/1.21"]}), cache)
     assert out[BOT_NAME].to_list() == ["Wget", EMPTY_NAME, "Wget"]
     assert sorted(cache.frame[BOT_NAME].to_list()) == [EMPTY_NAME, "Wget"]
+
+
+def test_spider_rules_read_from_the_file_are_the_lazy_loaders() -> None:
+    from ua_parser.loaders import load_lazy_builtins
+
+    from logtrap.bots import _spider_rules
+
+    expected = [(m.regex, m.regex_flag) for m in load_lazy_builtins()[2] if m.family == "Spider"]
+    assert len(expected) >= 5
+    assert _spider_rules() == expected
