@@ -75,7 +75,8 @@ start = time.perf_counter()
 analysis.analyze(sys.argv[1])
 total = time.perf_counter() - start
 for name, seconds in sorted(spent.items(), key=lambda item: item[0].startswith(" ")):
-    print(f"| {name} | {seconds:.2f} s | {100 * seconds / total:.0f}% of analyze() ({total:.2f} s) |")
+    share = f"{100 * seconds / total:.0f}% of analyze() ({total:.2f} s)"
+    print(f"| {name} | {seconds:.2f} s | {share} |")
 """
 
 

@@ -76,7 +76,9 @@ def tally_logs(
     if isinstance(sources, pl.DataFrame):
         acc.add(annotate(sources, settings, cache, pattern_cache))
         return acc, None
-    stream = scan_logs(sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS)
+    stream = scan_logs(
+        sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS
+    )
     for step in _steps(stream, settings.analysis_rows):
         acc.add(annotate(step, settings, cache, pattern_cache))
     return acc, stream.stats

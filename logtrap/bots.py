@@ -27,6 +27,7 @@ import ast
 import functools
 import re
 from functools import lru_cache
+from pathlib import Path
 
 import polars as pl
 
@@ -311,7 +312,8 @@ def _spider_rules() -> list[tuple[str, str | None]]:
 
     try:
         spec = importlib.util.find_spec("ua_parser_builtins.lazy")
-        text = open(spec.origin, encoding="utf-8").read() if spec and spec.origin else ""  # noqa: SIM115
+        path = spec.origin if spec else None
+        text = Path(path).read_text(encoding="utf-8") if path else ""
         rules = []
         for line in text.splitlines():
             line = line.strip()

@@ -695,14 +695,15 @@ def parse_lines(
     >>> bad.rows()
     [(1, 'junk', 'does not match combined')]
     """
-    wanted = list(s.REQUEST_SCHEMA) if columns is None else [c for c in s.REQUEST_SCHEMA if c in columns]
+    wanted = [c for c in s.REQUEST_SCHEMA if columns is None or c in columns]
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
     if fmt.pieces is None:
         plan = _plan(_regex_fields(lf, fmt), fmt, source)
         out = _collect(plan.select("row", "line", "_ok", "_matched", *wanted), lines.height)
     else:
         plan = _plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",))
-        out = _collect(plan.select("row", "line", "_ok", "_matched", "_fast", *wanted), lines.height)
+        plan = plan.select("row", "line", "_ok", "_matched", "_fast", *wanted)
+        out = _collect(plan, lines.height)
         slow = out.get_column("_fast").not_().arg_true()
         out = out.drop("_fast")
         if slow.len():  # escaped quotes, odd lines: the full regex, put back in their rows

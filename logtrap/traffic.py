@@ -171,7 +171,9 @@ class Tally:
     # per host+pattern (PATTERN_HASH) whose URL sample is full: no URL hash above "_cutoff"
     # can enter it (see _may_be_sampled)
     _cutoffs: pl.DataFrame = field(
-        default_factory=lambda: pl.DataFrame(schema={s.PATTERN_HASH: pl.UInt64, "_cutoff": pl.UInt64})
+        default_factory=lambda: pl.DataFrame(
+            schema={s.PATTERN_HASH: pl.UInt64, "_cutoff": pl.UInt64}
+        )
     )
 
     def add(self, batch: pl.DataFrame) -> None:
@@ -219,7 +221,10 @@ class Tally:
         k = self.settings.url_sample_size
         full = (
             sample.group_by(s.HOST, s.PATTERN)
-            .agg(pl.col(s.URL_HASH).n_unique().alias("_n"), pl.col(s.URL_HASH).max().alias("_cutoff"))
+            .agg(
+                pl.col(s.URL_HASH).n_unique().alias("_n"),
+                pl.col(s.URL_HASH).max().alias("_cutoff"),
+            )
             .filter(pl.col("_n") >= k)
         )
         if full.height == 0:
@@ -513,7 +518,9 @@ def _share(column: str) -> pl.Expr:
 
 def _sections(hourly: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
     counts = patterns.group_by(s.HOST, s.SECTION).agg(
-        _sum(s.UNIQUE_URLS), pl.col(s.UNIQUE_URLS_EXACT).all(), pl.len().cast(pl.Int64).alias("patterns")
+        _sum(s.UNIQUE_URLS),
+        pl.col(s.UNIQUE_URLS_EXACT).all(),
+        pl.len().cast(pl.Int64).alias("patterns"),
     )
     return (
         hourly.group_by(s.HOST, s.SECTION)

@@ -64,6 +64,11 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
     return out
 
 
+def _unique(row: Mapping[str, Any]) -> str:
+    """A row's unique URLs, "~" before an estimate."""
+    return _urls(row[s.UNIQUE_URLS], row.get(s.UNIQUE_URLS_EXACT))
+
+
 def _top(items: Iterable[Mapping[str, Any]] | None, key: str, n: int = 3) -> str:
     parts = [f"{safe(item[key] if item[key] is not None else 'unknown')} {_n(item[s.REQUESTS])}"
              for item in list(items or [])[:n]]
@@ -94,7 +99,7 @@ def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
     for row in rows.iter_rows(named=True):
         table.add_row(
             safe(row[s.HOST]), safe(row[s.PATTERN]), _n(row[s.REQUESTS]),
-            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
+            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
         )
     return table
@@ -109,7 +114,7 @@ def section_table(sections: pl.DataFrame, limit: int | None = None) -> Table:
     for row in rows.iter_rows(named=True):
         table.add_row(
             safe(row[s.HOST]), safe(row[s.SECTION]), _n(row[s.REQUESTS]),
-            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
+            _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _n(row["patterns"]),
         )
     return table
@@ -163,7 +168,7 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
         shown = rows.filter(pl.col(s.BOT_REQUESTS) > 0).head(top)
         for row in shown.iter_rows(named=True):
             table.add_row(safe(row[s.PATTERN]), _n(row[s.BOT_REQUESTS]),
-                          _pct(row[s.BOT_SHARE]), _urls(row[s.UNIQUE_URLS], row[s.UNIQUE_URLS_EXACT]),
+                          _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(table)
         rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).height - shown.height
