@@ -20,11 +20,6 @@ import re
 import sys
 import threading
 import zlib
-
-try:  # ISA-L's inflate: the same stream, 1.7x faster than zlib's here (benchmarks/run.py)
-    from isal import isal_zlib as _inflate
-except ImportError:  # no wheel for this platform: zlib does the same job
-    _inflate = zlib  # type: ignore[assignment]
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +31,11 @@ from logtrap import schema as s
 from logtrap.errors import FormatError, InputError, LogtrapError
 from logtrap.formats import DETECT_ORDER, LogFormat, compile_format, detect_format, parse_lines
 from logtrap.settings import Settings
+
+try:  # ISA-L's inflate: the same stream, 1.7x faster than zlib's here (benchmarks/run.py)
+    from isal import isal_zlib as _inflate
+except ImportError:  # no wheel for this platform: zlib does the same job
+    _inflate = zlib  # type: ignore[assignment]
 
 STDIN = "-"
 _FINGERPRINT_BYTES = 256  # first line, capped: identifies a file across renames by rotation
@@ -307,8 +307,8 @@ _T = TypeVar("_T")
 def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
     """The same items, produced one step ahead in a thread.
 
-    Reading, decompressing (ISA-L, zlib and bz2 let go of the GIL) and cutting the next chunk at a
-    newline happen while Polars parses the current one, so a .gz costs little more than a
+    Reading, decompressing (ISA-L, zlib and bz2 let go of the GIL) and cutting the next chunk
+    at a newline happen while Polars parses the current one, so a .gz costs little more than a
     plain file. The thread stops when the consumer does (close() or garbage collection).
     """
     q: queue.Queue[tuple[bool, object]] = queue.Queue(maxsize=1)

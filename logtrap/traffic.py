@@ -36,9 +36,9 @@ _DAY = "1d"
 # so far, so fewer merges cost less; 32 batches of 8 MB hold what 8 of 32 MB did (judgement).
 # Measured on 1M lines (26 batches): Tally.add + finish 0.92 -> 0.81 CPU-s against 8.
 _COMPACT_EVERY = 32
-# ...or once they hold this many rows: the URL sample takes up to url_sample_size rows per
-# pattern a batch, ~100 bytes each, and 32 of those were 40 MB kept (judgement, measured at
-# 10M lines: peak 683 -> ... MB).
+# ...or once they hold this many rows beyond the first: the URL sample takes up to
+# url_sample_size rows per pattern a batch, ~100 bytes each, and 32 of those were 40 MB kept
+# (judgement; measured at 10M lines, analysis peak 683 -> 655 MB).
 _COMPACT_ROWS = 100_000
 
 _time = pl.col(s.TIME)
