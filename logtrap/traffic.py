@@ -419,7 +419,19 @@ def _windows(hourly: pl.DataFrame, urls: pl.DataFrame, size: str, k: int) -> pl.
               coalesce=True)
         .with_columns(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS).fill_null(0))
         .sort(s.HOST, s.PATTERN, s.WINDOW)
-        .with_columns(pl.col(s.NEW_URLS).cum_sum().over(s.HOST, s.PATTERN).alias(s.URLS_TO_DATE))
+        .with_columns(
+            # an estimate may not pass the requests made so far (each URL is one at least)
+            pl.min_horizontal(
+                pl.col(s.NEW_URLS).cum_sum().over(s.HOST, s.PATTERN),
+                pl.col(s.REQUESTS).cum_sum().over(s.HOST, s.PATTERN),
+            ).alias(s.URLS_TO_DATE)
+        )
+        .with_columns(
+            (
+                pl.col(s.URLS_TO_DATE)
+                - pl.col(s.URLS_TO_DATE).shift(1, fill_value=0).over(s.HOST, s.PATTERN)
+            ).alias(s.NEW_URLS)
+        )
         .collect()
     )
 
@@ -432,13 +444,16 @@ def _new_urls(urls: pl.DataFrame, size: str, k: int) -> pl.DataFrame:
     each with its true first window (a URL in the final sample was in every earlier one), so
     the counts are scaled by the pattern's estimated total: (k - 1) / (k-th smallest hash /
     2^64), the k-minimum-values estimate, about 1/sqrt(k) relative error (3% at k = 1,000).
-    Counts to date are scaled first and differenced, so they never fall.
+    Counts to date are scaled first and differenced, so they never fall (and `_windows` keeps
+    them at or under the pattern's requests to date).
     """
     per_url = urls.group_by(s.HOST, s.PATTERN, s.URL_HASH).agg(pl.col(s.FIRST_SEEN).min())
     n = pl.len().over(s.HOST, s.PATTERN)
     kth = pl.col(s.URL_HASH).max().over(s.HOST, s.PATTERN).cast(pl.Float64) / 2.0**64
     scale = pl.when(n >= k).then((k - 1) / kth / n).otherwise(1.0)
-    to_date = (pl.col("_seen").cum_sum() * pl.col("_scale")).round().cast(pl.Int64)
+    # (clipped before the cast: `_windows` then caps it at the requests made)
+    to_date = (pl.col("_seen").cum_sum() * pl.col("_scale")).round().clip(upper_bound=2.0**53)
+    to_date = to_date.cast(pl.Int64)
     return (
         per_url.with_columns(scale.alias("_scale"))
         .group_by(s.HOST, s.PATTERN, pl.col(s.FIRST_SEEN).dt.truncate(size).alias(s.WINDOW))
