@@ -681,9 +681,9 @@ def parse_lines(
     """Parse a one-column frame of lines ("line") into requests and rejected lines.
 
     Returns `(requests, rejected)`: `requests` is in `REQUEST_SCHEMA` (SOURCE set to `source`),
-    or only its `columns` (the others are then not computed at all), one row per parsed line
-    in input order; `rejected` has columns `row` (0-based index into
-    `lines`), `line` and `reason`. Empty lines (or only spaces and tabs) are in neither: they are lines, not
+    or has only its `columns` (the others are then not computed at all), one row per parsed
+    line in input order; `rejected` has columns `row` (0-based index into `lines`), `line` and
+    `reason`. Empty lines (or only spaces and tabs) are in neither: they are lines, not
     requests, and not errors.
 
     >>> lines = pl.DataFrame({"line": [
