@@ -431,7 +431,9 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
 
     One row per host and URL pattern (the path with variable parts as {n}, {date},
     {token}..., plus the sorted query parameter names), most bot requests first: requests,
-    bot requests, share of the host's bot requests, unique URLs, statuses, top bots.
+    bot requests, share of the host's bot requests, unique URLs, statuses, top bots. Past
+    1,000 distinct URLs a pattern's count is estimated from a sample (about 3% error) and
+    shown as ~N.
 
     \b
     Examples:
