@@ -167,12 +167,21 @@ def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
     )
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
     sample = {p: g[s.URL].to_list() for (p,), g in urls.group_by(s.PATTERN)}
+    # Bots under the same group of the file (most fall under `*`) get the same answers, so a
+    # pattern is checked once per group, not once per bot: a disallowed pattern means asking
+    # about every sampled URL (1M lines: 0.9 s before). Protego names the group an agent
+    # falls under only privately; without it, each bot is its own group.
+    group_of = getattr(robots, "_get_matching_rule_set", None)
+    done: dict[tuple[object, str], bool] = {}
     keep = []
     for row in agents.iter_rows(named=True):
         fetched = sample.get(row[s.PATTERN], [])
         agent = row[s.BOT_NAME] or CHECK_AGENT
-        # the first allowed URL settles it: most patterns a bot fetches are not disallowed
-        keep.append(bool(fetched) and not any(robots.can_fetch(absolute(u), agent) for u in fetched))
+        key = (id(group_of(agent)) if group_of else agent, row[s.PATTERN])
+        if key not in done:
+            # the first allowed URL settles it: most patterns a bot fetches are not disallowed
+            done[key] = bool(fetched) and not any(robots.can_fetch(absolute(u), agent) for u in fetched)
+        keep.append(done[key])
     return agents.filter(pl.Series(keep, dtype=pl.Boolean))
 
 

@@ -95,6 +95,21 @@ def test_bots_that_ignore_the_current_robots_txt():
     assert got.select("bot_name", "pattern", "requests").rows() == [("BadBot", "/cart/{n}", 2)]
 
 
+def test_each_bot_is_judged_by_its_own_group_of_the_current_file():
+    # Googlebot has a group of its own that allows /cart/; BadBot and AhrefsBot fall under `*`
+    # (answered once for both); GPTBot's group disallows everything
+    rows = []
+    for name in ("Googlebot", "BadBot", "AhrefsBot", "GPTBot"):
+        rows += bots(["/cart/1", "/cart/2", "/a"], bot_name=name, user_agent=f"{name}/1")
+    traffic = traffic_of(requests_frame(rows))
+    current = ("User-agent: *\nDisallow: /cart/\n\nUser-agent: Googlebot\nAllow: /\n\n"
+               "User-agent: GPTBot\nDisallow: /\n")
+    got = robots_file.ignoring_bots(traffic, "-", current)
+    assert got.select("bot_name", "pattern").sort("bot_name", "pattern").rows() == [
+        ("AhrefsBot", "/cart/{n}"), ("BadBot", "/cart/{n}"), ("GPTBot", "/a"), ("GPTBot", "/cart/{n}"),
+    ]
+
+
 def test_current_rules_that_block_sitemap_urls():
     notes = robots_file.blocking_sitemap(CURRENT, ["/cart/shoes", "/cart/help/x", "/a"])
     assert notes == [
