@@ -10,7 +10,7 @@ windows, never with the number of lines:
   was in every earlier one, and its counts are exact (bottom-k sampling);
 - distinct URLs per pattern and window (the growth curves) come from that sample and the
   window each sampled URL was first seen in: exact for a pattern with fewer than
-  `url_sample_size` URLs, estimated within a few percent beyond (see `_new_urls`). Exact
+  `url_sample_size` URLs, estimated within a few percent beyond (see `_windows`). Exact
   counts would take memory for every distinct URL, and trap patterns are the ones whose
   URLs never stop.
 
@@ -21,7 +21,7 @@ runs continue the same aggregates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -43,6 +43,9 @@ _COMPACT_ROWS = 100_000
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
+# host+URL and host+pattern as one integer each (the URL sample's order, its grouping key)
+_URL_KEY = pl.struct(s.HOST, s.URL).hash(0)
+_PATTERN_KEY = pl.struct(s.HOST, s.PATTERN).hash(0)
 
 
 def _sum(name: str) -> pl.Expr:
@@ -73,6 +76,38 @@ class _Table:
     merge: tuple[pl.Expr, ...]  # aggregations over partial aggregates
     rows: pl.Expr | None = None  # which requests count (None = all)
     derived: tuple[pl.Expr, ...] = ()  # key columns computed from request columns
+    # applied to the merged table: coarsens old rows so a long history stays small
+    fold: Callable[[pl.LazyFrame, "_Table"], pl.LazyFrame] | None = None
+
+
+# Hours and minutes are kept this long behind the newest request; older ones are folded so
+# that months of cron runs keep a few rows a day, not 24 or 1,440 (per pattern, per bot).
+_FINE_DAYS = 2
+
+
+def _horizon(column: str) -> pl.Expr:
+    """The start of the day `_FINE_DAYS` before the newest `column` value: older rows fold."""
+    return (pl.col(column).max() - pl.duration(days=_FINE_DAYS)).dt.truncate(_DAY)
+
+
+def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
+    """Hourly windows older than the horizon become daily ones (growth curves of logs that
+    span two days or more are daily anyway: `_window_size`)."""
+    old = pl.col(s.WINDOW) < _horizon(s.WINDOW)
+    day = pl.when(old).then(pl.col(s.WINDOW).dt.truncate(_DAY)).otherwise(pl.col(s.WINDOW))
+    return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
+
+
+def _fold_minutes(minutes: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
+    """Per host, bot and day older than the horizon, only the busiest minute is kept: peaks
+    per minute are all that is read from this table. (Exact for logs read in time order; a
+    minute split between files read far apart may be undercounted.)"""
+    old = pl.col(s.MINUTE) < _horizon(s.MINUTE)
+    busiest = (
+        pl.col(s.REQUESTS).rank("ordinal", descending=True)
+        .over(s.HOST, s.BOT_NAME, pl.col(s.MINUTE).dt.truncate(_DAY)) == 1
+    )
+    return minutes.filter(~old | busiest)
 
 
 _TABLES: dict[str, _Table] = {
@@ -82,6 +117,7 @@ _TABLES: dict[str, _Table] = {
         batch=(*_counts(), *_first_last()),
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen()),
         derived=(_time.dt.truncate(_HOUR).alias(s.WINDOW),),
+        fold=_fold_hours,
     ),
     # status mix per host+pattern
     "statuses": _Table(
@@ -103,6 +139,7 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS),),
         rows=_is_bot,
         derived=(_time.dt.truncate("1m").alias(s.MINUTE),),
+        fold=_fold_minutes,
     ),
     # addresses claiming to be a search engine, and what they fetched (verified later, once
     # per distinct address)
@@ -122,10 +159,7 @@ _TABLES: dict[str, _Table] = {
             *_seen(),
             pl.col(s.URL_HASH).first(),
         ),
-        derived=(
-            pl.struct(s.HOST, s.URL).hash(0).alias(s.URL_HASH),
-            pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH),
-        ),
+        derived=(_URL_KEY.alias(s.URL_HASH), _PATTERN_KEY.alias(s.PATTERN_HASH)),
     ),
 }
 
@@ -140,6 +174,14 @@ def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
         *_counts(),
         *_first_last(),
         pl.col(s.HOST, s.PATTERN, s.URL, s.PATTERN_HASH).first(),
+    )
+
+
+def _sample_fill(urls: pl.DataFrame) -> pl.DataFrame:
+    """Per host+pattern of a URL sample: its distinct URLs ("_n") and the largest of their
+    hashes ("_kth": the k-th smallest of the pattern's URLs once the sample is full)."""
+    return urls.group_by(s.HOST, s.PATTERN).agg(
+        pl.col(s.URL_HASH).n_unique().alias("_n"), pl.col(s.URL_HASH).max().alias("_kth")
     )
 
 
@@ -218,18 +260,10 @@ class Tally:
     def _lower_cutoffs(self, sample: pl.DataFrame) -> None:
         """Take a batch's URL sample into the cutoffs: where it has k URLs, the largest of their
         hashes bounds the k-th smallest of all the URLs ever seen."""
-        k = self.settings.url_sample_size
-        full = (
-            sample.group_by(s.HOST, s.PATTERN)
-            .agg(
-                pl.col(s.URL_HASH).n_unique().alias("_n"),
-                pl.col(s.URL_HASH).max().alias("_cutoff"),
-            )
-            .filter(pl.col("_n") >= k)
-        )
+        full = _sample_fill(sample).filter(pl.col("_n") >= self.settings.url_sample_size)
         if full.height == 0:
             return
-        new = full.select(pl.struct(s.HOST, s.PATTERN).hash(0).alias(s.PATTERN_HASH), "_cutoff")
+        new = full.select(_PATTERN_KEY.alias(s.PATTERN_HASH), pl.col("_kth").alias("_cutoff"))
         self._cutoffs = (
             pl.concat([self._cutoffs, new]).group_by(s.PATTERN_HASH).agg(pl.col("_cutoff").min())
         )
@@ -253,14 +287,12 @@ class Tally:
             q = frame.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
                 pl.col(s.HOST, s.PATTERN, s.URL).first(), *sums
             )
-            q = _bottom_k(q, self.settings.url_sample_size, pl.struct(s.HOST, s.PATTERN).hash(0))
+            q = _bottom_k(q, self.settings.url_sample_size, _PATTERN_KEY)
             q = q.select(_COLUMNS["urls"])
         else:
             q = frame.group_by(table.keys).agg(table.merge)
-            if name == "windows":
-                q = _fold_hours(q, table)
-            elif name == "bot_minutes":
-                q = _fold_minutes(q)
+            if table.fold is not None:
+                q = table.fold(q, table)
         return q.collect(engine="in-memory")
 
     def merge(self, other: "Tally") -> None:
@@ -287,36 +319,6 @@ class Tally:
     def finish(self) -> "Traffic":
         """The aggregates as the immutable tables the detectors read."""
         return _finish(self.frames(), self.settings.url_sample_size)
-
-
-# Hours and minutes are kept this long behind the newest request; older ones are folded so
-# that months of cron runs keep a few rows a day, not 24 or 1,440 (per pattern, per bot).
-_FINE_DAYS = 2
-
-
-def _horizon(column: str) -> pl.Expr:
-    """The start of the day `_FINE_DAYS` before the newest `column` value: older rows fold."""
-    return (pl.col(column).max() - pl.duration(days=_FINE_DAYS)).dt.truncate(_DAY)
-
-
-def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
-    """Hourly windows older than the horizon become daily ones (growth curves of logs that
-    span two days or more are daily anyway: `_window_size`)."""
-    old = pl.col(s.WINDOW) < _horizon(s.WINDOW)
-    day = pl.when(old).then(pl.col(s.WINDOW).dt.truncate(_DAY)).otherwise(pl.col(s.WINDOW))
-    return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
-
-
-def _fold_minutes(minutes: pl.LazyFrame) -> pl.LazyFrame:
-    """Per host, bot and day older than the horizon, only the busiest minute is kept: peaks
-    per minute are all that is read from this table. (Exact for logs read in time order; a
-    minute split between files read far apart may be undercounted.)"""
-    old = pl.col(s.MINUTE) < _horizon(s.MINUTE)
-    busiest = (
-        pl.col(s.REQUESTS).rank("ordinal", descending=True)
-        .over(s.HOST, s.BOT_NAME, pl.col(s.MINUTE).dt.truncate(_DAY)) == 1
-    )
-    return minutes.filter(~old | busiest)
 
 
 def _empty_table(name: str) -> pl.DataFrame:
@@ -392,8 +394,9 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
     end = hourly[s.LAST_SEEN].max()
     size = _window_size(start, end)
 
-    windows = _windows(hourly, frames["urls"], size, k)
-    patterns = _patterns(hourly, frames, windows, k)
+    fill = _sample_fill(frames["urls"])
+    windows = _windows(hourly, frames["urls"], fill, size, k)
+    patterns = _patterns(hourly, frames, windows, fill, k)
     sections = _sections(hourly, patterns)
     return Traffic(
         patterns=patterns,
@@ -410,71 +413,62 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
     )
 
 
-def _windows(hourly: pl.DataFrame, urls: pl.DataFrame, size: str, k: int) -> pl.DataFrame:
-    return (
-        hourly.lazy()
-        .group_by(s.HOST, s.PATTERN, pl.col(s.WINDOW).dt.truncate(size))
-        .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS))
-        .join(_new_urls(urls, size, k).lazy(), on=[s.HOST, s.PATTERN, s.WINDOW], how="full",
-              coalesce=True)
-        .with_columns(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS).fill_null(0))
-        .sort(s.HOST, s.PATTERN, s.WINDOW)
-        .with_columns(
-            # an estimate may not pass the requests made so far (each URL is one at least)
-            pl.min_horizontal(
-                pl.col(s.NEW_URLS).cum_sum().over(s.HOST, s.PATTERN),
-                pl.col(s.REQUESTS).cum_sum().over(s.HOST, s.PATTERN),
-            ).alias(s.URLS_TO_DATE)
-        )
-        .with_columns(
-            (
-                pl.col(s.URLS_TO_DATE)
-                - pl.col(s.URLS_TO_DATE).shift(1, fill_value=0).over(s.HOST, s.PATTERN)
-            ).alias(s.NEW_URLS)
-        )
-        .collect()
-    )
-
-
-def _new_urls(urls: pl.DataFrame, size: str, k: int) -> pl.DataFrame:
-    """Distinct URLs first seen per host+pattern+window, from the bottom-k URL sample.
+def _windows(
+    hourly: pl.DataFrame, urls: pl.DataFrame, fill: pl.DataFrame, size: str, k: int
+) -> pl.DataFrame:
+    """Requests and distinct URLs per host+pattern+window, from the URL sample.
 
     A pattern with fewer than k distinct URLs has them all in the sample: its counts are
     exact. One with more has in the sample a uniform random k of them (the k smallest hashes),
     each with its true first window (a URL in the final sample was in every earlier one), so
-    the counts are scaled by the pattern's estimated total: (k - 1) / (k-th smallest hash /
-    2^64), the k-minimum-values estimate, about 1/sqrt(k) relative error (3% at k = 1,000).
-    Counts to date are scaled first and differenced, so they never fall (and `_windows` keeps
-    them at or under the pattern's requests to date).
+    its counts are scaled by its estimated total: (k - 1) / (k-th smallest hash / 2^64), the
+    k-minimum-values estimate, about 1/sqrt(k) relative error (3% at k = 1,000). Counts to
+    date are scaled, so they never fall, and kept at or under the requests made so far (each
+    URL is a request at least); new URLs are their differences.
     """
-    per_url = urls.group_by(s.HOST, s.PATTERN, s.URL_HASH).agg(pl.col(s.FIRST_SEEN).min())
-    n = pl.len().over(s.HOST, s.PATTERN)
-    kth = pl.col(s.URL_HASH).max().over(s.HOST, s.PATTERN).cast(pl.Float64) / 2.0**64
-    scale = pl.when(n >= k).then((k - 1) / kth / n).otherwise(1.0)
-    # (clipped before the cast: `_windows` then caps it at the requests made)
-    to_date = (pl.col("_seen").cum_sum() * pl.col("_scale")).round().clip(upper_bound=2.0**53)
-    to_date = to_date.cast(pl.Int64)
+    keys = [s.HOST, s.PATTERN]
+    firsts = (
+        urls.group_by(*keys, s.URL_HASH)
+        .agg(pl.col(s.FIRST_SEEN).min().dt.truncate(size).alias(s.WINDOW))
+        .group_by(*keys, s.WINDOW)
+        .agg(pl.len().alias("_firsts"))
+    )
+    n = pl.col("_n")
+    scale = pl.when(n >= k).then((k - 1) / (pl.col("_kth").cast(pl.Float64) / 2.0**64) / n)
+    estimate = (pl.col("_firsts").cum_sum().over(keys) * pl.col("_scale")).round()
+    to_date = pl.col(s.URLS_TO_DATE)
     return (
-        per_url.with_columns(scale.alias("_scale"))
-        .group_by(s.HOST, s.PATTERN, pl.col(s.FIRST_SEEN).dt.truncate(size).alias(s.WINDOW))
-        .agg(pl.len().alias("_seen"), pl.col("_scale").first())
-        .sort(s.HOST, s.PATTERN, s.WINDOW)
-        .with_columns(to_date.over(s.HOST, s.PATTERN).alias("_to_date"))
-        .select(
-            s.HOST, s.PATTERN, s.WINDOW,
-            (pl.col("_to_date") - pl.col("_to_date").shift(1, fill_value=0).over(s.HOST, s.PATTERN))
-            .alias(s.NEW_URLS),
+        hourly.lazy()
+        .group_by(*keys, pl.col(s.WINDOW).dt.truncate(size))
+        .agg(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS))
+        .join(firsts.lazy(), on=[*keys, s.WINDOW], how="full", coalesce=True)
+        .join(fill.lazy().select(*keys, scale.alias("_scale")), on=keys, how="left")
+        .with_columns(
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, "_firsts").fill_null(0),
+            pl.col("_scale").fill_null(1.0),
         )
+        .sort(*keys, s.WINDOW)
+        .with_columns(
+            pl.min_horizontal(  # clipped before the cast: a freak sample cannot overflow it
+                estimate.clip(upper_bound=2.0**53).cast(pl.Int64),
+                pl.col(s.REQUESTS).cum_sum().over(keys),
+            ).alias(s.URLS_TO_DATE)
+        )
+        .with_columns((to_date - to_date.shift(1, fill_value=0).over(keys)).alias(s.NEW_URLS))
+        .select(*keys, s.WINDOW, s.REQUESTS, s.BOT_REQUESTS, s.NEW_URLS, s.URLS_TO_DATE)
+        .collect()
     )
 
 
 def _patterns(
-    hourly: pl.DataFrame, frames: Mapping[str, pl.DataFrame], windows: pl.DataFrame, k: int
+    hourly: pl.DataFrame,
+    frames: Mapping[str, pl.DataFrame],
+    windows: pl.DataFrame,
+    fill: pl.DataFrame,
+    k: int,
 ) -> pl.DataFrame:
     keys = [s.HOST, s.PATTERN]
-    exact = frames["urls"].group_by(keys).agg(
-        (pl.col(s.URL_HASH).n_unique() < k).alias(s.UNIQUE_URLS_EXACT)
-    )
+    exact = fill.select(*keys, (pl.col("_n") < k).alias(s.UNIQUE_URLS_EXACT))
     statuses = (
         frames["statuses"]
         .sort(s.REQUESTS, descending=True)

@@ -106,7 +106,7 @@ def test_old_hours_and_minutes_fold_so_months_of_logs_stay_small():
 def test_an_estimate_never_passes_the_requests_made():
     # a sample whose k hashes are tiny: the estimate would be ~10^16 distinct URLs, but the
     # pattern had 50 requests an hour for two hours
-    from logtrap.traffic import _windows
+    from logtrap.traffic import _sample_fill, _windows
 
     k = 10
     hours = [T0, T0 + timedelta(hours=1)]
@@ -119,6 +119,6 @@ def test_an_estimate_never_passes_the_requests_made():
         s.HOST: ["-"] * k, s.PATTERN: ["/t/{token}"] * k, s.URL_HASH: list(range(1, k + 1)),
         s.FIRST_SEEN: [hours[i % 2] for i in range(k)],
     }, schema_overrides={s.URL_HASH: pl.UInt64})
-    windows = _windows(hourly, urls, "1h", k)
+    windows = _windows(hourly, urls, _sample_fill(urls), "1h", k)
     assert windows[s.URLS_TO_DATE].to_list() == [50, 100]
     assert windows[s.NEW_URLS].to_list() == [50, 50]
