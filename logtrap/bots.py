@@ -503,8 +503,11 @@ class AgentCache:
             return seen
         new = distinct.join(seen, on=_UA_KEY, how="anti")
         done = owned(_classified(new))  # its agents must not pin the batch's bytes
-        old = seen if self.frame.height + done.height > self.max_agents else self.frame
-        self.frame = pl.concat([old, done], rechunk=True)
+        if self.frame.height + done.height > self.max_agents:
+            # copied: the agents kept would otherwise pin every buffer they came from
+            self.frame = owned(pl.concat([seen, done]))
+        else:
+            self.frame = pl.concat([self.frame, done], rechunk=True)
         return pl.concat([seen, done])
 
 

@@ -257,8 +257,12 @@ class PatternCache:
             return seen
         new = _with_patterns(urls.join(seen, on=_URL_KEY, how="anti").lazy(), settings)
         done = s.owned(new.drop(s.URL).collect())  # kept across batches: own its strings
-        old = seen if self.frame.height + done.height > self.max_urls else self.frame
-        self.frame = pl.concat([old, done], rechunk=True)
+        if self.frame.height + done.height > self.max_urls:
+            # Copied, not concatenated: the rows kept are views into the buffers of every
+            # batch they were first computed in, and would keep all of those alive.
+            self.frame = s.owned(pl.concat([seen, done]))
+        else:
+            self.frame = pl.concat([self.frame, done], rechunk=True)
         return pl.concat([seen, done])
 
 

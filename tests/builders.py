@@ -79,3 +79,34 @@ def traffic_of(frame: pl.DataFrame, settings: Settings | None = None) -> Traffic
 def empty_traffic(settings: Settings | None = None) -> Traffic:
     """The Traffic of no requests at all."""
     return Tally(settings=settings or Settings()).finish()
+
+
+def pinned_string_bytes(frame: pl.DataFrame) -> tuple[int, int]:
+    """(bytes of the string buffers the frame keeps alive, bytes of its strings that need one).
+
+    Polars strings are views: a string longer than 12 bytes points into a shared buffer, and a
+    frame keeps every buffer any of its strings points into. Equal numbers mean the frame
+    pins nothing beyond its own strings.
+    """
+    arrow = frame.to_arrow(compat_level=pl.CompatLevel.newest())
+    pinned = sum(
+        buf.size
+        for column in arrow.columns
+        for chunk in column.chunks
+        if str(chunk.type) == "string_view"
+        for buf in chunk.buffers()[2:]  # validity and views come first, then the data buffers
+        if buf is not None
+    )
+    lengths = [pl.col(c).str.len_bytes() for c, t in frame.schema.items() if t == pl.String]
+    needed = frame.select(pl.sum_horizontal(n.filter(n > 12).sum() for n in lengths)).item() if lengths else 0
+    return pinned, needed
+
+
+def letters(i: int) -> str:
+    """A distinct letters-only word per number (no placeholder rule turns it into one)."""
+    word = ""
+    while True:
+        word += chr(ord("a") + i % 26)
+        i //= 26
+        if not i:
+            return word

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from builders import letters, pinned_string_bytes
 from logtrap.bots import EMPTY_NAME, SEARCH_ENGINES, AgentCache, add_bots, bot_family_pattern, classify_agents
 from logtrap.errors import LogtrapError
 from logtrap.schema import BOT_KIND, BOT_KINDS, BOT_NAME, IS_BOT, USER_AGENT
@@ -203,6 +204,23 @@ def test_cache_is_bounded_to_the_current_batch_past_its_cap() -> None:
     out = add_bots(pl.DataFrame({USER_AGENT: ["Wget/1.21", None, "Wget/1.21"]}), cache)
     assert out[BOT_NAME].to_list() == ["Wget", EMPTY_NAME, "Wget"]
     assert sorted(cache.frame[BOT_NAME].to_list()) == [EMPTY_NAME, "Wget"]
+
+
+def test_cache_past_its_cap_pins_no_buffer_of_evicted_agents() -> None:
+    # agents seen again come from many earlier batches: kept as views, they would keep every
+    # one of those batches' buffers alive
+    cache = AgentCache(max_agents=1000)
+
+    def agent(batch: int, i: int) -> str:
+        return f"Mozilla/5.0 (compatible; {letters(batch * 100_000 + i)}bot/1.0)"
+
+    for batch in range(20):
+        again = [agent(b, i) for b in range(max(0, batch - 10), batch) for i in range(10)]
+        add_bots(pl.DataFrame({USER_AGENT: [agent(batch, i) for i in range(900)] + again}), cache)
+    assert len(cache) == 1000
+    pinned, needed = pinned_string_bytes(cache.frame)
+    assert needed >= cache.frame[USER_AGENT].str.len_bytes().sum() > 30_000
+    assert pinned == needed
 
 
 def test_spider_rules_read_from_the_file_are_the_lazy_loaders() -> None:

@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 from hypothesis import assume, given, settings as hsettings, strategies as st
 
+from builders import letters, pinned_string_bytes
 from logtrap import schema as s
 from logtrap.patterns import TRACKING, PatternCache, add_patterns, section, url_pattern
 from logtrap.settings import Settings
@@ -186,6 +187,24 @@ def test_cache_computes_each_url_once_and_stays_bounded():
     third = add_patterns(pl.DataFrame({s.URL: ["/a/2?ref=1"]}), other, cache=cache)
     assert third[s.PATTERN].to_list() == ["/a/{n}?{tracking}"]
     assert len(cache) == 1
+
+
+def test_cache_past_its_cap_pins_no_buffer_of_evicted_urls():
+    # URLs seen again come from many earlier batches; kept as views into those batches'
+    # buffers they kept every one alive, and the cache grew with the logs (~60 MB at 10M lines)
+    cache = PatternCache(max_urls=1000)
+
+    def url(batch: int, i: int) -> str:
+        return f"/a-long-section/{letters(batch * 100_000 + i)}zzzzzzzzzz"
+
+    for batch in range(20):
+        again = [url(b, i) for b in range(max(0, batch - 10), batch) for i in range(10)]
+        add_patterns(pl.DataFrame({s.URL: [url(batch, i) for i in range(900)] + again}), cache=cache)
+    assert len(cache) == 1000
+    pinned, needed = pinned_string_bytes(cache.frame)
+    assert cache.frame[s.SECTION].equals(cache.frame[s.PATTERN], check_names=False)  # two levels
+    assert needed == 2 * cache.frame[s.PATTERN].str.len_bytes().sum()
+    assert pinned == needed
 
 
 def test_cache_gives_the_same_patterns_as_no_cache():
