@@ -599,7 +599,8 @@ class LogStream:
                 pl.col("line").alias(s.LINE),
                 pl.col(s.REASON),
             )
-            stats.rejected_examples = pl.concat([stats.rejected_examples, examples])
+            # copied: as views into the batch, a few examples would keep each batch's bytes
+            stats.rejected_examples = s.owned(pl.concat([stats.rejected_examples, examples]))
         if self.settings.hosts:  # `parsed` counts every request; frames keep only these hosts
             req = req.filter(pl.col(s.HOST).is_in([h.lower() for h in self.settings.hosts]))
         self._progress(chunk.disk_pos)

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from builders import pinned_string_bytes
 from logtrap import schema as s
 from logtrap.errors import FormatError, InputError
 from logtrap.logs import FileRead, Source, order_rotated, read_logs, scan_logs
@@ -127,6 +128,17 @@ def test_bad_lines_are_counted_with_file_and_line_number(tmp_path):
     assert st.rejected_examples.rows() == [
         (a, 2, "oops", "does not match combined"), (a, 5, "worse", "does not match combined")]
     assert [(f.path, f.lines, f.parsed, f.rejected) for f in st.files] == [(a, 5, 2, 2), (b, 3, 1, 1)]
+
+
+def test_bad_line_examples_keep_no_batch_alive(tmp_path):
+    # one bad line in each of many batches: kept as views, each example held its whole batch
+    good = "".join(line(1, i % 24, "/a-path-long-enough-to-need-a-buffer") for i in range(30))
+    text = "".join(good + f"bad line number {i} of the log\n" for i in range(5))
+    stream = scan_logs(write(tmp_path / "a.log", text), settings=Settings(batch_bytes=4096))
+    assert sum(f.height for f in stream) == 150
+    assert stream.stats.rejected_examples[s.LINE].to_list() == [f"bad line number {i} of the log" for i in range(5)]
+    pinned, needed = pinned_string_bytes(stream.stats.rejected_examples)
+    assert pinned == needed
 
 
 def test_wrong_format_file_raises_one_clear_error(tmp_path):
