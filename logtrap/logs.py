@@ -11,11 +11,11 @@ file, so line numbers stay those of an editor); an empty line is neither parsed 
 from __future__ import annotations
 
 import bz2
+import collections
 import glob
 import gzip
 import hashlib
 import os
-import queue
 import re
 import sys
 import threading
@@ -304,28 +304,33 @@ def _batches(inp: _Input, size: int) -> Iterator[tuple[bytes, int]]:
 _T = TypeVar("_T")
 
 
-def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
-    """The same items, produced one step ahead in a thread.
+def _read_ahead(
+    items: Iterator[_T], limit: int = 1, weight: Callable[[_T], int] = lambda item: 1
+) -> Iterator[_T]:
+    """The same items, produced ahead in a thread: it waits while the items produced and not
+    yet taken weigh `limit` or more (one item at a time by default).
 
     Reading, decompressing (ISA-L, zlib and bz2 let go of the GIL) and cutting the next chunk
     at a newline happen while Polars parses the current one, so a .gz costs little more than a
     plain file. The thread stops when the consumer does (close() or garbage collection).
     """
-    q: queue.Queue[tuple[bool, object]] = queue.Queue(maxsize=1)
+    ready: collections.deque[tuple[bool, object]] = collections.deque()
+    weights: collections.deque[int] = collections.deque()
+    changed = threading.Condition()
     stop = threading.Event()
 
-    def put(item: tuple[bool, object]) -> None:
-        while not stop.is_set():
-            try:
-                q.put(item, timeout=0.1)
-                return
-            except queue.Full:
-                continue
+    def put(item: tuple[bool, object], w: int = 0) -> None:
+        with changed:
+            while sum(weights) >= limit and not stop.is_set():
+                changed.wait(0.1)
+            ready.append(item)
+            weights.append(w)
+            changed.notify_all()
 
     def work() -> None:
         try:
             for item in items:
-                put((True, item))
+                put((True, item), weight(item))
                 if stop.is_set():  # the consumer stopped: read no further
                     return
             put((False, None))
@@ -340,14 +345,21 @@ def _read_ahead(items: Iterator[_T]) -> Iterator[_T]:
     thread.start()
     try:
         while True:
-            ok, item = q.get()
+            with changed:
+                while not ready:
+                    changed.wait()
+                ok, item = ready.popleft()
+                weights.popleft()
+                changed.notify_all()
             if not ok:
                 if item is not None:
                     raise item  # type: ignore[misc]
                 return
             yield item  # type: ignore[misc]
     finally:
-        stop.set()
+        with changed:
+            stop.set()
+            changed.notify_all()
         thread.join()
 
 
@@ -475,10 +487,14 @@ class LogStream:
             raise InputError("a LogStream can be read only once", hint="call scan_logs again")
         self._started = True
         for src in self.sources:
-            # Parsing one file runs a batch ahead of the caller, in a thread (Polars lets go of
-            # the GIL), so its parse overlaps with the caller's work on the batch before.
+            # Parsing one file runs ahead of the caller, in a thread (Polars lets go of the
+            # GIL), so its parse overlaps with the caller's work on the rows before: up to
+            # `analysis_rows` rows, one step of the analysis. One batch ahead, the parse stood
+            # still while the caller analysed the four batches of a step: 10M lines took 15.4 s
+            # to analyse instead of 13.9 (two steps ahead: 13.7 s, 25 MB more; judgement).
             frames = self._read_file(src)
-            yield from frames if src.path == STDIN else _read_ahead(frames)
+            ahead = self.settings.analysis_rows
+            yield from frames if src.path == STDIN else _read_ahead(frames, ahead, len)
 
     def _choose_format(self, path: str, chunks: list[_Chunk]) -> LogFormat | None:
         """The format for this file from its first non-blank lines; FormatError if none parse."""

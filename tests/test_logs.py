@@ -279,6 +279,38 @@ def test_stopping_early_stops_the_read_ahead_thread(tmp_path):
     assert stream.stats.files[0].fingerprint == hashlib.sha1(line(1, 0).rstrip("\n").encode()).hexdigest()
 
 
+def test_read_ahead_runs_ahead_up_to_its_weight_limit():
+    import threading
+    import time
+
+    from logtrap.logs import _read_ahead
+
+    produced: list[int] = []
+    made = threading.Condition()
+
+    def items():
+        for i in range(100):
+            with made:
+                produced.append(i)
+                made.notify_all()
+            yield 4  # each item weighs 4
+
+    def settles_at(n: int) -> int:
+        with made:
+            made.wait_for(lambda: len(produced) >= n, timeout=5)
+        time.sleep(0.2)  # would it go further?
+        return len(produced)
+
+    it = _read_ahead(items(), limit=10, weight=lambda w: w)
+    assert next(it) == 4
+    # one taken; waiting: 4+4+4 (each put while under 10); one more made, held for room
+    assert settles_at(5) == 5
+    next(it)
+    assert settles_at(6) == 6
+    assert sum(1 for _ in it) == 98
+    assert len(produced) == 100
+
+
 def test_hosts_setting_keeps_only_those_virtual_hosts(tmp_path):
     text = "".join(f"{h}:443 " + line(1, 1) for h in ("a.org", "b.org", "A.org"))
     path = write(tmp_path / "v.log", text)
