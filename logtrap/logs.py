@@ -645,6 +645,8 @@ def scan_logs(
     With `settings.hosts` set, frames keep only those virtual hosts (`stats.parsed` still
     counts every parsed line). A last line without a newline is read, and counted in
     `end_offset`: servers write whole lines, so such a line is the file's real end.
+    A file is parsed in a thread up to `settings.analysis_rows` rows ahead of the caller
+    (stdin inline).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "access.log"

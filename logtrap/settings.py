@@ -24,6 +24,7 @@ class Settings:
     # to this many rows first. Each step pays fixed costs (joins, seven group_bys), so larger
     # steps are cheaper: 160,000 (about four 8 MB batches) made a 10M-line analysis 30% faster
     # than one step per batch, for ~110 MB more peak memory (benchmarks/run.py) (judgement).
+    # The reader parses up to this many rows ahead of its caller, in a thread.
     analysis_rows: int = 160_000
     detect_lines: int = 20  # lines sampled per file to choose and check a format
     rejected_examples: int = 5  # bad lines kept (with file and line number) for the report
