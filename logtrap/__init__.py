@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from logtrap import _allocator  # noqa: F401  (first: it must run before Polars is imported)
 from logtrap.analysis import Analysis, analyze, bot_table
 from logtrap.bots import AgentCache, add_bots, classify_agents
 from logtrap.detectors import REGISTRY, Detector, run_detectors
