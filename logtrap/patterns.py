@@ -283,7 +283,7 @@ def add_patterns(
     settings = settings or Settings()
     key = pl.col(s.URL).hash(0).alias(_URL_KEY)
     frame = requests.drop(s.PATTERN, s.SECTION, strict=False).with_columns(key)
-    distinct = frame.filter(pl.col(_URL_KEY).is_first_distinct()).select(_URL_KEY, s.URL)
+    distinct = frame.select(_URL_KEY, s.URL).filter(pl.col(_URL_KEY).is_first_distinct())
     if isinstance(frame, pl.LazyFrame):
         if cache is None:
             done = _with_patterns(distinct, settings).drop(s.URL)
