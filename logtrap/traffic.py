@@ -78,8 +78,6 @@ class _Table:
     derived: tuple[pl.Expr, ...] = ()  # key columns computed from request columns
     # applied to the merged table: coarsens old rows so a long history stays small
     fold: Callable[[pl.LazyFrame, "_Table"], pl.LazyFrame] | None = None
-    # made with `merge` from the batch's cells (`_cells`) instead of `batch` from its rows
-    from_cells: bool = False
 
 
 # Hours and minutes are kept this long behind the newest request; older ones are folded so
@@ -120,14 +118,12 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen()),
         derived=(_time.dt.truncate(_HOUR).alias(s.WINDOW),),
         fold=_fold_hours,
-        from_cells=True,
     ),
     # status mix per host+pattern
     "statuses": _Table(
         keys=(s.HOST, s.PATTERN, s.STATUS),
         batch=tuple(_counts()),
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS)),
-        from_cells=True,
     ),
     # which bots fetch which patterns, with what answers
     "agents": _Table(
@@ -178,15 +174,6 @@ def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
         *_counts(),
         *_first_last(),
         pl.col(s.HOST, s.PATTERN, s.URL, s.PATTERN_HASH).first(),
-    )
-
-
-def _cells(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """Requests per host+pattern, hour and status, grouped on integer keys: `windows` and
-    `statuses` are both sums of these, so a batch's rows are grouped once for the two (a
-    tenth of `Tally.add`'s time, measured at 10M lines)."""
-    return rows.group_by(s.PATTERN_HASH, s.WINDOW, s.STATUS).agg(
-        *_counts(), *_first_last(), pl.col(s.HOST, s.PATTERN, s.SECTION).first()
     )
 
 
@@ -241,14 +228,11 @@ class Tally:
             *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
         )
         answers = _answers(self._may_be_sampled(rows))
-        cells = _cells(rows)
         queries = []
         for name, table in _TABLES.items():
             if name == "urls":
                 q = _bottom_k(answers, self.settings.url_sample_size, pl.col(s.PATTERN_HASH))
                 q = q.select(_COLUMNS["urls"])
-            elif table.from_cells:
-                q = cells.group_by(table.keys).agg(table.merge).select(_COLUMNS[name])
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
                 q = q.group_by(table.keys).agg(table.batch)
