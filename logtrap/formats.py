@@ -448,10 +448,11 @@ def _apache_time(e: pl.Expr) -> pl.Expr:
     """`28/Nov/2026:10:00:00 +0100` -> UTC. The offset is applied by hand: strptime with `%z`
     costs four times as much as without it plus this integer arithmetic."""
     local = e.str.slice(0, 20).str.strptime(pl.Datetime("us"), "%d/%b/%Y:%H:%M:%S", strict=False)
-    hhmm = e.str.slice(21).cast(pl.Int32, strict=False)  # "+0130" -> 130; the regex fixed the layout
-    size = hhmm.abs()
-    minutes = hhmm.sign() * ((size // 100) * 60 + size % 100)
-    return (local - pl.duration(minutes=minutes)).dt.replace_time_zone("UTC")
+    # "-0130" -> -130 and -1 (the regex fixed the layout): -130 - 40 * -1 = -90 minutes. Each
+    # slice is used once: an expression used three times was computed three times.
+    hhmm = e.str.slice(21).cast(pl.Int32, strict=False)
+    hours = e.str.slice(21, 3).cast(pl.Int32, strict=False)
+    return (local - pl.duration(minutes=hhmm - 40 * hours)).dt.replace_time_zone("UTC")
 
 
 def _time_expr(cols: set[str], fmt: LogFormat) -> tuple[pl.Expr, bool]:
@@ -650,10 +651,15 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
     ).drop("_pq")
 
 
-def _unescape_rows(out: pl.DataFrame) -> pl.DataFrame:
+def _unescape_rows(out: pl.DataFrame, maybe: pl.Series | None = None) -> pl.DataFrame:
     """Undo escapes only in the rows whose line holds a backslash (a pass over every row's
-    user agent, referer and URL would cost more than the whole regex match)."""
-    idx = out.get_column("line").str.contains("\\", literal=True).arg_true()
+    user agent, referer and URL would cost more than the whole regex match). `maybe`: the
+    only rows that can hold one, when that is known."""
+    lines = out.get_column("line")
+    if maybe is None:
+        idx = lines.str.contains("\\", literal=True).arg_true()
+    else:
+        idx = maybe.filter(lines.gather(maybe).str.contains("\\", literal=True))
     if idx.len() == 0:
         return out
     escaped = [c for c in _ESCAPED if c in out.columns]
@@ -699,7 +705,8 @@ def parse_lines(
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
     if fmt.pieces is None:
         plan = _plan(_regex_fields(lf, fmt), fmt, source)
-        out = _collect(plan.select("row", "line", "_ok", "_matched", *wanted), lines.height)
+        plan = plan.select("row", "line", "_ok", "_matched", *wanted)
+        out = _unescape_rows(_collect(plan, lines.height))
     else:
         plan = _plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",))
         plan = plan.select("row", "line", "_ok", "_matched", "_fast", *wanted)
@@ -710,7 +717,7 @@ def parse_lines(
             redo = _plan(_regex_fields(out[slow].lazy().select("row", "line"), fmt), fmt, source).collect()
             out = out.with_columns(out.get_column(c).scatter(slow, redo.get_column(c))
                                    for c in out.columns if c not in ("row", "line"))
-    out = _unescape_rows(out)
+        out = _unescape_rows(out, slow)  # a line with a backslash never takes the fast way
     ok = out.get_column("_ok")
     requests = out.select(wanted)
     if not ok.all():  # nearly every batch is all requests: no copy then
