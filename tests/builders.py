@@ -98,7 +98,9 @@ def pinned_string_bytes(frame: pl.DataFrame) -> tuple[int, int]:
         if buf is not None
     )
     lengths = [pl.col(c).str.len_bytes() for c, t in frame.schema.items() if t == pl.String]
-    needed = frame.select(pl.sum_horizontal(n.filter(n > 12).sum() for n in lengths)).item() if lengths else 0
+    if not lengths:
+        return pinned, 0
+    needed = frame.select(pl.sum_horizontal(n.filter(n > 12).sum() for n in lengths)).item()
     return pinned, needed
 
 

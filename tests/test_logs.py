@@ -136,8 +136,9 @@ def test_bad_line_examples_keep_no_batch_alive(tmp_path):
     text = "".join(good + f"bad line number {i} of the log\n" for i in range(5))
     stream = scan_logs(write(tmp_path / "a.log", text), settings=Settings(batch_bytes=4096))
     assert sum(f.height for f in stream) == 150
-    assert stream.stats.rejected_examples[s.LINE].to_list() == [f"bad line number {i} of the log" for i in range(5)]
-    pinned, needed = pinned_string_bytes(stream.stats.rejected_examples)
+    examples = stream.stats.rejected_examples
+    assert examples[s.LINE].to_list() == [f"bad line number {i} of the log" for i in range(5)]
+    pinned, needed = pinned_string_bytes(examples)
     assert pinned == needed
 
 
