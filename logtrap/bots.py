@@ -32,7 +32,7 @@ from pathlib import Path
 import polars as pl
 
 from logtrap.errors import ConfigError
-from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT, owned
+from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT, remember
 
 __all__ = [
     "EMPTY_NAME",
@@ -498,17 +498,8 @@ class AgentCache:
 
     def _lookup(self, distinct: pl.DataFrame) -> pl.DataFrame:
         """`distinct` (_UA_KEY, USER_AGENT) -> their classes, keyed by _UA_KEY."""
-        seen = distinct.select(_UA_KEY).join(self.frame, on=_UA_KEY, how="inner")
-        if seen.height == distinct.height:
-            return seen
-        new = distinct.join(seen, on=_UA_KEY, how="anti")
-        done = owned(_classified(new))  # its agents must not pin the batch's bytes
-        if self.frame.height + done.height > self.max_agents:
-            # copied: the agents kept would otherwise pin every buffer they came from
-            self.frame = owned(pl.concat([seen, done]))
-        else:
-            self.frame = pl.concat([self.frame, done], rechunk=True)
-        return pl.concat([seen, done])
+        rows, self.frame = remember(self.frame, distinct, _UA_KEY, _classified, self.max_agents)
+        return rows
 
 
 def _with_key(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:

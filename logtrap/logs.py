@@ -314,28 +314,27 @@ def _read_ahead(
     at a newline happen while Polars parses the current one, so a .gz costs little more than a
     plain file. The thread stops when the consumer does (close() or garbage collection).
     """
-    ready: collections.deque[tuple[bool, object]] = collections.deque()
-    weights: collections.deque[int] = collections.deque()
+    ready: collections.deque[tuple[bool, object, int]] = collections.deque()  # (ok, item, weight)
+    waiting = [0]  # the weight of what is in `ready`
     changed = threading.Condition()
     stop = threading.Event()
 
-    def put(item: tuple[bool, object], w: int = 0) -> None:
+    def put(ok: bool, item: object, w: int = 0) -> None:
         with changed:
-            while sum(weights) >= limit and not stop.is_set():
-                changed.wait(0.1)
-            ready.append(item)
-            weights.append(w)
+            changed.wait_for(lambda: waiting[0] < limit or stop.is_set())
+            ready.append((ok, item, w))
+            waiting[0] += w
             changed.notify_all()
 
     def work() -> None:
         try:
             for item in items:
-                put((True, item), weight(item))
+                put(True, item, weight(item))
                 if stop.is_set():  # the consumer stopped: read no further
                     return
-            put((False, None))
+            put(False, None)
         except BaseException as e:  # handed to the consumer, raised there
-            put((False, e))
+            put(False, e)
         finally:
             close = getattr(items, "close", None)
             if close is not None:  # a generator's own clean-up (files, its threads) runs now
@@ -346,10 +345,9 @@ def _read_ahead(
     try:
         while True:
             with changed:
-                while not ready:
-                    changed.wait()
-                ok, item = ready.popleft()
-                weights.popleft()
+                changed.wait_for(lambda: ready)
+                ok, item, w = ready.popleft()
+                waiting[0] -= w
                 changed.notify_all()
             if not ok:
                 if item is not None:

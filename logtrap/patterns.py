@@ -252,18 +252,12 @@ class PatternCache:
         """Patterns of these distinct URLs (`_URL_KEY`, URL), computing only the new ones."""
         if self._tracking != _tracking(settings):
             self.frame, self._tracking = _EMPTY_CACHE, _tracking(settings)
-        seen = urls.select(_URL_KEY).join(self.frame, on=_URL_KEY, how="inner")
-        if seen.height == urls.height:
-            return seen
-        new = _with_patterns(urls.join(seen, on=_URL_KEY, how="anti").lazy(), settings)
-        done = s.owned(new.drop(s.URL).collect())  # kept across batches: own its strings
-        if self.frame.height + done.height > self.max_urls:
-            # Copied, not concatenated: the rows kept are views into the buffers of every
-            # batch they were first computed in, and would keep all of those alive.
-            self.frame = s.owned(pl.concat([seen, done]))
-        else:
-            self.frame = pl.concat([self.frame, done], rechunk=True)
-        return pl.concat([seen, done])
+
+        def compute(new: pl.DataFrame) -> pl.DataFrame:
+            return _with_patterns(new.lazy(), settings).drop(s.URL).collect()
+
+        rows, self.frame = s.remember(self.frame, urls, _URL_KEY, compute, self.max_urls)
+        return rows
 
 
 def add_patterns(

@@ -5,6 +5,8 @@ Every stage reads and writes these names; nothing else spells a column name as a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 # -- one row per request, as the reader produces it ------------------------------------------
@@ -114,7 +116,7 @@ BOT_REQUESTS = "bot_requests"
 HUMAN_REQUESTS = "human_requests"
 UNIQUE_URLS = "unique_urls"
 # False when unique_urls is estimated from the URL sample (a pattern with url_sample_size
-# distinct URLs or more; see traffic._new_urls)
+# distinct URLs or more; see traffic._windows)
 UNIQUE_URLS_EXACT = "unique_urls_exact"
 BOT_SHARE = "bot_share"  # share of the host's bot requests that went to this pattern
 STATUSES = "statuses"
@@ -142,3 +144,35 @@ def owned(frame: pl.DataFrame) -> pl.DataFrame:
     if not any(dtype.is_nested() or dtype == pl.String() for dtype in frame.dtypes):
         return frame
     return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
+
+
+def remember(
+    kept: pl.DataFrame,
+    distinct: pl.DataFrame,
+    key: str,
+    compute: Callable[[pl.DataFrame], pl.DataFrame],
+    cap: int,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows for `distinct`, the new `kept`): a cache of computed rows, one per `key`, across
+    batches. Rows already in `kept` are reused; `compute` makes the others from their rows
+    of `distinct`. Bounded: when `kept` would pass `cap` rows, only this batch's rows stay.
+
+    What is kept is owned (see `owned`): kept as views, the rows seen again would pin the
+    buffer of every batch they were first computed in, and memory would grow with the logs.
+
+    >>> kept = pl.DataFrame({"k": [1], "v": ["one"]})
+    >>> rows, kept = remember(kept, pl.DataFrame({"k": [1, 2]}), "k",
+    ...     lambda new: new.with_columns(v=pl.lit("new")), cap=10)
+    >>> rows.rows(), kept.height
+    ([(1, 'one'), (2, 'new')], 2)
+    """
+    seen = distinct.select(key).join(kept, on=key, how="inner")
+    if seen.height == distinct.height:
+        return seen, kept
+    done = owned(compute(distinct.join(seen, on=key, how="anti")))
+    if kept.height + done.height > cap:
+        kept = owned(pl.concat([seen, done]))
+    else:
+        kept = pl.concat([kept, done], rechunk=True)
+    return pl.concat([seen, done]), kept
+
