@@ -13,8 +13,11 @@ Sources, in the order they are consulted for a name and a kind:
    sends (a bare ``Mozilla/5.0``, a quoted UA, a ``User-Agent:`` prefix, a UA with no browser
    token at all). A browser guard keeps the word rules off device names such as "CUBOT".
 
-Empty user agents -- null, "" or "-" -- are bots of kind "unknown" named ``EMPTY_NAME``:
-no browser omits the header, scripts and scanners do.
+Empty user agents -- "" or "-" -- are bots of kind "unknown" named ``EMPTY_NAME``: no browser
+omits the header, scripts and scanners do. A null user agent is one the log does not record
+(Apache ``common``, a format without ``%{User-Agent}i``): such requests are bots of kind
+"unknown" named ``NOT_LOGGED_NAME``, so a log without agents still shows where its crawl
+budget goes, and the report says that people's requests cannot be told apart there.
 
 Everything runs as Polars expressions over the column of *distinct* user agents, then is joined
 back, so the cost follows the number of distinct UAs, not of lines
@@ -36,6 +39,7 @@ from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT, r
 
 __all__ = [
     "EMPTY_NAME",
+    "NOT_LOGGED_NAME",
     "SEARCH_ENGINES",
     "AgentCache",
     "add_bots",
@@ -43,7 +47,8 @@ __all__ = [
     "classify_agents",
 ]
 
-EMPTY_NAME = "(empty)"  # bot_name of a null, "" or "-" user agent
+EMPTY_NAME = "(empty)"  # bot_name of a "" or "-" user agent
+NOT_LOGGED_NAME = "(not logged)"  # bot_name of a null user agent: the log format has none
 UNKNOWN_NAME = "(unknown)"  # bot_name of a bot whose UA carries no usable product token
 
 # -- our own table: stable names and kinds only ------------------------------------------------
@@ -362,6 +367,7 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
     stages: list[tuple[pl.Expr, ...]] = [(pl.col(USER_AGENT).str.strip_chars().alias("_t"),)]
     # Stage 1: every independent test, one pass each.
     stages.append(_named(
+        _missing=pl.col(USER_AGENT).is_null(),
         _empty=pl.col(USER_AGENT).is_null() | t.is_in(["", "-", '"-"']),
         _fam=first_hit(tokens, True).replace_strict(name_by_token, default=None, return_dtype=pl.String),
         # crawler-user-agents is case-sensitive by design ("NING/" must not match "Lightning/").
@@ -409,7 +415,9 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
     )
     unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
     stages.append((
-        pl.when(pl.col("_empty"))
+        pl.when(pl.col("_missing"))
+        .then(pl.lit(NOT_LOGGED_NAME))
+        .when(pl.col("_empty"))
         .then(pl.lit(EMPTY_NAME))
         .when(pl.col("_bot"))
         .then(
@@ -453,7 +461,7 @@ def classify_agents(agents: pl.Series | pl.DataFrame) -> pl.DataFrame:
      ('Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', False, None, None),
      ('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', True, 'Googlebot', 'search'),
      ('curl/7.88.1', True, 'curl', 'tool'),
-     (None, True, '(empty)', 'unknown')]
+     (None, True, '(not logged)', 'unknown')]
     """
     if isinstance(agents, pl.DataFrame):
         if USER_AGENT not in agents.columns:
@@ -526,7 +534,7 @@ def add_bots(
     and joined back lazily. A DataFrame is joined eagerly, on a hash of the user agent (the
     in-memory join keeps row order far cheaper than the streaming engine's ordered join).
 
-    >>> req = pl.DataFrame({USER_AGENT: ["GPTBot/1.1", None, "GPTBot/1.1"], "n": [1, 2, 3]})
+    >>> req = pl.DataFrame({USER_AGENT: ["GPTBot/1.1", "-", "GPTBot/1.1"], "n": [1, 2, 3]})
     >>> add_bots(req).select("n", IS_BOT, BOT_NAME, BOT_KIND).rows()
     [(1, True, 'GPTBot', 'ai'), (2, True, '(empty)', 'unknown'), (3, True, 'GPTBot', 'ai')]
     """

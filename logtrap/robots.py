@@ -2,7 +2,7 @@
 
 A rule must block every logged URL of its trap and no known content URL: the sitemaps, plus
 the 2xx/3xx URLs the log shows as content (patterns without a trap finding, fetched by people
-or by a search engine not proven fake). A rule that would block content is narrowed (another
+or by a search engine not proven fake; where the log records no user agent, every such URL). A rule that would block content is narrowed (another
 candidate, or Allow lines for a few content URLs) or withheld, and the reason names the
 content URL that stopped it.
 
@@ -26,6 +26,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.patterns import session_params
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -52,6 +53,10 @@ ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
 # pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
+OWN_NOT_LOGGED = (
+    "log, a page of the trap's own pattern fetched without a user agent in the log "
+    "(people's requests cannot be told apart)"
+)
 MAX_ALLOW_LINES = 3  # content URLs allowed back by `Allow: <url>$` before a rule is withheld
 # Trap and content URLs Protego re-checks per chosen rule besides the ones it must (judgement:
 # a few milliseconds a rule; the property test is what proves the bulk matcher equal)
@@ -178,7 +183,8 @@ def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) 
 
 def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.DataFrame:
     """URLs the log shows as content for a host: 2xx/3xx answers on patterns with no trap
-    finding, fetched by people or on a pattern a verified search engine crawls."""
+    finding, fetched by people, or on a pattern a verified search engine crawls, or on a
+    pattern requested without a user agent in the log (people cannot be told apart there)."""
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399))
     urls = urls.join(trap_patterns.select(s.HOST, s.PATTERN), on=[s.HOST, s.PATTERN], how="anti")
     claims = traffic.claims.filter(pl.col(s.HOST) == host)
@@ -190,7 +196,9 @@ def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.
     crawled = claims.select(s.HOST, s.PATTERN).unique()
     searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
     human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
-    return pl.concat([human, searched]).select(s.URL).unique(maintain_order=True)
+    unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
+    unknown = urls.join(unlogged.select(s.HOST, s.PATTERN).unique(), on=[s.HOST, s.PATTERN], how="semi")
+    return pl.concat([human, searched, unknown]).select(s.URL).unique(maintain_order=True)
 
 
 # -- candidate rules ---------------------------------------------------------------------------
@@ -438,7 +446,7 @@ def choose(
     hits = sorted({h for u in free for h in u.content_hits})
     # Allow lines only for pages outside the trap's own pattern (a calendar's index page):
     # allowing pages 2 and 3 of a list would block page 4 the day it exists
-    own = any(source == OWN for _, source in hits)
+    own = any(source in (OWN, OWN_NOT_LOGGED) for _, source in hits)
     if kind != "pagination" and not own and len(hits) <= MAX_ALLOW_LINES:
         lines = _lines(free) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
         [(on_trap, on_content)] = urls.verdicts([lines])
@@ -570,10 +578,18 @@ def _rule(
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
     own = []
     if finding.kind in OWN_CONTENT_KINDS:
-        people = rows.filter(
-            pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
-        )
+        answered = rows.filter(pl.col(s.STATUS).is_between(200, 399))
+        people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
         own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
+        # where the log records no user agent, any page of the pattern may be people's
+        unlogged = traffic.agents.filter(
+            pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern,
+            pl.col(s.BOT_NAME) == NOT_LOGGED_NAME,
+        )
+        if unlogged.height:
+            seen = {u for u, _ in own}
+            own += [(u, OWN_NOT_LOGGED) for u in answered[s.URL].unique(maintain_order=True)
+                    if u not in seen]
     content = content + own
     content_set = {u for u, _ in content}
     if not pattern and finding.kind == "relative_loop":  # one finding over every depth
@@ -583,6 +599,12 @@ def _rule(
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
+    if not trap and any(why == OWN_NOT_LOGGED for _, why in own):
+        reason = (
+            "the log records no user agent for this pattern's requests, so any of its pages "
+            "answered with success may be one people read: no rule can be checked not to "
+            "block them; fix it at the source (the finding's advice)"
+        )
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 

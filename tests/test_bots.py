@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from builders import letters, pinned_string_bytes
-from logtrap.bots import EMPTY_NAME, SEARCH_ENGINES, AgentCache, add_bots, bot_family_pattern, classify_agents
+from logtrap.bots import EMPTY_NAME, NOT_LOGGED_NAME, SEARCH_ENGINES, AgentCache, add_bots, bot_family_pattern, classify_agents
 from logtrap.errors import LogtrapError
 from logtrap.schema import BOT_KIND, BOT_KINDS, BOT_NAME, IS_BOT, USER_AGENT
 
@@ -99,9 +99,11 @@ def test_browsers_are_not_bots(agent: str) -> None:
     assert classify_agents(pl.Series([agent])).row(0) == (agent, False, None, None)
 
 
-def test_null_user_agent_is_an_empty_bot() -> None:
-    df = classify_agents(pl.Series([None, None], dtype=pl.String))
-    assert df.rows() == [(None, True, EMPTY_NAME, "unknown")]
+def test_null_user_agent_is_a_bot_whose_agent_is_not_logged() -> None:
+    # null: the format records no user agent (Apache common); "-" or "": the client sent none
+    df = classify_agents(pl.Series([None, None, "-"], dtype=pl.String))
+    assert df.sort(USER_AGENT, nulls_last=True).rows() == [
+        ("-", True, EMPTY_NAME, "unknown"), (None, True, NOT_LOGGED_NAME, "unknown")]
 
 
 def test_one_row_per_distinct_agent_with_the_schema() -> None:
@@ -130,7 +132,7 @@ def test_frame_without_user_agent_column_raises() -> None:
 def test_add_bots_joins_back_per_line_eager_and_lazy() -> None:
     req = pl.DataFrame({USER_AGENT: ["curl/8.0", BROWSERS[1], "curl/8.0", None], "n": [1, 2, 3, 4]})
     expected = [(1, True, "curl", "tool"), (2, False, None, None), (3, True, "curl", "tool"),
-                (4, True, EMPTY_NAME, "unknown")]
+                (4, True, NOT_LOGGED_NAME, "unknown")]
     assert add_bots(req).select("n", IS_BOT, BOT_NAME, BOT_KIND).rows() == expected
     lazy = add_bots(req.lazy())
     assert isinstance(lazy, pl.LazyFrame)
@@ -141,7 +143,7 @@ def test_cache_classifies_each_agent_once_across_batches() -> None:
     cache = AgentCache()
     add_bots(pl.DataFrame({USER_AGENT: ["curl/8.0", BROWSERS[0]]}), cache)
     assert len(cache) == 2
-    out = add_bots(pl.DataFrame({USER_AGENT: ["curl/8.0", "Wget/1.21", None]}), cache)
+    out = add_bots(pl.DataFrame({USER_AGENT: ["curl/8.0", "Wget/1.21", "-"]}), cache)
     assert len(cache) == 4
     assert out[BOT_NAME].to_list() == ["curl", "Wget", EMPTY_NAME]
 
@@ -201,7 +203,7 @@ def test_crawler_user_agents_instances_all_recognised() -> None:
 def test_cache_is_bounded_to_the_current_batch_past_its_cap() -> None:
     cache = AgentCache(max_agents=2)
     add_bots(pl.DataFrame({USER_AGENT: ["curl/8.0", BROWSERS[0]]}), cache)
-    out = add_bots(pl.DataFrame({USER_AGENT: ["Wget/1.21", None, "Wget/1.21"]}), cache)
+    out = add_bots(pl.DataFrame({USER_AGENT: ["Wget/1.21", "", "Wget/1.21"]}), cache)
     assert out[BOT_NAME].to_list() == ["Wget", EMPTY_NAME, "Wget"]
     assert sorted(cache.frame[BOT_NAME].to_list()) == [EMPTY_NAME, "Wget"]
 

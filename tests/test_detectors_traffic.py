@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from logtrap import schema as s
+from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
 from logtrap.findings import empty_findings
 from logtrap.settings import Settings
@@ -286,6 +287,14 @@ def test_aggressive_bot_leaves_the_fastest_search_engine_alone():
     # the same hammering from Googlebot: the biggest crawler is not flagged by user agent
     rows = [{**r, s.BOT_NAME: "Googlebot", s.BOT_KIND: "search"} if r[s.BOT_NAME] == META[0] else r
             for r in meta_hammering()]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_aggressive_bot_leaves_requests_without_a_logged_user_agent_alone():
+    # the same hammering in a log that records no user agent (a second file in Apache common
+    # format): not one bot, and no server rule can match an agent the log never showed
+    rows = [{**r, s.BOT_NAME: NOT_LOGGED_NAME, s.BOT_KIND: "unknown", s.USER_AGENT: None}
+            if r[s.BOT_NAME] == META[0] else r for r in meta_hammering()]
     assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
 
 

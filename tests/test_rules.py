@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -169,3 +171,44 @@ def test_sample_shop_merges_the_current_robots_txt():
     assert all(line in rest for line in current)  # every line kept, in its order
     assert "Disallow: /search?q=" in merged
     assert sug.htaccess == "" and sug.nginx == ""  # the shop has no aggressive or fake bot
+
+
+def test_a_log_without_user_agents_gets_no_rule_that_could_block_pages_people_read(tmp_path):
+    # The shop's logs as Apache `common` writes them: no referer, no user agent. Every request
+    # is then a bot's "(not logged)", and any page answered with success may be one people
+    # read: the rules that rest on knowing people's pages (pagination) are withheld, where
+    # the combined logs get them withheld because people read pages 2 to 5 -- before this,
+    # `Disallow: /shop/shoes?page=` was emitted here, blocking those pages.
+    from logtrap import report
+    from logtrap.analysis import analyze
+    from logtrap.bots import NOT_LOGGED_NAME
+
+    combined = re.compile(rb'^(.*" [0-9]{3} [0-9-]+) ".*$', re.MULTILINE)
+    for src in sorted((SAMPLES / "nginx-shop").glob("access.log*")):
+        opener = gzip.open if src.suffix == ".gz" else open
+        with opener(src, "rb") as f:
+            text = combined.sub(rb"\1", f.read())
+        with opener(tmp_path / src.name, "wb") as f:
+            f.write(text)
+    settings = Settings()
+    analysis = analyze(str(tmp_path / "access.log*"), settings)
+    assert {fr.format_name for fr in analysis.stats.files} == {"common"}
+    assert analysis.traffic.agents[s.BOT_NAME].unique().to_list() == [NOT_LOGGED_NAME]
+    summary = report.to_dict(analysis)["summary"]
+    assert summary["requests_without_user_agent"] == summary["bot_requests"] == summary["parsed"] == 7344
+    assert ("7,344 requests have no user agent in the log (its format does not record one)"
+            in report.to_text(analysis, width=200))
+
+    sug = rules.suggest(analysis.findings, analysis.traffic, settings)
+    got = {(r[s.KIND], r[s.PATTERN], r["status"], r["rule"]) for r in sug.rules.iter_rows(named=True)}
+    expected = {row[2:] for row in SAMPLE_RULES["nginx-shop"][1]}
+    assert got == expected
+    withheld = sug.rules.filter(pl.col("status") == "withheld")["reason"].to_list()
+    assert len(withheld) == 2
+    assert all(why.startswith("the log records no user agent for this pattern's requests")
+               for why in withheld)
+    assert [line for line in sug.robots_txt.splitlines() if "page=" in line] == []
+    # checked against every URL answered with success outside the traps (the combined logs
+    # have 298: the ones people or a verified search engine fetched)
+    assert "none of the 660 known content URLs" in sug.robots_txt
+    assert sug.htaccess == "" and sug.nginx == ""

@@ -54,6 +54,35 @@ def safe(value: object) -> str:
     return escape(clean(value))
 
 
+# -- what the log could not say ----------------------------------------------------------------
+NOT_LOGGED_NOTE = (
+    "{n} requests have no user agent in the log (its format does not record one): they are "
+    "counted as bot requests, and people's requests cannot be told apart from them, so "
+    "human_* evidence counts none of them; rules are checked against every URL they "
+    "fetched with success outside the traps."
+)
+
+
+def not_logged_requests(patterns: Any) -> int:
+    """Requests whose user agent the log does not record (`bots.NOT_LOGGED_NAME`), from a
+    patterns frame (its `bots` lists).
+
+    >>> import polars as pl
+    >>> not_logged_requests(pl.DataFrame({"bots": [[{"bot_name": "(not logged)", "requests": 3},
+    ...     {"bot_name": "curl", "requests": 1}]]}))
+    3
+    """
+    import polars as pl
+
+    from logtrap import schema as s
+    from logtrap.bots import NOT_LOGGED_NAME
+
+    if patterns.height == 0:
+        return 0
+    bots = patterns.select(pl.col(s.BOTS).explode()).unnest(s.BOTS)
+    return int(bots.filter(pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)[s.REQUESTS].sum() or 0)
+
+
 # -- numbers -----------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.report._common import _iso
+from logtrap.report._common import _iso, not_logged_requests
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
     from logtrap.analysis import Analysis
@@ -42,6 +42,8 @@ def summary_dict(analysis: "Analysis") -> dict[str, Any]:
         "rejected": stats.rejected if stats is not None else 0,
         "requests": requests,
         "bot_requests": int(traffic.patterns[s.BOT_REQUESTS].sum() or 0),
+        # counted in bot_requests: the log format records no user agent (Apache common)
+        "requests_without_user_agent": not_logged_requests(traffic.patterns),
         "start": _iso(traffic.start),
         "end": _iso(traffic.end),
         "hosts": traffic.hosts,

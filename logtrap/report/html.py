@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from logtrap.report._common import _n, _pct, _urls, clean, evidence_line
+from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -94,8 +94,10 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
             [("To", False), (h(summary["end"] or "-"), False)],
             [("Hosts", False), (", ".join(h(x) for x in summary["hosts"]) or "-", False)],
         ]),
-        "<h2>Findings</h2>",
     ]
+    if summary["requests_without_user_agent"]:
+        parts.append(f"<p>{h(NOT_LOGGED_NOTE.format(n=_n(summary['requests_without_user_agent'])))}</p>")
+    parts.append("<h2>Findings</h2>")
     if not report["findings"]:
         parts.append("<p>No crawler traps found.</p>")
     for x in report["findings"]:

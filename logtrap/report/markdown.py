@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import _n, _pct, _urls, clean, evidence_line
+from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -63,6 +63,8 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
         f"- Time span: {summary['start'] or '-'} to {summary['end'] or '-'}",
         "- Hosts: " + (", ".join(md_code(h) for h in summary["hosts"]) or "none"),
     ]
+    if summary["requests_without_user_agent"]:
+        lines.append("- " + NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"])))
     lines += ["", "## Findings", ""]
     if not report["findings"]:
         lines += ["No crawler traps found.", ""]

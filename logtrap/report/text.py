@@ -18,7 +18,9 @@ from rich.text import Text
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.report._common import _bytes, _n, _pct, _urls, _when, evidence_line, safe
+from logtrap.report._common import (
+    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, evidence_line, not_logged_requests, safe,
+)
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
     from logtrap.analysis import Analysis
@@ -161,6 +163,9 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
             f"\n[bold]{host_label(host)}[/bold]: {_n(bots)} bot requests of {_n(requests)} requests, "
             f"{_n(rows.height)} patterns"
         )
+        not_logged = not_logged_requests(rows)
+        if not_logged:
+            out.append("  " + NOT_LOGGED_NOTE.format(n=_n(not_logged)))
         if bots == 0:
             continue
         table = _table("Pattern", "Bot requests", "Share", "Unique URLs", "Top bots",
