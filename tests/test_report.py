@@ -276,3 +276,22 @@ def test_a_finding_without_pattern_is_about_the_whole_host():
     console = Console(width=100, color_system=None, record=True)
     report.print_lines(console, report.findings_view(findings))
     assert "WARNING fake_bot www.example.net (whole host)" in console.export_text()
+
+
+def test_requests_without_a_url_have_a_named_pattern_in_every_table(tmp_path):
+    # a 408 for a connection that sent nothing ("-" as request line) has no URL, so its
+    # pattern is the empty string: the JSON keeps it, the tables name it
+    log = tmp_path / "access.log"
+    log.write_text(
+        '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "-" 408 0 "-" "-"\n'
+        '1.2.3.4 - - [28/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 200 5 "-" "curl/8.0"\n'
+    )
+    import logtrap
+
+    run = logtrap.analyze(str(log))
+    assert sorted(run.patterns["pattern"].to_list()) == ["", "/a"]
+    text = report.to_text(run, width=120)
+    assert [line.split()[:2] for line in text.splitlines() if "(empty)" in line] == [["(no", "URL)"]]
+    assert "| `-` | `(no URL)` | 1 |" in report.to_markdown(run)
+    assert "<code>(no URL)</code>" in report.to_html(run, charts=[])
+    assert {p["pattern"] for p in json.loads(report.to_json(run))["patterns"]} == {"", "/a"}

@@ -55,6 +55,19 @@ def safe(value: object) -> str:
 
 
 # -- what the log could not say ----------------------------------------------------------------
+NO_URL = "(no URL)"
+
+
+def pattern_label(pattern: str | None) -> str:
+    """A pattern as tables show it: the requests with no URL (an empty or junk request line,
+    a TLS handshake sent to the plain port) have the empty pattern, shown as `NO_URL`.
+
+    >>> pattern_label(""), pattern_label("/a/{n}")
+    ('(no URL)', '/a/{n}')
+    """
+    return pattern or NO_URL
+
+
 NOT_LOGGED_NOTE = (
     "{n} requests have no user agent in the log (its format does not record one): they are "
     "counted as bot requests, and people's requests cannot be told apart from them, so "

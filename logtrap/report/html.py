@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line
+from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -116,7 +116,7 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     parts.append(_html_table(
         ["Host", "Pattern", "Requests", "Bot requests", "Share", "Unique URLs", "Statuses",
          "Bots"],
-        ([(f"<code>{h(p['host'])}</code>", False), (f"<code>{h(p['pattern'])}</code>", False),
+        ([(f"<code>{h(p['host'])}</code>", False), (f"<code>{h(pattern_label(p['pattern']))}</code>", False),
           (_n(p["requests"]), True), (_n(p["bot_requests"]), True),
           (_pct(p["bot_share"]), True), (_urls(p["unique_urls"], p.get("unique_urls_exact")), True),
           (", ".join(f"{h(k)}: {_n(v)}" for k, v in p["statuses"].items()), False),

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line
+from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -90,7 +90,7 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
         if not p["bot_requests"]:
             continue
         bots = ", ".join(f"{md_code(name)} {_n(n)}" for name, n in list(p["bots"].items())[:3])
-        lines.append(_md_row([md_code(p["host"]), md_code(p["pattern"]),
+        lines.append(_md_row([md_code(p["host"]), md_code(pattern_label(p["pattern"])),
                               _n(p["bot_requests"]), _pct(p["bot_share"]),
                               _urls(p["unique_urls"], p.get("unique_urls_exact")), bots or "-"]))
     for title, key, lang in (("robots.txt", "robots_txt", "text"),

@@ -19,7 +19,8 @@ from rich.text import Text
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, evidence_line, not_logged_requests, safe,
+    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, evidence_line, not_logged_requests,
+    pattern_label, safe,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -100,7 +101,7 @@ def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
     rows = patterns if limit is None else patterns.head(limit)
     for row in rows.iter_rows(named=True):
         table.add_row(
-            safe(row[s.HOST]), safe(row[s.PATTERN]), _n(row[s.REQUESTS]),
+            safe(row[s.HOST]), safe(pattern_label(row[s.PATTERN])), _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
         )
@@ -134,7 +135,7 @@ def bots_table(bots: pl.DataFrame) -> Table:
     for row in bots.iter_rows(named=True):
         top = "\n".join(
             (f"{safe(p[s.HOST])}" if len(hosts) > 1 else "")
-            + f"{safe(p[s.PATTERN])} {_n(p[s.REQUESTS])}"
+            + f"{safe(pattern_label(p[s.PATTERN]))} {_n(p[s.REQUESTS])}"
             for p in (row["top_patterns"] or [])[:3]
         )
         table.add_row(
@@ -172,7 +173,7 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
                        right=("Bot requests", "Share", "Unique URLs"), fold=("Pattern",))
         shown = rows.filter(pl.col(s.BOT_REQUESTS) > 0).head(top)
         for row in shown.iter_rows(named=True):
-            table.add_row(safe(row[s.PATTERN]), _n(row[s.BOT_REQUESTS]),
+            table.add_row(safe(pattern_label(row[s.PATTERN])), _n(row[s.BOT_REQUESTS]),
                           _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(table)
