@@ -2,9 +2,9 @@
 
 A rule must block every logged URL of its trap and no known content URL: the sitemaps, plus
 the 2xx/3xx URLs the log shows as content (patterns without a trap finding, fetched by people
-or by a search engine not proven fake; where the log records no user agent, every such URL). A rule that would block content is narrowed (another
-candidate, or Allow lines for a few content URLs) or withheld, and the reason names the
-content URL that stopped it.
+or by a search engine not proven fake; where the log records no user agent, every such URL).
+A rule that would block content is narrowed (another candidate, or Allow lines for a few
+content URLs) or withheld, and the reason names the content URL that stopped it.
 
 Candidates are judged in bulk by `robots_match` (RFC 9309 matching as Polars expressions,
 equal to Protego's answers by a property test), then the rule chosen is confirmed with
@@ -197,7 +197,8 @@ def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.
     searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
     human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
     unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
-    unknown = urls.join(unlogged.select(s.HOST, s.PATTERN).unique(), on=[s.HOST, s.PATTERN], how="semi")
+    unknown = urls.join(unlogged.select(s.HOST, s.PATTERN).unique(), on=[s.HOST, s.PATTERN],
+                        how="semi")
     return pl.concat([human, searched, unknown]).select(s.URL).unique(maintain_order=True)
 
 

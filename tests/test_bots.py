@@ -10,7 +10,10 @@ import polars as pl
 import pytest
 
 from builders import letters, pinned_string_bytes
-from logtrap.bots import EMPTY_NAME, NOT_LOGGED_NAME, SEARCH_ENGINES, AgentCache, add_bots, bot_family_pattern, classify_agents
+from logtrap.bots import (
+    EMPTY_NAME, NOT_LOGGED_NAME, SEARCH_ENGINES, AgentCache, add_bots, bot_family_pattern,
+    classify_agents,
+)
 from logtrap.errors import LogtrapError
 from logtrap.schema import BOT_KIND, BOT_KINDS, BOT_NAME, IS_BOT, USER_AGENT
 

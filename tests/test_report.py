@@ -24,7 +24,8 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
             "bots", "sections"}
 SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests",
-                "requests_without_user_agent", "start", "end", "hosts", "rejected_examples", "files"}
+                "requests_without_user_agent", "start", "end", "hosts", "rejected_examples",
+                "files"}
 REJECTED_KEYS = {"source", "line_no", "line", "reason"}
 PATTERN_KEYS = {"host", "pattern", "section", "requests", "bot_requests", "human_requests",
                 "unique_urls", "unique_urls_exact", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
@@ -108,7 +109,8 @@ def test_json_values():
     doc = report.to_dict(sample_analysis(), SUGGESTIONS)
     assert doc["summary"] == {
         "lines": 11, "parsed": 10, "rejected": 1, "requests": 10, "bot_requests": 7,
-        "requests_without_user_agent": 0, "start": "2026-01-01T00:00:00+00:00", "end": "2026-01-01T00:20:00+00:00",
+        "requests_without_user_agent": 0,
+        "start": "2026-01-01T00:00:00+00:00", "end": "2026-01-01T00:20:00+00:00",
         "hosts": ["example.com"],
         "rejected_examples": [{"source": "access.log", "line_no": 4, "line": EVIL_MARKUP,
                                "reason": "does not match combined"}],
@@ -291,7 +293,8 @@ def test_requests_without_a_url_have_a_named_pattern_in_every_table(tmp_path):
     run = logtrap.analyze(str(log))
     assert sorted(run.patterns["pattern"].to_list()) == ["", "/a"]
     text = report.to_text(run, width=120)
-    assert [line.split()[:2] for line in text.splitlines() if "(empty)" in line] == [["(no", "URL)"]]
+    budget = [line.split()[:2] for line in text.splitlines() if "(empty)" in line]
+    assert budget == [["(no", "URL)"]]
     assert "| `-` | `(no URL)` | 1 |" in report.to_markdown(run)
     assert "<code>(no URL)</code>" in report.to_html(run, charts=[])
     assert {p["pattern"] for p in json.loads(report.to_json(run))["patterns"]} == {"", "/a"}

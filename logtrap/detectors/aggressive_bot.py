@@ -32,8 +32,8 @@ from __future__ import annotations
 import polars as pl
 
 from logtrap import findings as f
-from logtrap.bots import NOT_LOGGED_NAME
 from logtrap import schema as s
+from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic

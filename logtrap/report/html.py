@@ -6,7 +6,9 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label
+from logtrap.report._common import (
+    NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label,
+)
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -96,7 +98,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
         ]),
     ]
     if summary["requests_without_user_agent"]:
-        parts.append(f"<p>{h(NOT_LOGGED_NOTE.format(n=_n(summary['requests_without_user_agent'])))}</p>")
+        note = NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"]))
+        parts.append(f"<p>{h(note)}</p>")
     parts.append("<h2>Findings</h2>")
     if not report["findings"]:
         parts.append("<p>No crawler traps found.</p>")
@@ -116,7 +119,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     parts.append(_html_table(
         ["Host", "Pattern", "Requests", "Bot requests", "Share", "Unique URLs", "Statuses",
          "Bots"],
-        ([(f"<code>{h(p['host'])}</code>", False), (f"<code>{h(pattern_label(p['pattern']))}</code>", False),
+        ([(f"<code>{h(p['host'])}</code>", False),
+          (f"<code>{h(pattern_label(p['pattern']))}</code>", False),
           (_n(p["requests"]), True), (_n(p["bot_requests"]), True),
           (_pct(p["bot_share"]), True), (_urls(p["unique_urls"], p.get("unique_urls_exact")), True),
           (", ".join(f"{h(k)}: {_n(v)}" for k, v in p["statuses"].items()), False),

@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label
+from logtrap.report._common import (
+    NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label,
+)
 from logtrap.report.data import to_dict
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
