@@ -495,7 +495,14 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
                                          indent=2, ensure_ascii=False) + "\n")
         if json_out == STDOUT:
             return
-    report.print_lines(_console(), [report.bots_table(table)])
+    from logtrap.bots import NOT_LOGGED_NAME
+    from logtrap.report._common import NOT_LOGGED_NOTE
+
+    shown: list[Any] = [report.bots_table(table)]
+    not_logged = table.filter(pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)[s.REQUESTS].sum()
+    if not_logged:
+        shown.append(NOT_LOGGED_NOTE.format(n=f"{not_logged:,}"))
+    report.print_lines(_console(), shown)
 
 
 @cli.command()
