@@ -459,7 +459,15 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
         if json_out == STDOUT:
             return
     view = report.section_table(table) if sections else report.pattern_table(table)
-    report.print_lines(_console(), [view])
+    report.print_lines(_console(), [view, *_not_logged_note(analysis)])
+
+
+def _not_logged_note(analysis: Any) -> list[str]:
+    """The note under a table when the log records no user agent for some requests."""
+    from logtrap.report._common import NOT_LOGGED_NOTE, not_logged_requests
+
+    n = not_logged_requests(analysis.patterns)
+    return [NOT_LOGGED_NOTE.format(n=f"{n:,}")] if n else []
 
 
 @cli.command()
@@ -495,14 +503,7 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
                                          indent=2, ensure_ascii=False) + "\n")
         if json_out == STDOUT:
             return
-    from logtrap.bots import NOT_LOGGED_NAME
-    from logtrap.report._common import NOT_LOGGED_NOTE
-
-    shown: list[Any] = [report.bots_table(table)]
-    not_logged = table.filter(pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)[s.REQUESTS].sum()
-    if not_logged:
-        shown.append(NOT_LOGGED_NOTE.format(n=f"{not_logged:,}"))
-    report.print_lines(_console(), shown)
+    report.print_lines(_console(), [report.bots_table(table), *_not_logged_note(analysis)])
 
 
 @cli.command()

@@ -354,18 +354,22 @@ Googlebot          6   100.0%                    0/0/6          1   200 6      /
 """
 
 
-def test_bots_says_when_the_log_records_no_user_agent(logs):
+def test_bots_and_patterns_say_when_the_log_records_no_user_agent(logs):
     # Apache common: the same trap log without referer and user agent
     common = [line.rsplit(' "', 2)[0] for line in TRAP]
     (logs / "common.log").write_text("\n".join(common) + "\n")
-    result = run("bots", "common.log", "-q")
-    assert result.exit_code == 0
-    assert result.stdout.splitlines()[2].split()[:3] == ["(not", "logged)", "9"]
-    assert result.stdout.splitlines()[-1] == (
+    note = (
         "9 requests have no user agent in the log (its format does not record one): they are "
         "counted as bot requests, and people's requests cannot be told apart from them, so "
         "human_* evidence counts none of them; rules are checked against every URL they "
         "fetched with success outside the traps.")
+    result = run("bots", "common.log", "-q")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[2].split()[:3] == ["(not", "logged)", "9"]
+    assert result.stdout.splitlines()[-1] == note
+    result = run("patterns", "common.log", "-q")
+    assert result.stdout.splitlines()[-1] == note
+    assert "requests have no user agent" not in run("patterns", "trap.log", "-q").stdout
 
 
 def test_bots_json_verified_with_ip_ranges(logs):
