@@ -45,11 +45,24 @@ __all__ = [
     "add_bots",
     "bot_family_pattern",
     "classify_agents",
+    "named_bot",
 ]
 
 EMPTY_NAME = "(empty)"  # bot_name of a "" or "-" user agent
 NOT_LOGGED_NAME = "(not logged)"  # bot_name of a null user agent: the log format has none
 UNKNOWN_NAME = "(unknown)"  # bot_name of a bot whose UA carries no usable product token
+
+
+def named_bot() -> pl.Expr:
+    """True for the requests of one bot the log names: what a verdict on a bot (it hammers,
+    it ignores robots.txt) and a server rule matching its user agent can be about. Not
+    ``NOT_LOGGED_NAME``: the requests of a log without user agents, people's among them.
+
+    >>> names = pl.DataFrame({BOT_NAME: ["curl", NOT_LOGGED_NAME, None]})
+    >>> names.select(named_bot()).to_series().to_list()
+    [True, False, False]
+    """
+    return pl.col(BOT_NAME).is_not_null() & (pl.col(BOT_NAME) != NOT_LOGGED_NAME)
 
 # -- our own table: stable names and kinds only ------------------------------------------------
 # (name, kind, tokens). Tokens are case-insensitive literal substrings of the UA; the first

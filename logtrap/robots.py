@@ -196,10 +196,15 @@ def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.
     crawled = claims.select(s.HOST, s.PATTERN).unique()
     searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
     human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
-    unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
-    unknown = urls.join(unlogged.select(s.HOST, s.PATTERN).unique(), on=[s.HOST, s.PATTERN],
-                        how="semi")
+    unknown = urls.filter(pl.col(s.PATTERN).is_in(_unlogged_patterns(traffic, host)))
     return pl.concat([human, searched, unknown]).select(s.URL).unique(maintain_order=True)
+
+
+def _unlogged_patterns(traffic: Traffic, host: str) -> list[str]:
+    """A host's patterns requested without a user agent in the log (`bots.NOT_LOGGED_NAME`):
+    any of their pages may be one people read."""
+    unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
+    return unlogged[s.PATTERN].unique().to_list()
 
 
 # -- candidate rules ---------------------------------------------------------------------------
@@ -582,12 +587,7 @@ def _rule(
         answered = rows.filter(pl.col(s.STATUS).is_between(200, 399))
         people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
         own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
-        # where the log records no user agent, any page of the pattern may be people's
-        unlogged = traffic.agents.filter(
-            pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern,
-            pl.col(s.BOT_NAME) == NOT_LOGGED_NAME,
-        )
-        if unlogged.height:
+        if pattern in _unlogged_patterns(traffic, finding.host):
             seen = {u for u, _ in own}
             own += [(u, OWN_NOT_LOGGED) for u in answered[s.URL].unique(maintain_order=True)
                     if u not in seen]
@@ -599,13 +599,14 @@ def _rule(
         rows = pl.DataFrame({s.URL: [u for u in host_urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
-    lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     if not trap and any(why == OWN_NOT_LOGGED for _, why in own):
-        reason = (
+        lines, status, reason = (), "withheld", (
             "the log records no user agent for this pattern's requests, so any of its pages "
             "answered with success may be one people read: no rule can be checked not to "
             "block them; fix it at the source (the finding's advice)"
         )
+    else:
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 

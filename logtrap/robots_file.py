@@ -13,6 +13,7 @@ import polars as pl
 from protego import Protego
 
 from logtrap import schema as s
+from logtrap.bots import named_bot
 from logtrap.robots import RobotsRule, comment
 from logtrap.robots_match import CHECK_AGENT, absolute, matcher
 from logtrap.traffic import Traffic
@@ -157,10 +158,14 @@ def render(
 
 def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
     """Bots that fetched patterns the current robots.txt disallows for them (every sampled URL
-    of the pattern they fetched is disallowed): host, bot_name, pattern, requests."""
+    of the pattern they fetched is disallowed): host, bot_name, pattern, requests. Only bots
+    the log names (`bots.named_bot`): people do not read robots.txt, and a log without user
+    agents cannot tell them from bots."""
     robots = Protego.parse(current)
     agents = (
-        traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) != "/robots.txt")
+        traffic.agents.filter(
+            pl.col(s.HOST) == host, pl.col(s.PATTERN) != "/robots.txt", named_bot()
+        )
         .group_by(s.HOST, s.BOT_NAME, s.PATTERN)
         .agg(pl.col(s.REQUESTS).sum())
         .sort(s.BOT_NAME, s.PATTERN)
@@ -180,7 +185,8 @@ def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
         key = (id(group_of(agent)) if group_of else agent, row[s.PATTERN])
         if key not in done:
             # the first allowed URL settles it: most patterns a bot fetches are not disallowed
-            done[key] = bool(fetched) and not any(robots.can_fetch(absolute(u), agent) for u in fetched)
+            allowed = any(robots.can_fetch(absolute(u), agent) for u in fetched)
+            done[key] = bool(fetched) and not allowed
         keep.append(done[key])
     return agents.filter(pl.Series(keep, dtype=pl.Boolean))
 

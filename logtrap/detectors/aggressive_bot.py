@@ -20,8 +20,8 @@ rule blocking them would only break the renderer.
 Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
 fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
 the real engine too. Addresses that only claim to be one are `fake_bot`'s findings. Nor are
-requests whose log records no user agent (`bots.NOT_LOGGED_NAME`): they are not one bot, and
-no server rule could match an agent the log never showed.
+requests whose log records no user agent (`bots.named_bot`): they are not one bot, and no
+server rule could match an agent the log never showed.
 
 The finding's pattern is the bot's most fetched pattern; evidence names the bot (`bot_name`)
 and its routes (`routes`, path prefixes) for the server rules.
@@ -33,7 +33,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.bots import NOT_LOGGED_NAME
+from logtrap.bots import named_bot
 from logtrap.detectors import _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
@@ -77,7 +77,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     (0, 9)
     """
     agents = traffic.agents.filter(
-        pl.col(s.BOT_NAME).is_not_null()
+        named_bot()
         & pl.col(s.PATTERN).str.starts_with("/")
         & ~_shape.is_static(pl.col(s.PATTERN))
     )
@@ -86,7 +86,6 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     bots = _bots(agents, traffic.bot_minutes)
     candidates = bots.filter(
         (pl.col(s.BOT_KIND) != "search")
-        & (pl.col(s.BOT_NAME) != NOT_LOGGED_NAME)
         & (pl.col(s.REQUESTS) >= settings.aggressive_bot_min_requests)
         & (pl.col("share") >= settings.aggressive_bot_min_share)
         & pl.col("median_other_peak_per_minute").is_not_null()

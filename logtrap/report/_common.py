@@ -12,7 +12,11 @@ from datetime import datetime
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
 from rich.markup import escape
+
+from logtrap import schema as s
+from logtrap.bots import NOT_LOGGED_NAME
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
     from logtrap.analysis import Analysis
@@ -76,20 +80,14 @@ NOT_LOGGED_NOTE = (
 )
 
 
-def not_logged_requests(patterns: Any) -> int:
+def not_logged_requests(patterns: pl.DataFrame) -> int:
     """Requests whose user agent the log does not record (`bots.NOT_LOGGED_NAME`), from a
     patterns frame (its `bots` lists).
 
-    >>> import polars as pl
     >>> not_logged_requests(pl.DataFrame({"bots": [[{"bot_name": "(not logged)", "requests": 3},
     ...     {"bot_name": "curl", "requests": 1}]]}))
     3
     """
-    import polars as pl
-
-    from logtrap import schema as s
-    from logtrap.bots import NOT_LOGGED_NAME
-
     if patterns.height == 0:
         return 0
     bots = patterns.select(pl.col(s.BOTS).explode()).unnest(s.BOTS)
