@@ -201,8 +201,18 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
 # -- outputs ---------------------------------------------------------------------------------
 
 
-def _check_output(path: str | None, *, directory: bool = False) -> None:
-    """Fail before the (long) read if an output cannot be written where asked."""
+# How every report logtrap writes begins (JSON, Markdown, HTML). A file at a report's path is
+# replaced only if it begins so, or is empty: any other file is the user's (a mistyped
+# `--json access.log` would otherwise replace the log it reads).
+_REPORT_HEADS = ('"schema": "logtrap/', "# logtrap report", "<title>logtrap report</title>")
+_PARQUET_TABLES = ("patterns", "findings", "windows", "bots")
+_PARQUET_KEY = "logtrap"  # key-value metadata naming the table in each Parquet file written
+
+
+def _check_output(path: str | None, *, directory: bool = False, report: bool = True) -> None:
+    """Fail before the (long) read if an output cannot be written where asked, or if a report
+    (not a rule file: `_write_user_files` guards those) would replace a file logtrap did not
+    write."""
     if path is None or path == STDOUT:
         return
     target = Path(path)
@@ -213,6 +223,29 @@ def _check_output(path: str | None, *, directory: bool = False) -> None:
         raise OutputError(f"cannot write Parquet files into {path}: it is a file")
     if not directory and target.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder")
+    files = [target / f"{name}.parquet" for name in _PARQUET_TABLES] if directory else [target]
+    for file in files if report else ():
+        if file.exists() and not _is_report(file, parquet=directory):
+            raise OutputError(
+                f"{file} exists and is not a report logtrap wrote: it was left alone, and "
+                "nothing was read",
+                hint="give the report a path of its own (logtrap rewrites its reports on "
+                "every run)",
+            )
+
+
+def _is_report(file: Path, *, parquet: bool) -> bool:
+    """Whether logtrap wrote this file (so a run may rewrite it); an empty file counts."""
+    try:
+        if file.stat().st_size == 0:
+            return True
+        if parquet:
+            return _PARQUET_KEY in pl.read_parquet_metadata(file)
+        with file.open("rb") as fh:
+            head = fh.read(1024).decode("utf-8", "replace")
+    except (OSError, pl.exceptions.PolarsError):
+        return False
+    return any(mark in head for mark in _REPORT_HEADS)
 
 
 def _write_text(path: str, text: str) -> None:
@@ -248,7 +281,7 @@ def _write_parquet(directory: str, tables: dict[str, pl.DataFrame]) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in tables.items():
-            frame.write_parquet(folder / f"{name}.parquet")
+            frame.write_parquet(folder / f"{name}.parquet", metadata={_PARQUET_KEY: name})
     except OSError as exc:
         raise OutputError(f"cannot write Parquet files into {directory}: "
                           f"{exc.strerror or exc}") from exc
@@ -367,8 +400,9 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
 
     Under cron, --quiet prints nothing unless there are findings at or above --fail-on
     (then only those findings). Report files (--json FILE, --markdown FILE, --html,
-    --parquet) are logtrap's own and are overwritten on every run; --json - and
-    --markdown - print the report on stdout instead of the summary.
+    --parquet) are rewritten on every run, but never a file logtrap did not write
+    (that stops the run before reading); --json - and --markdown - print the report
+    on stdout instead of the summary.
     """
     if json_out == STDOUT and markdown_out == STDOUT:
         raise click.UsageError("--json - and --markdown - cannot both use stdout")
@@ -535,7 +569,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
       logtrap suggest access.log --nginx-out /etc/nginx/snippets/bots.conf --force
     """
     for path in (robots_out, htaccess_out, nginx_out):
-        _check_output(path)
+        _check_output(path, report=False)
     from logtrap.analysis import analyze as run_analysis
     from logtrap.rules import suggest as run_suggest
 

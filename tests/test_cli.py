@@ -263,6 +263,52 @@ def test_output_folder_missing_fails_before_reading(logs):
         "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n")
 
 
+NOT_OURS = ("exists and is not a report logtrap wrote: it was left alone, and nothing was read\n"
+            "Hint: give the report a path of its own (logtrap rewrites its reports on every run)\n")
+
+
+@pytest.mark.parametrize("option", ["--json", "--markdown", "--html"])
+def test_a_report_never_replaces_the_log_it_reads(logs, option):
+    before = (logs / "trap.log").read_bytes()
+    result = run("analyze", "trap.log", option, "trap.log")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: trap.log {NOT_OURS}"
+    assert (logs / "trap.log").read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["bots", "patterns"])
+def test_table_json_never_replaces_a_file_of_the_users(logs, command):
+    (logs / "notes.json").write_text('{"mine": true}\n')
+    result = run(command, "trap.log", "--json", "notes.json")
+    assert (result.exit_code, result.stderr) == (1, f"Error: notes.json {NOT_OURS}")
+    assert (logs / "notes.json").read_text() == '{"mine": true}\n'
+
+
+def test_reports_logtrap_wrote_are_rewritten_and_empty_files_taken(logs, stub_registry):
+    (logs / "r.html").write_text("")
+    first = run("analyze", "clean.log", "-q", "--json", "r.json", "--markdown", "r.md",
+                "--html", "r.html", "--parquet", "tables")
+    assert first.exit_code == 0 and (logs / "r.html").read_text().startswith("<!DOCTYPE html>")
+    second = run("analyze", "trap.log", "-q", "--json", "r.json", "--markdown", "r.md",
+                 "--html", "r.html", "--parquet", "tables")
+    assert second.exit_code == 3
+    assert [x["kind"] for x in json.loads((logs / "r.json").read_text())["findings"]] == [
+        "calendar"]
+    assert "calendar" in (logs / "r.md").read_text() and "calendar" in (logs / "r.html").read_text()
+    assert pl.read_parquet(logs / "tables" / "findings.parquet")["kind"].to_list() == ["calendar"]
+    assert pl.read_parquet_metadata(logs / "tables" / "bots.parquet")["logtrap"] == "bots"
+
+
+def test_parquet_never_replaces_a_file_of_the_users(logs):
+    (logs / "tables").mkdir()
+    pl.DataFrame({"mine": [1]}).write_parquet(logs / "tables" / "patterns.parquet")
+    result = run("analyze", "clean.log", "--parquet", "tables")
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: tables/patterns.parquet {NOT_OURS}"
+    assert pl.read_parquet(logs / "tables" / "patterns.parquet").columns == ["mine"]
+    assert sorted(p.name for p in (logs / "tables").iterdir()) == ["patterns.parquet"]
+
+
 # -- config --------------------------------------------------------------------------------------
 
 
