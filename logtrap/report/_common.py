@@ -165,11 +165,13 @@ def evidence_line(evidence: Mapping[str, Any], escape_text: Callable[[object], s
     'span_years 31; share 0.123; top_bots Googlebot 92'
     >>> evidence_line({"weeks": list(range(10))}, str)
     'weeks 0, 1, 2, 3, 4, 5, 6, 7, ... (2 more)'
+    >>> evidence_line({"new_urls_per_window": 2027.33, "urls_per_size": 511.0}, str)
+    'new_urls_per_window 2,027; urls_per_size 511'
     """
 
     def show(value: Any) -> str:
-        if isinstance(value, float):
-            return f"{value:.3g}"
+        if isinstance(value, float):  # three significant digits, never in e-notation past 999
+            return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
         if isinstance(value, int) and not isinstance(value, bool):
             return _n(value)
         if isinstance(value, Mapping):  # {"bot_name": "Googlebot", "requests": 92}
