@@ -120,6 +120,7 @@ class Settings:
     growing_pattern_min_ratio: float = 0.5  # late growth at least half the early growth: no convergence (judgement)
     growing_pattern_min_new_urls: int = 30  # new URLs over the last windows; a handful is a live site (judgement)
     growing_pattern_min_novelty: float = 0.5  # most late requests go to URLs never seen before (judgement)
+    growing_pattern_min_urls_per_size: float = 1.5  # URLs answered 200 per distinct size: repeated content; a catalog's pages have a size each (judgement)
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 

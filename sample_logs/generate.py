@@ -349,7 +349,7 @@ def shop() -> Site:
     s.traps["session_id"] = Trap("session_id", ["session_id", "growing_pattern"], "-", "/?sid",
                                  r"^/\?sid=[a-z0-9]{26}$",
                                  "Copies of the home page (same 48,213-byte size) with a new sid on every URL.")
-    s.traps["internal_search"] = Trap("internal_search", ["internal_search", "growing_pattern"], "-", "/search?q",
+    s.traps["internal_search"] = Trap("internal_search", ["internal_search"], "-", "/search?q",
                                       r"^/search\?q=[^&]+$",
                                       "Search result pages linked from 'popular searches' and product pages, "
                                       "fetched by crawlers with ever new queries; humans search too.")
@@ -830,7 +830,9 @@ def main() -> dict:
         "days": [(FIRST_DAY + timedelta(days=d)).isoformat() for d in range(DAYS)],
         "notes": [
             "expected_kinds is every kind a detector should report on that site, and no other.",
-            "growing_pattern is expected wherever a trap's URL space grows day after day (new_urls_per_day > 0 every day).",
+            "growing_pattern is expected wherever a trap's URL space grows day after day (new_urls_per_day > 0 every day) "
+            "and its pages repeat their response sizes; search results (internal_search) each have a size of their own, "
+            "as a catalog's pages do.",
             "budget_hog is expected only in nginx-custom: elsewhere no pattern reaches 42% of a host's crawler fetches (checked by the generator).",
             "hosts is ['-'] for formats without a virtual host field; vhost_combined logs %v:%p as 'name:443'.",
             "vhost_combined lines start 'news.example.net:443'; hosts lists the names without the port.",

@@ -195,6 +195,9 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
         "late_new_urls": 120,
         "late_requests": 120,
         "novelty": 1.0,
+        "sampled_ok_urls": 280,
+        "distinct_sizes": 1,  # every month the same empty page
+        "urls_per_size": 280.0,
     }
     assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
@@ -236,6 +239,34 @@ def test_growing_pattern_silent_on_a_catalog_crawled_once_then_revisited():
         rows += [req(f"/p/{i}", "/p/{n}", at=T0 + timedelta(days=day, seconds=i % 3600),
                      size=3000 + i) for i in ids]
     assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+def catalog_first_crawl(sizes: int) -> list[dict]:
+    """A catalog of 700 products crawled for the first time, 100 new ones a day spread over
+    the day, each fetched once; the pages take `sizes` distinct response sizes in turn."""
+    return [
+        req(f"/p/{i}", "/p/{n}", at=T0 + timedelta(days=i // 100, seconds=864 * (i % 100)),
+            size=3000 + i % sizes)
+        for i in range(700)
+    ]
+
+
+def test_growing_pattern_silent_on_a_catalog_crawled_for_the_first_time():
+    # it grows like a trap (new URLs every day, each fetched once), but each page has a size
+    # of its own: URLs growing with new content are not a trap
+    traffic = traffic_of(catalog_first_crawl(sizes=2800))
+    growth = traffic.windows.filter(pl.col(s.PATTERN) == "/p/{n}")[s.NEW_URLS]
+    assert growth.to_list() == [100] * 7
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_growing_pattern_fires_when_the_growing_urls_repeat_their_content():
+    # the same growth, the pages' sizes repeating: two URLs per size, one above the threshold
+    out = growing_pattern.detect(traffic_of(catalog_first_crawl(sizes=350)), Settings())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/p/{n}", 700)]
+    ev = evidence(out)
+    assert (ev["sampled_ok_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (700, 350, 2.0)
+    assert ev["new_urls_per_window"] == [100] * 7
 
 
 # -- aggressive_bot -------------------------------------------------------------------------

@@ -15,7 +15,13 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    post a day is not a trap);
 5. novelty: at least `growing_pattern_min_novelty` of the pattern's requests in the last W
    windows went to URLs never seen before. A real site whose content is fetched again and again
-   has low novelty even while it publishes; a trap's crawlers fetch each URL about once.
+   has low novelty even while it publishes; a trap's crawlers fetch each URL about once;
+6. no new content: the pattern's sampled URLs answered 200 share their response sizes, at
+   least `growing_pattern_min_urls_per_size` URLs per distinct size (or none answered 200:
+   redirects and errors are not content). A large catalog crawled for the first time grows
+   like a trap, window after window, but each of its pages has a size of its own (DESIGN:
+   "URLs growing without new content" is the signal, not the count of URLs). Search result
+   pages differ in size too: `internal_search` names them.
 
 At host level (pattern = null) the same rule applies to the number of distinct patterns: new
 patterns first seen in each of the last W windows, at least `growing_pattern_min_new_patterns`
@@ -34,6 +40,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.detectors import _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -138,13 +145,24 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
+        .join(_sizes(traffic.urls), on=_KEYS, how="left")
         .with_columns(
-            (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty")
+            (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty"),
+            pl.col("sampled_ok_urls", "distinct_sizes").fill_null(0),
+        )
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
+            .round(1)
+            .alias("urls_per_size")
         )
         .filter(
             _not_converging(settings)
             & (pl.col("late_total") >= settings.growing_pattern_min_new_urls)
             & (pl.col("novelty") >= settings.growing_pattern_min_novelty)
+            & (
+                (pl.col("sampled_ok_urls") == 0)
+                | (pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size)
+            )
         )
     )
     if rows.height == 0:
@@ -176,8 +194,20 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
             "late_new_urls",
             "late_requests",
             "novelty",
+            "sampled_ok_urls",
+            "distinct_sizes",
+            "urls_per_size",
         ],
         advice=ADVICE,
+    )
+
+
+def _sizes(urls: pl.DataFrame) -> pl.DataFrame:
+    """Per host+pattern: the sampled URLs answered 200, and their distinct response sizes."""
+    ok = pl.col(s.STATUS) == 200
+    return _shape.per_url(urls).group_by(_KEYS).agg(
+        ok.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+        pl.col(s.BYTES).filter(ok).n_unique().cast(pl.Int64).alias("distinct_sizes"),
     )
 
 
