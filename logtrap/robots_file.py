@@ -129,10 +129,14 @@ def render(
         elif star_lines:
             here += [_AGAIN, *star_lines]
     out: list[str] = []
-    if current is None:
+    title = "# robots.txt lines suggested by logtrap" + (
+        "" if host == "-" else f" for host {comment(host)}"
+    )
+    if current is None and not emitted:  # withheld rules only: say so, not how rules were checked
+        out += [title + ": none, every rule found was withheld (the reasons follow)."]
+    elif current is None:
         out += [
-            "# robots.txt lines suggested by logtrap"
-            + ("" if host == "-" else f" for host {comment(host)}"),
+            title,
             "# Each rule blocks every logged URL of its trap and none of the "
             f"{content_count:,} known content URLs",
             "# (checked with an RFC 9309 matcher). robots.txt does not remove indexed URLs:",

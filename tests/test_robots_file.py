@@ -75,14 +75,19 @@ def test_merge_keeps_every_current_line_in_order(lines):
 def test_withheld_only_rules_add_no_group():
     rule = robots.RobotsRule("-", "pagination", "/l?page", "*", (), "withheld", "why")
     text = robots_file.render("-", [rule], None, 3)
-    assert "User-agent" not in text and text.endswith("# logtrap withheld (pagination /l?page): why\n")
+    assert text.splitlines() == [
+        "# robots.txt lines suggested by logtrap: none, every rule found was withheld "
+        "(the reasons follow).",
+        "",
+        "# logtrap withheld (pagination /l?page): why",
+    ]
 
 
 def test_hostile_pattern_text_stays_in_its_comment():
     rule = robots.RobotsRule("-", "calendar", "/c\nDisallow: /\u2028x", "*", (), "withheld", "a\rb")
     text = robots_file.render("-", [rule], None, 0)
     assert Protego.parse(text).can_fetch("http://s/anything", "bot")
-    assert len(text.splitlines()) == 6
+    assert len(text.splitlines()) == 3  # title, blank, the one withheld comment
 
 
 # -- the current file --------------------------------------------------------------------------
