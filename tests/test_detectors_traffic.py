@@ -217,6 +217,8 @@ def test_growing_pattern_host_level_when_patterns_keep_appearing():
     assert ev["new_patterns_per_window"] == [3, 2, 2, 2, 2, 2, 2]
     assert ev["late_new_patterns"] == 6
     assert ev["patterns"] == 17
+    # the same page at every depth
+    assert (ev["sampled_ok_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (8, 1, 8.0)
     assert out.filter(pl.col(s.PATTERN).is_not_null()).height == 0  # one URL each: too few
 
 
@@ -257,6 +259,20 @@ def test_growing_pattern_silent_on_a_catalog_crawled_for_the_first_time():
     traffic = traffic_of(catalog_first_crawl(sizes=2800))
     growth = traffic.windows.filter(pl.col(s.PATTERN) == "/p/{n}")[s.NEW_URLS]
     assert growth.to_list() == [100] * 7
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_growing_pattern_silent_on_a_catalog_whose_products_are_patterns_of_their_own():
+    # /products/item-37 is a pattern of its own: 20 new patterns a day while the catalog is
+    # first crawled, each product page its own size
+    rows = articles(50)
+    rows += [
+        req(f"/products/item-{i}", f"/products/item-{i}",
+            at=T0 + timedelta(days=i // 20, seconds=4000 * (i % 20)), size=5000 + 7 * i)
+        for i in range(140)
+    ]
+    traffic = traffic_of(rows)
+    assert traffic.patterns.height == 141
     assert growing_pattern.detect(traffic, Settings()).height == 0
 
 

@@ -28,7 +28,10 @@ patterns first seen in each of the last W windows, at least `growing_pattern_min
 of them, and not slowing down compared with the W windows *after the first* (the first window is
 discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
 probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
-and mints a deeper pattern per visit).
+and mints a deeper pattern per visit). The new patterns' pages must repeat their sizes, as in
+rule 6: a catalog whose products are each a pattern of their own (`/products/item-37`) shows new
+patterns every day while it is first crawled, each page its own size; a relative-link loop
+serves the same page at every depth.
 
 Windows the logs cover for less than `growing_pattern_min_coverage` of their length (the first
 and last day of a rotated set usually) are left out: their counts are not comparable.
@@ -149,20 +152,13 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
         .with_columns(
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty"),
             pl.col("sampled_ok_urls", "distinct_sizes").fill_null(0),
-        )
-        .with_columns(
-            (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
-            .round(1)
-            .alias("urls_per_size")
+            pl.col("urls_per_size").fill_null(0.0),
         )
         .filter(
             _not_converging(settings)
             & (pl.col("late_total") >= settings.growing_pattern_min_new_urls)
             & (pl.col("novelty") >= settings.growing_pattern_min_novelty)
-            & (
-                (pl.col("sampled_ok_urls") == 0)
-                | (pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size)
-            )
+            & _repeated_content(settings)
         )
     )
     if rows.height == 0:
@@ -202,12 +198,29 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     )
 
 
-def _sizes(urls: pl.DataFrame) -> pl.DataFrame:
-    """Per host+pattern: the sampled URLs answered 200, and their distinct response sizes."""
+def _sizes(urls: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
+    """Per key: the sampled URLs answered 200, their distinct response sizes, and the URLs per
+    size (0 without a URL answered 200)."""
     ok = pl.col(s.STATUS) == 200
-    return _shape.per_url(urls).group_by(_KEYS).agg(
-        ok.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-        pl.col(s.BYTES).filter(ok).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+    return (
+        _shape.per_url(urls)
+        .group_by(keys)
+        .agg(
+            ok.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).filter(ok).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+        )
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
+            .round(1)
+            .alias("urls_per_size")
+        )
+    )
+
+
+def _repeated_content(settings: Settings) -> pl.Expr:
+    """No URL answered 200 (redirects and errors are not content), or their sizes repeat."""
+    return (pl.col("sampled_ok_urls") == 0) | (
+        pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size
     )
 
 
@@ -245,10 +258,13 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
         pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
         pl.col(s.PATTERN).sort().head(f.MAX_EXAMPLES).alias("late_patterns"),
     )
-    examples = _examples(traffic.urls.join(late.select(_KEYS), on=_KEYS), [s.HOST])
+    late_urls = traffic.urls.join(late.select(_KEYS), on=_KEYS, how="semi")
+    examples = _examples(late_urls, [s.HOST])
     patterns = traffic.patterns.group_by(s.HOST).agg(pl.len().cast(pl.Int64).alias("patterns"))
     rows = (
         rows.join(totals, on=s.HOST)
+        .join(_sizes(late_urls, [s.HOST]), on=s.HOST)  # hosts with no late URL sampled: none
+        .filter(_repeated_content(settings))
         .join(examples, on=s.HOST, how="left")
         .join(patterns, on=s.HOST)
         .with_columns(
@@ -273,6 +289,9 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
             "late_new_patterns_per_window",
             "late_new_patterns",
             "late_patterns",
+            "sampled_ok_urls",
+            "distinct_sizes",
+            "urls_per_size",
         ],
         advice=HOST_ADVICE,
     )
