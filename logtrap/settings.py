@@ -105,6 +105,8 @@ class Settings:
     internal_search_min_bot_requests: int = 20  # a handful of fetches is no waste (judgement)
     internal_search_min_urls: int = 10  # distinct searches needed (judgement)
 
+    # Sizes shared by this many patterns of pages people read are a single-page app's shell, not evidence
+    shell_min_patterns: int = 3  # distinct pages of a classic site practically never share an exact size (judgement)
     # budget_hog: one wasteful-looking pattern takes most of a host's bot fetches
     budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
     budget_hog_critical_share: float = 0.8  # four fetches in five: the budget is gone (judgement)

@@ -16,7 +16,7 @@ import pytest
 
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
-from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
+from logtrap.detectors import _shape, aggressive_bot, budget_hog, fake_bot, growing_pattern
 from logtrap.findings import empty_findings
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
@@ -124,6 +124,7 @@ def test_budget_hog_fires_on_a_pattern_eating_the_budget():
         "sampled_ok_urls": 600,
         "distinct_ok_sizes": 1,
         "urls_per_size": 600.0,
+        "shell_urls": 0,
         "error_share": 0.0,
         "wasteful_because": ["repeated_answers"],
     }
@@ -154,6 +155,42 @@ def test_budget_hog_silent_when_bots_mostly_fetch_real_articles():
     traffic = traffic_of(articles(500) + home + people)
     assert traffic.patterns.filter(pl.col(s.PATTERN) == "/article/{n}/{slug}")[s.BOT_SHARE].item() > 0.9
     assert budget_hog.detect(traffic, Settings()).height == 0
+
+
+SHELL = 2345  # a single-page app's index.html: every route answers with it
+
+
+def single_page_app(shell_routes: bool) -> list[dict]:
+    """Bots fetch 600 products (86% of their fetches) and 100 articles; people read products,
+    categories and the home page. With `shell_routes`, every page answers the app's shell."""
+    def size(real: int) -> int:
+        return SHELL if shell_routes else real
+
+    rows = [req(f"/product/{i}", "/product/{n}", at=T0 + timedelta(seconds=i), size=size(6000 + i))
+            for i in range(600)]
+    rows += [req(f"/blog/{i}/a-story-about-{i}", "/blog/{n}/{slug}", size=size(9000 + i))
+             for i in range(100)]
+    rows += [req(f"/product/{i}", "/product/{n}", bot=None, size=size(6000 + i)) for i in range(300)]
+    rows += [req(f"/category/{c}", f"/category/{c}", bot=None, size=size(3000 + len(c)))
+             for c in ("shoes", "hats")]
+    rows += [req("/", "/", bot=None, size=size(7000))] * 50
+    rows += [req("/static/js/main.js", "/static/js/main.js", bot=None, size=250000)] * 50
+    return rows
+
+
+def test_budget_hog_silent_on_a_single_page_app_whose_pages_share_one_size():
+    # one size for 600 product URLs is the app's shell (also the size of the home page and the
+    # categories people read), not one page behind many URLs
+    traffic = traffic_of(single_page_app(shell_routes=True))
+    assert _shape.shell_sizes(traffic, Settings()).rows() == [("-", SHELL)]
+    assert budget_hog.detect(traffic, Settings()).height == 0
+
+
+def test_the_shell_is_no_shell_on_a_classic_site():
+    # the same site rendering each page: no size is shared by three patterns people read
+    traffic = traffic_of(single_page_app(shell_routes=False))
+    assert _shape.shell_sizes(traffic, Settings()).height == 0
+    assert budget_hog.detect(traffic, Settings()).height == 0  # distinct sizes: content
 
 
 def test_budget_hog_silent_on_tiny_logs():
@@ -198,6 +235,7 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
         "sampled_ok_urls": 280,
         "distinct_sizes": 1,  # every month the same empty page
         "urls_per_size": 280.0,
+        "shell_urls": 0,
     }
     assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
@@ -274,6 +312,19 @@ def test_growing_pattern_silent_on_a_catalog_whose_products_are_patterns_of_thei
     traffic = traffic_of(rows)
     assert traffic.patterns.height == 141
     assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_growing_pattern_silent_on_a_single_page_app_catalog_crawled_for_the_first_time():
+    # every product answers the app's shell, as do the pages people read: one size for all
+    # says nothing about the products, so their growth is no evidence of a trap
+    people = [req(u, p, bot=None, size=SHELL) for u, p in (("/", "/"), ("/category/shoes",
+              "/category/shoes"), ("/category/hats", "/category/hats"), ("/p/3", "/p/{n}"))]
+    catalog = [{**r, s.BYTES: SHELL} for r in catalog_first_crawl(sizes=700)]
+    traffic = traffic_of(catalog + people * 10)
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+    # without people's pages to show the shell, the one size is a repeated page
+    out = growing_pattern.detect(traffic_of(catalog), Settings())
+    assert evidence(out)["urls_per_size"] == 700.0
 
 
 def test_growing_pattern_fires_when_the_growing_urls_repeat_their_content():

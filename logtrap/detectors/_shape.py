@@ -56,6 +56,31 @@ def per_url(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Per host, the response sizes (BYTES) that say nothing about a page: sizes answered 200
+    on at least `shell_min_patterns` patterns of pages (not static files) that people read.
+
+    A single-page app answers every route with the same `index.html`, so its products,
+    categories and articles all have one size; on a classic site distinct pages practically
+    never share an exact size. Repeated sizes are a trap's signature only where they are not
+    the site's shell.
+    """
+    ok = (
+        (pl.col(s.STATUS) == 200)
+        & pl.col(s.BYTES).is_not_null()
+        & (pl.col(s.HUMAN_REQUESTS) > 0)
+        & ~is_static(pl.col(s.PATTERN))
+    )
+    return (
+        per_url(traffic.urls)
+        .filter(ok)
+        .group_by(s.HOST, s.BYTES)
+        .agg(pl.col(s.PATTERN).n_unique().alias("_patterns"))
+        .filter(pl.col("_patterns") >= settings.shell_min_patterns)
+        .select(s.HOST, s.BYTES)
+    )
+
+
 def scale(sampled: str) -> pl.Expr:
     """Bot requests counted on the sample, scaled to the pattern's exact bot requests."""
     exact = pl.col(SAMPLED_BOT_REQUESTS) >= pl.col(s.BOT_REQUESTS)

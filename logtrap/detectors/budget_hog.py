@@ -6,7 +6,9 @@ The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches")
    host has at least `budget_hog_min_bot_requests` bot requests (tiny logs say nothing);
 2. the pattern looks wasteful, by at least one signal read from the traffic itself:
    - *repeated answers*: among the sampled URLs answered 200, there are at least
-     `budget_hog_urls_per_size` URLs per distinct response size (many URLs, one page);
+     `budget_hog_urls_per_size` URLs per distinct response size (many URLs, one page); URLs
+     answered with the size of the site's shell (`_shape.shell_sizes`: a single-page app
+     answers every route with one page) are left out, counted as `shell_urls`;
    - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
      with a redirect or an error (3xx except 304, 4xx, 5xx);
    - *bots only*: humans use the host (`budget_hog_min_human_requests`) but under
@@ -26,6 +28,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.detectors import _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -64,10 +67,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
             & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
         )
-        .join(_answer_signals(traffic), on=_KEYS, how="left")
+        .join(_answer_signals(traffic, settings), on=_KEYS, how="left")
         .join(_error_shares(traffic), on=_KEYS, how="left")
         .with_columns(
-            pl.col("sampled_ok_urls", "distinct_ok_sizes").fill_null(0),
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").fill_null(0),
             pl.col("error_share").fill_null(0.0),
             (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"),
         )
@@ -99,6 +102,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             "sampled_ok_urls",
             "distinct_ok_sizes",
             "urls_per_size",
+            "shell_urls",
             "error_share",
             "wasteful_because",
         ],
@@ -106,16 +110,24 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
 
 
-def _answer_signals(traffic: Traffic) -> pl.DataFrame:
-    """Per pattern: sampled URLs answered 200 with a size, and how many distinct sizes."""
+def _answer_signals(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Per pattern: sampled URLs answered 200 with a size other than the site's shell, how many
+    distinct sizes they have, and the URLs answered with the shell's size."""
     ok = traffic.urls.filter((pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null())
+    shell = _shape.shell_sizes(traffic, settings).with_columns(pl.lit(True).alias("_shell"))
+    ok = ok.join(shell, on=[s.HOST, s.BYTES], how="left")
+    page = pl.col("_shell").is_null()
     return (
         ok.group_by(_KEYS)
         .agg(
-            pl.col(s.URL).n_unique().cast(pl.Int64).alias("sampled_ok_urls"),
-            pl.col(s.BYTES).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(s.URL).filter(page).n_unique().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).filter(page).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(s.URL).filter(~page).n_unique().cast(pl.Int64).alias("shell_urls"),
         )
-        .with_columns((pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes")).alias("urls_per_size"))
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
+            .alias("urls_per_size")
+        )
     )
 
 

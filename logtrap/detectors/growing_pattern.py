@@ -21,7 +21,9 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    redirects and errors are not content). A large catalog crawled for the first time grows
    like a trap, window after window, but each of its pages has a size of its own (DESIGN:
    "URLs growing without new content" is the signal, not the count of URLs). Search result
-   pages differ in size too: `internal_search` names them.
+   pages differ in size too: `internal_search` names them. URLs answered with the size of the
+   site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page)
+   are no evidence either way, and a pattern with only those stays silent.
 
 At host level (pattern = null) the same rule applies to the number of distinct patterns: new
 patterns first seen in each of the last W windows, at least `growing_pattern_min_new_patterns`
@@ -148,10 +150,10 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
-        .join(_sizes(traffic.urls), on=_KEYS, how="left")
+        .join(_sizes(traffic.urls, _shape.shell_sizes(traffic, settings)), on=_KEYS, how="left")
         .with_columns(
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty"),
-            pl.col("sampled_ok_urls", "distinct_sizes").fill_null(0),
+            pl.col("sampled_ok_urls", "distinct_sizes", "shell_urls").fill_null(0),
             pl.col("urls_per_size").fill_null(0.0),
         )
         .filter(
@@ -193,21 +195,27 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
             "sampled_ok_urls",
             "distinct_sizes",
             "urls_per_size",
+            "shell_urls",
         ],
         advice=ADVICE,
     )
 
 
-def _sizes(urls: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
-    """Per key: the sampled URLs answered 200, their distinct response sizes, and the URLs per
-    size (0 without a URL answered 200)."""
+def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
+    """Per key: the sampled URLs answered 200 with a size other than the site's shell
+    (`_shape.shell_sizes`), their distinct sizes and URLs per size, and the URLs answered with
+    the shell's size (which says nothing about their content)."""
+    per_url = _shape.per_url(urls).join(
+        shell.with_columns(pl.lit(True).alias("_shell")), on=[s.HOST, s.BYTES], how="left"
+    )
     ok = pl.col(s.STATUS) == 200
+    page = ok & pl.col("_shell").is_null()
     return (
-        _shape.per_url(urls)
-        .group_by(keys)
+        per_url.group_by(keys)
         .agg(
-            ok.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-            pl.col(s.BYTES).filter(ok).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+            page.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).filter(page).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+            (ok & ~page).sum().cast(pl.Int64).alias("shell_urls"),
         )
         .with_columns(
             (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
@@ -218,10 +226,10 @@ def _sizes(urls: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
 
 
 def _repeated_content(settings: Settings) -> pl.Expr:
-    """No URL answered 200 (redirects and errors are not content), or their sizes repeat."""
-    return (pl.col("sampled_ok_urls") == 0) | (
-        pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size
-    )
+    """No URL answered 200 (redirects and errors are not content), or their sizes repeat.
+    URLs answered with the shell's size are no evidence either way: with only those, silent."""
+    none_ok = (pl.col("sampled_ok_urls") == 0) & (pl.col("shell_urls") == 0)
+    return none_ok | (pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size)
 
 
 def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -263,7 +271,8 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
     patterns = traffic.patterns.group_by(s.HOST).agg(pl.len().cast(pl.Int64).alias("patterns"))
     rows = (
         rows.join(totals, on=s.HOST)
-        .join(_sizes(late_urls, [s.HOST]), on=s.HOST)  # hosts with no late URL sampled: none
+        # hosts with no late URL sampled: none
+        .join(_sizes(late_urls, _shape.shell_sizes(traffic, settings), [s.HOST]), on=s.HOST)
         .filter(_repeated_content(settings))
         .join(examples, on=s.HOST, how="left")
         .join(patterns, on=s.HOST)
@@ -292,6 +301,7 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
             "sampled_ok_urls",
             "distinct_sizes",
             "urls_per_size",
+            "shell_urls",
         ],
         advice=HOST_ADVICE,
     )
