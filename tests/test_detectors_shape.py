@@ -89,6 +89,48 @@ def test_empty_shape_on_no_traffic(module):
     assert out.height == 0
 
 
+SHELL = 2345  # a single-page app's index.html
+
+
+def spa_rows() -> list[dict]:
+    """The same site as a single-page app: every page answers the app's one index.html (static
+    files keep their sizes). Sizes then say nothing about pages."""
+    static = (".gif", ".css", ".js", ".png")
+    return [r if r[s.URL].endswith(static) else {**r, s.BYTES: SHELL} for r in content_rows()]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.KIND)
+def test_silent_on_the_real_content_of_a_single_page_app(module):
+    out = module.detect(traffic_of(requests_frame(spa_rows())), Settings())
+    assert out.select(s.PATTERN, s.EVIDENCE).rows() == []
+
+
+@pytest.mark.parametrize("module", [pagination, soft_404, facets, session_id, random_token],
+                         ids=lambda m: m.KIND)
+def test_single_page_app_pages_only_bots_fetch_are_not_one_page(module):
+    # deep list pages, profiles, filtered lists, shared-link ids and item ids nobody but
+    # crawlers read: all the shell's size, as every page of the app, so nothing says they are
+    # empty, missing or copies of one page
+    deep = [f"/tags/?page={p}" for p in range(2, 60)]
+    profiles = [f"/user/{i}/{_slug(i)}" for i in range(100)]
+    filters = [f"/section/{sec}/?color={c}&size={z}&sort={o}" for sec in range(5)
+               for c in ("red", "blue", "green") for z in ("s", "m", "l") for o in ("new", "old")]
+    shared = [f"/?ref={i * 7919:012x}a1" for i in range(200)]
+    items = [f"/i/{i * 2654435761 % 36**8:08x}z9" for i in range(300)]
+    rows = spa_rows() + bots(deep + profiles + filters + shared + items, bytes=SHELL)
+    assert _findings(module, rows).height == 0
+
+
+def test_calendar_on_a_single_page_app_still_fires_on_months_far_in_the_future():
+    # the shell's size is no evidence, the dates are: 2071 is decades past the logs
+    months = [f"/calendar?date={1950 + i // 12}-{i % 12 + 1:02d}" for i in range(1456)]
+    row = _one(_findings(calendar, spa_rows() + bots(months, bytes=SHELL)))
+    ev = row["evidence"]
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/calendar?date", 1456)
+    assert (ev["empty_urls"], ev["distinct_sizes"], ev["latest"]) == (0, 0, "2071-04")
+    assert ev["future_urls"] > 0
+
+
 # -- each trap, on top of the real site ----------------------------------------------------------
 
 

@@ -3,6 +3,8 @@
 The URL sample (`Traffic.urls`) holds up to `url_sample_size` distinct URLs per host+pattern,
 with exact counts per URL. A share measured on the sample is scaled to the whole pattern by
 the pattern's exact totals (`scale`), so wasted requests stay right when the sample is partial.
+Response sizes are evidence only where they are not the site's shell (`shell_sizes`,
+`per_url(urls, shell)`, `sized_ok`).
 """
 
 from __future__ import annotations
@@ -41,9 +43,16 @@ def pattern_totals(traffic: Traffic) -> pl.DataFrame:
     )
 
 
-def per_url(urls: pl.DataFrame) -> pl.DataFrame:
-    """The URL sample with one row per URL: summed counts, the most frequent status and size."""
-    return (
+SHELL = "shell"  # per_url with `shell`: answered 200 with the host's shell size
+
+
+def per_url(urls: pl.DataFrame, shell: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The URL sample with one row per URL: summed counts, the most frequent status and size.
+
+    With `shell` (`shell_sizes`), a URL answered 200 with its host's shell size has no size
+    (BYTES null: it says nothing about the page) and SHELL true.
+    """
+    out = (
         urls.sort(s.REQUESTS, descending=True)
         .group_by(*KEYS, s.URL, maintain_order=True)
         .agg(
@@ -54,6 +63,20 @@ def per_url(urls: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns((pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias(s.HUMAN_REQUESTS))
     )
+    if shell is None:
+        return out
+    marked = out.join(
+        shell.with_columns(pl.lit(True).alias(SHELL)), on=[s.HOST, s.BYTES], how="left",
+        maintain_order="left",
+    ).with_columns((pl.col(SHELL).fill_null(False) & (pl.col(s.STATUS) == 200)).alias(SHELL))
+    return marked.with_columns(
+        pl.when(pl.col(SHELL)).then(None).otherwise(pl.col(s.BYTES)).alias(s.BYTES)
+    )
+
+
+def sized_ok() -> pl.Expr:
+    """Answered 200 with a size that can be evidence (not the shell's, not unlogged)."""
+    return (pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null()
 
 
 def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -63,7 +86,8 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     A single-page app answers every route with the same `index.html`, so its products,
     categories and articles all have one size; on a classic site distinct pages practically
     never share an exact size. Repeated sizes are a trap's signature only where they are not
-    the site's shell.
+    the site's shell: every detector that reads sizes takes its URLs from
+    `per_url(urls, shell_sizes(...))`.
     """
     ok = (
         (pl.col(s.STATUS) == 200)

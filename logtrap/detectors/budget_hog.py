@@ -113,16 +113,14 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
 def _answer_signals(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Per pattern: sampled URLs answered 200 with a size other than the site's shell, how many
     distinct sizes they have, and the URLs answered with the shell's size."""
-    ok = traffic.urls.filter((pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null())
-    shell = _shape.shell_sizes(traffic, settings).with_columns(pl.lit(True).alias("_shell"))
-    ok = ok.join(shell, on=[s.HOST, s.BYTES], how="left")
-    page = pl.col("_shell").is_null()
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
+    sized = _shape.sized_ok()
     return (
-        ok.group_by(_KEYS)
+        urls.group_by(_KEYS)
         .agg(
-            pl.col(s.URL).filter(page).n_unique().cast(pl.Int64).alias("sampled_ok_urls"),
-            pl.col(s.BYTES).filter(page).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
-            pl.col(s.URL).filter(~page).n_unique().cast(pl.Int64).alias("shell_urls"),
+            sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
         )
         .with_columns(
             (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))

@@ -72,9 +72,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """
     if traffic.urls.height == 0 or traffic.end is None:
         return f.empty_findings()
-    urls = dated(_shape.per_url(traffic.urls))
+    urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)))
     horizon = traffic.end.year * 12 + traffic.end.month - 1 + int(settings.calendar_future_years * 12)
-    ok_dated = (pl.col(s.STATUS) == 200) & pl.col("months").is_not_null()
+    # answered 200 with a size that is evidence (not the site's shell, not unlogged)
+    ok_dated = _shape.sized_ok() & pl.col("months").is_not_null()
     empty_size = (
         urls.filter(ok_dated)
         .group_by(*_shape.KEYS, s.BYTES)
@@ -118,8 +119,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (
                 (pl.col("future_urls") + pl.col("empty_urls") > 0)
                 | (
-                    pl.col("dated_ok_urls")
-                    >= settings.calendar_min_urls_per_size * pl.col("distinct_sizes")
+                    (pl.col("dated_ok_urls") > 0)  # none when every size is the shell's
+                    & (
+                        pl.col("dated_ok_urls")
+                        >= settings.calendar_min_urls_per_size * pl.col("distinct_sizes")
+                    )
                 )
             )
         )

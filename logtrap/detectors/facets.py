@@ -63,7 +63,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if patterns.height == 0:
         return f.empty_findings()
-    urls = _shape.per_url(traffic.urls).join(patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi")
+    shell = _shape.shell_sizes(traffic, settings)
+    urls = _shape.per_url(traffic.urls, shell).join(patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi")
     order = (
         _shape.query_of(pl.col(s.URL))
         .str.replace_all(r"=[^&]*", "")
@@ -72,7 +73,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .list.unique(maintain_order=True)
         .list.join("&")
     )
-    ok = pl.col(s.STATUS) == 200
+    ok = _shape.sized_ok()  # answered 200 with a size that is evidence
     sampled = urls.group_by(_shape.KEYS).agg(
         pl.len().alias("sampled_urls"),
         ok.sum().alias("sampled_ok_urls"),

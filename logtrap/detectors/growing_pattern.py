@@ -22,8 +22,9 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    like a trap, window after window, but each of its pages has a size of its own (DESIGN:
    "URLs growing without new content" is the signal, not the count of URLs). Search result
    pages differ in size too: `internal_search` names them. URLs answered with the size of the
-   site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page)
-   are no evidence either way, and a pattern with only those stays silent.
+   site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page),
+   or with no size logged, are no evidence either way, and a pattern with only those stays
+   silent.
 
 At host level (pattern = null) the same rule applies to the number of distinct patterns: new
 patterns first seen in each of the last W windows, at least `growing_pattern_min_new_patterns`
@@ -153,7 +154,7 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
         .join(_sizes(traffic.urls, _shape.shell_sizes(traffic, settings)), on=_KEYS, how="left")
         .with_columns(
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty"),
-            pl.col("sampled_ok_urls", "distinct_sizes", "shell_urls").fill_null(0),
+            pl.col("_answered", "sampled_ok_urls", "distinct_sizes", "shell_urls").fill_null(0),
             pl.col("urls_per_size").fill_null(0.0),
         )
         .filter(
@@ -202,20 +203,18 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
 
 
 def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
-    """Per key: the sampled URLs answered 200 with a size other than the site's shell
-    (`_shape.shell_sizes`), their distinct sizes and URLs per size, and the URLs answered with
-    the shell's size (which says nothing about their content)."""
-    per_url = _shape.per_url(urls).join(
-        shell.with_columns(pl.lit(True).alias("_shell")), on=[s.HOST, s.BYTES], how="left"
-    )
-    ok = pl.col(s.STATUS) == 200
-    page = ok & pl.col("_shell").is_null()
+    """Per key: the sampled URLs answered 200, those with a size that is evidence (not the
+    site's shell, `_shape.shell_sizes`; not unlogged), their distinct sizes and URLs per size,
+    and the URLs answered with the shell's size."""
+    sized = _shape.sized_ok()
     return (
-        per_url.group_by(keys)
+        _shape.per_url(urls, shell)
+        .group_by(keys)
         .agg(
-            page.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-            pl.col(s.BYTES).filter(page).n_unique().cast(pl.Int64).alias("distinct_sizes"),
-            (ok & ~page).sum().cast(pl.Int64).alias("shell_urls"),
+            (pl.col(s.STATUS) == 200).sum().cast(pl.Int64).alias("_answered"),
+            sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(s.BYTES).filter(sized).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+            pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
         )
         .with_columns(
             (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
@@ -227,9 +226,11 @@ def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> 
 
 def _repeated_content(settings: Settings) -> pl.Expr:
     """No URL answered 200 (redirects and errors are not content), or their sizes repeat.
-    URLs answered with the shell's size are no evidence either way: with only those, silent."""
-    none_ok = (pl.col("sampled_ok_urls") == 0) & (pl.col("shell_urls") == 0)
-    return none_ok | (pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size)
+    URLs whose size is no evidence (the shell's, or not logged) count neither way: with only
+    those, silent."""
+    return (pl.col("_answered") == 0) | (
+        pl.col("urls_per_size") >= settings.growing_pattern_min_urls_per_size
+    )
 
 
 def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:

@@ -66,11 +66,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if traffic.urls.height == 0:
         return f.empty_findings()
     urls = (
-        _shape.per_url(traffic.urls)
+        _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
         .with_columns(page_number(pl.col(s.URL)).alias("page"), _listing(pl.col(s.URL)).alias("listing"))
         .filter(pl.col("page").is_not_null())
     )
-    ok = urls.filter(pl.col(s.STATUS) == 200)
+    ok = urls.filter(_shape.sized_ok())  # the shell's size says nothing of a page: left out
     empty = (
         ok.group_by(*_shape.KEYS, s.BYTES)
         .agg(pl.len().alias("n"))

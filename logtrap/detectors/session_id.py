@@ -85,21 +85,23 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """
     if traffic.urls.height == 0:
         return f.empty_findings()
-    urls = _shape.per_url(traffic.urls)
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
     pairs = _candidates(urls, settings)
     if pairs.height == 0:
         return f.empty_findings()
     keys = [*_shape.KEYS, _NAME]
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
-        pl.col(s.BYTES).filter(pl.col(s.STATUS) == 200).n_unique().alias("sizes"),
+        pl.col(s.BYTES).filter(_shape.sized_ok()).n_unique().alias("sizes"),
+        pl.col(_shape.SHELL).any().alias("_shell"),
     )
     per_param = (
         pages.group_by(keys)
         .agg(
             pl.col("copies").sum().alias("sampled_urls"),
             pl.len().alias("pages"),
-            (pl.col("sizes") <= 1).mean().alias("one_size_share"),
+            # a page answered with the site's shell says nothing of its copies' content
+            ((pl.col("sizes") <= 1) & ~pl.col("_shell")).mean().alias("one_size_share"),
         )
         .join(
             pairs.group_by(keys).agg(

@@ -61,7 +61,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     tol = settings.soft_404_size_tolerance
     max_human = settings.soft_404_max_human_share
     path = _shape.path_of(pl.col(s.PATTERN))
-    urls = dated(_shape.per_url(traffic.urls)).filter(
+    urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))).filter(
         (pl.col(s.STATUS) == 200)
         & pl.col(s.BYTES).is_not_null()
         & ~_shape.is_static(pl.col(s.URL))
