@@ -153,7 +153,10 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
         .join(requests, on=_KEYS)
         .join(_sizes(traffic.urls, _shape.shell_sizes(traffic, settings)), on=_KEYS, how="left")
         .with_columns(
-            (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1)).alias("novelty"),
+            # a share: new URLs are counted by a ~3% estimate, requests exactly
+            (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1))
+            .clip(upper_bound=1.0)
+            .alias("novelty"),
             pl.col("_answered", "sampled_ok_urls", "distinct_sizes", "shell_urls").fill_null(0),
             pl.col("urls_per_size").fill_null(0.0),
         )
