@@ -89,6 +89,7 @@ class Settings:
     soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
     soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
     soft_404_size_tolerance: int = 64  # bytes: error pages often echo the requested URL (judgement)
+    soft_404_min_contrast: float = 3.0  # error-sized 200s this many times as dense as sizes beside them (judgement)
     soft_404_max_human_share: float = 0.05  # pages people read are not error pages (judgement)
 
     # relative_loop: a path segment repeated by relative links nesting deeper

@@ -209,6 +209,26 @@ def test_soft_404_fires_on_the_error_page_size():
     assert (ev["error_page_size"], ev["soft_404_urls"], ev["error_signature"]) == (512, 40, True)
 
 
+def catalog_around() -> list[dict]:
+    """2,000 items whose page sizes spread evenly over 12,000-16,000 bytes, read by people."""
+    items = [(f"/item/{i}", 12000 + (i * 7919) % 4000) for i in range(2000)]
+    return ([{**BOT, s.URL: u, s.BYTES: b} for u, b in items]
+            + [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in items[::4]])
+
+
+def test_soft_404_silent_on_real_pages_merely_near_the_error_page_size():
+    # the 404 page is 14,000 bytes, inside the catalog's spread: 64 items fall within 64 bytes
+    # of it, about as many as in any window of that width
+    rows = content_rows() + bots([f"/gone/{i}" for i in range(10)], status=404, bytes=14000)
+    assert _findings(soft_404, rows + catalog_around()).height == 0
+    # a 404 page of another size, and 40 unknown items answered 200 with it: they stand out
+    rows = content_rows() + bots([f"/gone/{i}" for i in range(10)], status=404, bytes=9000)
+    missing = bots([f"/item/{i}" for i in range(2000, 2040)], bytes=9010)
+    row = _one(_findings(soft_404, rows + catalog_around() + missing))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["soft_404_urls"]) == (
+        "/item/{n}", 40, 40)
+
+
 def test_soft_404_fires_on_a_route_answering_any_value_alike():
     missing = [f"/missing/{i}/{_slug(i)}" for i in range(100)]
     row = _one(_findings(soft_404, content_rows() + bots(missing, bytes=512)))

@@ -3,7 +3,10 @@
 Two signals, per pattern, on the sampled URLs answered 200:
 
 - *error signature*: the host answers 404 with a typical size (the most common 404 size, on at
-  least 5 404 URLs); 200 URLs within `soft_404_size_tolerance` bytes of it are soft 404s;
+  least 5 404 URLs); 200 URLs within `soft_404_size_tolerance` bytes of it are soft 404s, if
+  they stand out: at least `soft_404_min_contrast` times as dense as the 200 URLs just beside
+  that window (a catalog whose page sizes spread across the error page's has as many there;
+  soft 404s hidden among real pages of about their size are left unnamed, not guessed at);
 - *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`;
   tokens are random_token's, dates calendar's, query-string patterns the other detectors')
   where at least `soft_404_min_share` of its 200 URLs share one size (within the tolerance).
@@ -79,6 +82,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .join(_error_sizes(traffic), on=s.HOST, how="left")
         .with_columns(
             ((pl.col(s.BYTES) - pl.col("error_page_size")).abs() <= tol).fill_null(False).alias("error_like"),
+            (pl.col(s.BYTES) - pl.col("error_page_size")).abs().is_between(tol, 3 * tol, closed="right")
+            .fill_null(False)
+            .alias("error_flank"),
             ((pl.col(s.BYTES) - pl.col("route_size")).abs() <= tol).alias("route_like"),
         )
     )
@@ -92,6 +98,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(
             pl.len().alias("sampled_ok_urls"),
             pl.col("error_like").sum().alias("error_like_urls"),
+            pl.col("error_flank").sum().alias("flank_urls"),
             pl.col("route_like").sum().alias("one_size_urls"),
             pl.col("months").is_not_null().mean().alias("dated_share"),
             pl.col("error_page_size").first(),
@@ -102,8 +109,16 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col(s.REQUESTS).filter(pl.col("route_like")).sum().alias("requests_one_size"),
         )
         .with_columns(
-            # the error page's exact signature needs no more proof: people hit broken links too
-            (pl.col("error_like_urls") >= settings.soft_404_min_urls).alias("error_signature"),
+            # the error page's signature needs no more proof (people hit broken links too), as
+            # long as it stands out: real pages whose sizes merely spread across the error
+            # page's are as many just beside it (the flanks, twice as wide)
+            (
+                (pl.col("error_like_urls") >= settings.soft_404_min_urls)
+                & (
+                    pl.col("error_like_urls") / (2 * tol + 1)
+                    >= settings.soft_404_min_contrast * pl.col("flank_urls") / (4 * tol)
+                )
+            ).alias("error_signature"),
             (
                 variable_route
                 & (pl.col("human_one_size") <= max_human * pl.col("requests_one_size"))
