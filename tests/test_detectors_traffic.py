@@ -221,7 +221,8 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
     assert traffic.window_size == "1d"
     out = growing_pattern.detect(traffic, Settings())
     assert out.select(s.KIND, s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
-        ("growing_pattern", "warning", "/calendar?date", 280, 280)
+        # every month the same empty page: all but one fetch of it fetched nothing new
+        ("growing_pattern", "warning", "/calendar?date", 280, 279)
     ]
     assert evidence(out) == {
         "window_size": "1d",
@@ -330,7 +331,7 @@ def test_growing_pattern_silent_on_a_single_page_app_catalog_crawled_for_the_fir
 def test_growing_pattern_fires_when_the_growing_urls_repeat_their_content():
     # the same growth, the pages' sizes repeating: two URLs per size, one above the threshold
     out = growing_pattern.detect(traffic_of(catalog_first_crawl(sizes=350)), Settings())
-    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/p/{n}", 700)]
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/p/{n}", 350)]  # one per pair
     ev = evidence(out)
     assert (ev["sampled_ok_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (700, 350, 2.0)
     assert ev["new_urls_per_window"] == [100] * 7

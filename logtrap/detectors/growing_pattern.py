@@ -38,6 +38,11 @@ serves the same page at every depth.
 
 Windows the logs cover for less than `growing_pattern_min_coverage` of their length (the first
 and last day of a rotated set usually) are left out: their counts are not comparable.
+
+Wasted requests (pattern level): the bot requests that fetched nothing new, counted on the URL
+sample and scaled to the pattern: to URLs sharing their size with another URL of the pattern,
+beyond one (the page), and to redirects and errors. Real pages among a trap's URLs (list pages
+2-5 beside the empty pages past the last one) have sizes of their own and are not counted.
 """
 
 from __future__ import annotations
@@ -169,11 +174,14 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     )
     if rows.height == 0:
         return f.empty_findings()
+    shell = _shape.shell_sizes(traffic, settings)
     rows = (
-        rows.join(traffic.patterns.select(*_KEYS, s.REQUESTS, s.BOT_REQUESTS, s.UNIQUE_URLS), on=_KEYS)
+        rows.join(_shape.pattern_totals(traffic), on=_KEYS)
+        .join(_sampled_wasted(traffic.urls, shell), on=_KEYS, how="left")
+        .with_columns(pl.col("sampled_wasted").fill_null(0))
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
         .with_columns(
-            pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
             pl.col(s.EXAMPLES).fill_null([]),
             pl.lit(traffic.window_size).alias("window_size"),
             pl.col("late_total").alias("late_new_urls"),
@@ -224,6 +232,36 @@ def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> 
             .round(1)
             .alias("urls_per_size")
         )
+    )
+
+
+def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame) -> pl.DataFrame:
+    """Per host+pattern, the sampled bot requests that fetched nothing new: to URLs answered
+    200 with a size another URL of the pattern has too, beyond the most fetched URL of that size
+    (one of them is the page), and to URLs answered with a redirect or an error (304 aside).
+    A real page among a trap's URLs (list pages 2-5 beside the empty pages past the last) has a
+    size of its own and is not counted; nor are URLs whose size is no evidence (the shell's)."""
+    per_url = _shape.per_url(urls, shell)
+    repeated = (
+        per_url.filter(_shape.sized_ok())
+        .group_by(*_KEYS, s.BYTES)
+        .agg(
+            pl.len().alias("_urls"),
+            pl.col(s.BOT_REQUESTS).sum(),
+            pl.col(s.BOT_REQUESTS).max().alias("_page"),
+        )
+        .filter(pl.col("_urls") > 1)
+        .group_by(_KEYS)
+        .agg((pl.col(s.BOT_REQUESTS) - pl.col("_page")).sum().alias("_repeated"))
+    )
+    failing = (
+        per_url.filter((pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) != 304))
+        .group_by(_KEYS)
+        .agg(pl.col(s.BOT_REQUESTS).sum().alias("_failing"))
+    )
+    wasted = pl.col("_repeated").fill_null(0) + pl.col("_failing").fill_null(0)
+    return repeated.join(failing, on=_KEYS, how="full", coalesce=True).select(
+        *_KEYS, wasted.alias("sampled_wasted")
     )
 
 
