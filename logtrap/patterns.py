@@ -15,6 +15,10 @@ segment (the part before any `.ext` suffix and `;matrix` parameters):
 - `{slug}`  three or more words joined by `-` or `_` (`my-first-post`): one article template
             is one pattern, not one per article. Two-word names (`about-us`) are kept
 
+Then a segment that is one word and a number joined by `-` or `_` keeps the word and loses the
+number: `thread-12345.html` -> `thread-{n}.html`, `item_37` -> `item_{n}`, `12-days` ->
+`{n}-days` (a forum's threads or a shop's items are one template, not a pattern each).
+
 Query parameters keep their names, sorted and deduplicated (values are dropped); names that are
 numbers or tokens get the same placeholders. Tracking parameters (utm_*, gclid, fbclid, ... plus
 `Settings.tracking_params`) become one `{tracking}` name, so campaign links do not look like
@@ -127,6 +131,9 @@ def _path_steps(col: str) -> list[pl.Expr]:
         pl.concat_str(pl.lit("/"), c.str.replace_all("/", "//", literal=True), pl.lit("/")),
         c.str.replace_all(rf"((?:{_EXT})(?:;[^/]*)?|;[^/]*)/", f"/{_MARK}$1/"),
         *_segment_steps(col, _RULES, "/"),
+        # a word and a number (`thread-12345`, `item_37`, `12-days`): the number is an id
+        c.str.replace_all(r"/([A-Za-z]+[-_])[0-9]+/", "/$1{n}/"),
+        c.str.replace_all(r"/[0-9]+([-_][A-Za-z]+)/", "/{n}$1/"),
         c.str.replace_all(f"/{_MARK}", "", literal=True)
         .str.strip_prefix("/")
         .str.strip_suffix("/")

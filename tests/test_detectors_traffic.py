@@ -301,14 +301,20 @@ def test_growing_pattern_silent_on_a_catalog_crawled_for_the_first_time():
     assert growing_pattern.detect(traffic, Settings()).height == 0
 
 
+COLORS = ("red", "blue", "green", "black", "white", "grey", "navy", "beige", "pink", "gold")
+ITEMS = ("shirt", "hat", "coat", "scarf", "sock", "glove", "boot", "belt", "bag", "tie",
+         "vest", "cap", "dress", "skirt")
+
+
 def test_growing_pattern_silent_on_a_catalog_whose_products_are_patterns_of_their_own():
-    # /products/item-37 is a pattern of its own: 20 new patterns a day while the catalog is
-    # first crawled, each product page its own size
+    # a two-word handle (/products/blue-shirt) is a pattern of its own: 20 new patterns a day
+    # while the catalog is first crawled, each product page its own size
+    handles = [f"{c}-{i}" for c in COLORS for i in ITEMS]
     rows = articles(50)
     rows += [
-        req(f"/products/item-{i}", f"/products/item-{i}",
-            at=T0 + timedelta(days=i // 20, seconds=4000 * (i % 20)), size=5000 + 7 * i)
-        for i in range(140)
+        req(f"/products/{h}", f"/products/{h}",
+            at=T0 + timedelta(days=k // 20, seconds=4000 * (k % 20)), size=5000 + 7 * k)
+        for k, h in enumerate(handles)
     ]
     traffic = traffic_of(rows)
     assert traffic.patterns.height == 141

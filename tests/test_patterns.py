@@ -22,6 +22,11 @@ CASES = [
     ("/blog/the_long_title_here.html", "/blog/{slug}.html"),
     ("/products/iphone15", "/products/iphone15"),
     ("/covid19/stats", "/covid19/stats"),
+    # a word and a number joined by - or _: the number is an id of one template
+    ("/forum/thread-12345.html", "/forum/thread-{n}.html"),
+    ("/products/item_37?variant=5", "/products/item_{n}?variant"),
+    ("/recipes/12-tomato/", "/recipes/{n}-tomato/"),
+    ("/blog/page-2", "/blog/page-{n}"),
     ("/static/app.min.css", "/static/app.min.css"),
     ("/img/1234.png", "/img/{n}.png"),
     ("/v/3.5", "/v/{n}"),
