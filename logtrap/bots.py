@@ -182,6 +182,9 @@ _FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Nmap", "tool", ("Nmap Scripting Engine", "nmap.org")),
     ("CensysInspect", "tool", ("CensysInspect",)),
     ("Expanse", "tool", ("Expanse, a Palo Alto",)),
+    # the web server itself: Apache wakes its idle children with `OPTIONS *` under this agent
+    # (named apart from the Apache-HttpClient library, which "Apache" alone would suggest)
+    ("Apache dummy connection", "unknown", ("(internal dummy connection)",)),
 )
 
 # crawler-user-agents tags -> our kinds. The first tag of a pattern found in this order wins.
