@@ -516,8 +516,10 @@ class LogStream:
             else "any format tried by auto-detection (" + ", ".join(DETECT_ORDER) + ")"
         )
         raise FormatError(
-            f"{path}: not in {tried}: none of its first {len(sample)} lines parse; "
-            f"first line: {sample[0][:300]!r}",
+            f"{path}: not in {tried}: "
+            + (f"its only line does not parse: {sample[0][:300]!r}" if len(sample) == 1
+               else f"none of its first {len(sample)} lines parse; "
+               f"first line: {sample[0][:300]!r}"),
             hint="pass the server's LogFormat / log_format string with --format",
         )
 

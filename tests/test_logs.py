@@ -148,8 +148,10 @@ def test_wrong_format_file_raises_one_clear_error(tmp_path):
         read_logs(path)
     msg = str(err.value)
     assert path in msg and "auto-detection (vhost_combined, combined" in msg and '{"msg": "hello"}' in msg
+    assert "none of its first 3 lines parse; first line: " in msg
     common = write(tmp_path / "common.log", line(1, 1).split(' "-"')[0] + "\n")
-    with pytest.raises(FormatError, match=r"common\.log: not in the vhost_combined format: .*10\.0\.0\.1"):
+    with pytest.raises(FormatError, match=r"common\.log: not in the vhost_combined format: "
+                       r"its only line does not parse: '10\.0\.0\.1"):
         read_logs(common, log_format="vhost_combined")
 
 
