@@ -261,7 +261,8 @@ def _check_addresses(rule: ServerRule, traffic: Traffic, agent: re.Pattern, why:
     ).row(0)
     if other:
         return replace(rule, status="withheld", other_requests=other, offending_requests=offending,
-                       reason=f"would deny {other:,} requests of the verified {rule.bot_name}")  # fmt: skip
+                       reason=f"would deny {other:,} request{'' if other == 1 else 's'} "
+                       f"of the verified {rule.bot_name}")
     return replace(rule, offending_requests=offending, reason="; ".join(why))
 
 

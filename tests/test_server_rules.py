@@ -125,7 +125,7 @@ def test_fake_bot_rule_by_address_scoped_to_the_claimed_agent():
         "RewriteCond %{HTTP_USER_AGENT} Googlebot [NC]",
     ]
     wrong = sr.check(sr.rule_for("-", "fake_bot", "Googlebot", addresses=["66.249.66.1"]), traffic)
-    assert (wrong.status, wrong.reason) == ("withheld", "would deny 1 requests of the verified Googlebot")
+    assert (wrong.status, wrong.reason) == ("withheld", "would deny 1 request of the verified Googlebot")
 
 
 def test_many_fake_addresses_are_or_chained():

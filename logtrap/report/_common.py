@@ -101,6 +101,15 @@ def _n(value: int | None) -> str:
     return f"{value or 0:,}"
 
 
+def count(value: int | None, noun: str) -> str:
+    """A count and its noun, plural unless one.
+
+    >>> count(1, "pattern"), count(1234, "bot request")
+    ('1 pattern', '1,234 bot requests')
+    """
+    return f"{_n(value)} {noun}" + ("" if value == 1 else "s")
+
+
 def _urls(value: int | None, exact: bool | None = True) -> str:
     """A count of distinct URLs; "~" marks one estimated from the URL sample.
 

@@ -19,7 +19,7 @@ from rich.text import Text
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, evidence_line, not_logged_requests,
+    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, count, evidence_line, not_logged_requests,
     pattern_label, safe,
 )
 
@@ -161,8 +161,8 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
     for host, requests, bots in by_host.iter_rows():
         rows = patterns.filter(pl.col(s.HOST) == host)
         out.append(
-            f"\n[bold]{host_label(host)}[/bold]: {_n(bots)} bot requests of {_n(requests)} requests, "
-            f"{_n(rows.height)} patterns"
+            f"\n[bold]{host_label(host)}[/bold]: {count(bots, 'bot request')} of "
+            f"{count(requests, 'request')}, {count(rows.height, 'pattern')}"
         )
         not_logged = not_logged_requests(rows)
         if not_logged:
@@ -251,7 +251,7 @@ def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> text = to_text(run, width=80)
     >>> text.splitlines()[2]
-    'All requests (no virtual host in the log): 1 bot requests of 1 requests, 1 patterns'
+    'All requests (no virtual host in the log): 1 bot request of 1 request, 1 pattern'
     >>> text.splitlines()[5], text.splitlines()[-1]
     ('/cal?date              1   100.0%             1   Googlebot 1', 'No crawler traps found.')
     """
