@@ -64,7 +64,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if patterns.height == 0:
         return f.empty_findings()
     shell = _shape.shell_sizes(traffic, settings)
-    urls = _shape.per_url(traffic.urls, shell).join(patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi")
+    urls = _shape.per_url(traffic.urls, shell).join(
+        patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi"
+    )
     order = (
         _shape.query_of(pl.col(s.URL))
         .str.replace_all(r"=[^&]*", "")

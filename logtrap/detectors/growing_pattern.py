@@ -32,9 +32,9 @@ of them, and not slowing down compared with the W windows *after the first* (the
 discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
 probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
 and mints a deeper pattern per visit). The new patterns' pages must repeat their sizes, as in
-rule 6: a catalog whose products are each a pattern of their own (`/products/item-37`) shows new
-patterns every day while it is first crawled, each page its own size; a relative-link loop
-serves the same page at every depth.
+rule 6: a catalog whose products are each a pattern of their own (two-word handles such as
+`/products/blue-shirt`) shows new patterns every day while it is first crawled, each page its
+own size; a relative-link loop serves the same page at every depth.
 
 Windows the logs cover for less than `growing_pattern_min_coverage` of their length (the first
 and last day of a rotated set usually) are left out: their counts are not comparable.
@@ -86,10 +86,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     # The early and late windows compared must not overlap, or a slowing growth (348, 262,
     # 205, 118 new patterns a day) would be compared with itself and never look like it.
     frames = [f.empty_findings()]
+    shell = _shape.shell_sizes(traffic, settings)
     if grid.height >= max(settings.growing_pattern_min_windows, 2 * n):
-        frames.append(_pattern_findings(traffic, grid, settings))
+        frames.append(_pattern_findings(traffic, grid, shell, settings))
     if grid.height >= max(settings.growing_pattern_min_windows, 2 * n + 1):  # + discovery
-        frames.append(_host_findings(traffic, grid, settings))
+        frames.append(_host_findings(traffic, grid, shell, settings))
     return pl.concat(frames, how="vertical")
 
 
@@ -146,7 +147,9 @@ def _not_converging(settings: Settings) -> pl.Expr:
     )
 
 
-def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _pattern_findings(
+    traffic: Traffic, grid: pl.DataFrame, shell: pl.DataFrame, settings: Settings
+) -> pl.DataFrame:
     n = settings.growing_pattern_windows
     windows = traffic.windows
     new_urls = _series(windows, _KEYS, s.NEW_URLS, grid).rename({s.NEW_URLS: "new_urls_per_window"})
@@ -156,7 +159,7 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
-        .join(_sizes(traffic.urls, _shape.shell_sizes(traffic, settings)), on=_KEYS, how="left")
+        .join(_sizes(traffic.urls, shell), on=_KEYS, how="left")
         .with_columns(
             # a share: new URLs are counted by a ~3% estimate, requests exactly
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1))
@@ -174,7 +177,6 @@ def _pattern_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) 
     )
     if rows.height == 0:
         return f.empty_findings()
-    shell = _shape.shell_sizes(traffic, settings)
     rows = (
         rows.join(_shape.pattern_totals(traffic), on=_KEYS)
         .join(_sampled_wasted(traffic.urls, shell), on=_KEYS, how="left")
@@ -274,7 +276,9 @@ def _repeated_content(settings: Settings) -> pl.Expr:
     )
 
 
-def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _host_findings(
+    traffic: Traffic, grid: pl.DataFrame, shell: pl.DataFrame, settings: Settings
+) -> pl.DataFrame:
     n = settings.growing_pattern_windows
     answered = traffic.statuses.group_by(_KEYS).agg(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS) < 300).sum() * 2 > pl.col(s.REQUESTS).sum())
@@ -314,7 +318,7 @@ def _host_findings(traffic: Traffic, grid: pl.DataFrame, settings: Settings) -> 
     rows = (
         rows.join(totals, on=s.HOST)
         # hosts with no late URL sampled: none
-        .join(_sizes(late_urls, _shape.shell_sizes(traffic, settings), [s.HOST]), on=s.HOST)
+        .join(_sizes(late_urls, shell, [s.HOST]), on=s.HOST)
         .filter(_repeated_content(settings))
         .join(examples, on=s.HOST, how="left")
         .join(patterns, on=s.HOST)

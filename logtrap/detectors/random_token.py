@@ -46,7 +46,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if totals.height == 0:
         return f.empty_findings()
     shell = _shape.shell_sizes(traffic, settings)
-    urls = _shape.per_url(traffic.urls, shell).join(totals.select(_shape.KEYS), on=_shape.KEYS, how="semi")
+    urls = _shape.per_url(traffic.urls, shell).join(
+        totals.select(_shape.KEYS), on=_shape.KEYS, how="semi"
+    )
     ok = _shape.sized_ok()  # answered 200 with a size that is evidence
     redirect = (pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) < 400)
     sampled = urls.group_by(_shape.KEYS).agg(

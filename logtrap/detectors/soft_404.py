@@ -82,7 +82,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .join(_error_sizes(traffic), on=s.HOST, how="left")
         .with_columns(
             ((pl.col(s.BYTES) - pl.col("error_page_size")).abs() <= tol).fill_null(False).alias("error_like"),
-            (pl.col(s.BYTES) - pl.col("error_page_size")).abs().is_between(tol, 3 * tol, closed="right")
+            (pl.col(s.BYTES) - pl.col("error_page_size"))
+            .abs()
+            .is_between(tol, 3 * tol, closed="right")
             .fill_null(False)
             .alias("error_flank"),
             ((pl.col(s.BYTES) - pl.col("route_size")).abs() <= tol).alias("route_like"),
