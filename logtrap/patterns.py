@@ -160,6 +160,21 @@ def _tracking(settings: Settings) -> list[str]:
     return sorted(TRACKING_PARAMS | {p.lower() for p in settings.tracking_params})
 
 
+# Raised whenever a rule changes the pattern some URL gets: aggregates kept across runs (cron
+# state) are keyed by pattern and cannot be continued under other rules.
+# 2: a word and a number in one segment lose the number (`thread-{n}.html`).
+RULES_VERSION = 2
+
+
+def rules_id(settings: Settings) -> str:
+    """What decides every URL's pattern: the rules' version and the tracking parameters.
+
+    >>> rules_id(Settings()).split(":")[0]
+    '2'
+    """
+    return f"{RULES_VERSION}:" + ",".join(_tracking(settings))
+
+
 def _apply(frame: pl.LazyFrame, col: str, steps: list[pl.Expr]) -> pl.LazyFrame:
     for step in steps:
         frame = frame.with_columns(step.alias(col))

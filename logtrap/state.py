@@ -32,6 +32,7 @@ from logtrap import schema as s
 from logtrap.analysis import Analysis, Progress, analyze
 from logtrap.errors import ConfigError, StateError
 from logtrap.logs import FileRead, Source, expand_sources, file_fingerprint
+from logtrap.patterns import rules_id
 from logtrap.settings import Settings
 from logtrap.traffic import Tally
 
@@ -61,6 +62,7 @@ class State:
     known: list[dict[str, str | None]] = field(default_factory=list)
     runs: int = 0
     created: str = ""
+    pattern_rules: str = ""  # patterns.rules_id of the runs that made `tally` ("": not kept)
 
 
 def load_state(path: str | Path) -> State:
@@ -107,6 +109,7 @@ def load_state(path: str | Path) -> State:
         known=meta.get(_KNOWN, []),
         runs=meta.get("runs", 0),
         created=meta.get("created", ""),
+        pattern_rules=meta.get("pattern_rules", ""),
     )
 
 
@@ -119,6 +122,7 @@ def save_state(path: str | Path, state: State) -> None:
         "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "runs": state.runs,
         "polars": pl.__version__,
+        "pattern_rules": state.pattern_rules,
         "files": [asdict(m) for m in state.marks],
         _KNOWN: state.known,
     }
@@ -198,6 +202,15 @@ def run_incremental(
     """
     settings = settings or Settings()
     state = load_state(state_path)
+    rules = rules_id(settings)
+    if state.tally and state.pattern_rules != rules:
+        # Its aggregates are keyed by URL pattern: continued under other rules, one URL's
+        # requests would be split between its old pattern and its new one, without a word.
+        raise StateError(
+            f"{state_path} holds URL patterns made by other pattern rules (an earlier logtrap, "
+            "or other tracking_params): its aggregates cannot be continued",
+            hint="delete it to start over (the next run reads the logs from the start)",
+        )
     sources = plan_sources(paths, state.marks)
     tally = Tally.from_frames(state.tally, settings)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
@@ -220,6 +233,7 @@ def run_incremental(
             known=pl.concat([known, keys]).unique(maintain_order=True).to_dicts(),
             runs=state.runs + 1,
             created=state.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            pattern_rules=rules,
         ),
     )
     return analysis, new

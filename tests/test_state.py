@@ -2,6 +2,7 @@
 copytruncate, compression) and half-written lines; atomic writes; clear errors."""
 
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -156,6 +157,35 @@ def test_foreign_state_is_a_clear_error(tmp_path, meta, message):
         z.writestr("meta.json", meta)
     with pytest.raises(StateError, match=message):
         load_state(state)
+
+
+def test_aggregates_made_by_other_pattern_rules_are_not_continued(log):
+    # a site's own tracking parameter added to the config between two cron runs: its URLs'
+    # patterns change (?ref -> ?{tracking}), so the remembered ones cannot be added to
+    log.append("access.log", 5)
+    assert run(log) == (5, 5)
+    log.append("access.log", 5)
+    with pytest.raises(StateError, match="URL patterns made by other pattern rules"):
+        run_incremental([str(log.dir / "access.log*")], log.dir / "state",
+                        Settings(tracking_params=("ref",)))
+    assert load_state(log.dir / "state").runs == 1  # left as it was
+
+
+def test_a_state_from_before_pattern_rules_were_kept_is_not_continued(log):
+    log.append("access.log", 5)
+    run(log)
+    state = log.dir / "state"
+    with zipfile.ZipFile(state) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    meta = json.loads(files["meta.json"])
+    assert meta["pattern_rules"].startswith("2:")
+    del meta["pattern_rules"]
+    with zipfile.ZipFile(state, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, json.dumps(meta) if name == "meta.json" else data)
+    with pytest.raises(StateError, match="made by other pattern rules") as err:
+        run(log)
+    assert err.value.hint == "delete it to start over (the next run reads the logs from the start)"
 
 
 def test_stdin_cannot_carry_state(tmp_path):
