@@ -205,8 +205,15 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
 # replaced only if it begins so, or is empty: any other file is the user's (a mistyped
 # `--json access.log` would otherwise replace the log it reads).
 _REPORT_HEADS = ('"schema": "logtrap/', "# logtrap report", "<title>logtrap report</title>")
-_PARQUET_TABLES = ("patterns", "findings", "windows", "bots")
 _PARQUET_KEY = "logtrap"  # key-value metadata naming the table in each Parquet file written
+# Columns each table written by --parquet holds: a file written before the metadata key was
+# (by an earlier logtrap) is recognised by them.
+_PARQUET_TABLES = {
+    "patterns": {"host", "pattern", "requests", "bot_requests", "unique_urls"},
+    "findings": {"kind", "severity", "host", "pattern", "wasted_requests", "evidence"},
+    "windows": {"host", "pattern", "window", "requests"},
+    "bots": {"bot_name", "requests", "share"},
+}
 
 
 def _check_output(path: str | None, *, directory: bool = False, report: bool = True) -> None:
@@ -225,7 +232,7 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
         raise OutputError(f"cannot write {path}: it is a folder")
     files = [target / f"{name}.parquet" for name in _PARQUET_TABLES] if directory else [target]
     for file in files if report else ():
-        if file.exists() and not _is_report(file, parquet=directory):
+        if file.exists() and not _is_report(file, table=file.stem if directory else None):
             raise OutputError(
                 f"{file} exists and is not a report logtrap wrote: it was left alone, and "
                 "nothing was read",
@@ -234,13 +241,16 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
             )
 
 
-def _is_report(file: Path, *, parquet: bool) -> bool:
-    """Whether logtrap wrote this file (so a run may rewrite it); an empty file counts."""
+def _is_report(file: Path, *, table: str | None = None) -> bool:
+    """Whether logtrap wrote this file (so a run may rewrite it); an empty file counts.
+    `table`: the Parquet table the file should hold."""
     try:
         if file.stat().st_size == 0:
             return True
-        if parquet:
-            return _PARQUET_KEY in pl.read_parquet_metadata(file)
+        if table is not None:
+            if _PARQUET_KEY in pl.read_parquet_metadata(file):
+                return True
+            return _PARQUET_TABLES[table] <= set(pl.read_parquet_schema(file))
         with file.open("rb") as fh:
             head = fh.read(1024).decode("utf-8", "replace")
     except (OSError, pl.exceptions.PolarsError):

@@ -299,6 +299,17 @@ def test_reports_logtrap_wrote_are_rewritten_and_empty_files_taken(logs, stub_re
     assert pl.read_parquet_metadata(logs / "tables" / "bots.parquet")["logtrap"] == "bots"
 
 
+def test_parquet_tables_from_before_the_metadata_key_are_recognised(logs, stub_registry):
+    # an earlier logtrap wrote the same tables without metadata: found by their columns
+    (logs / "tables").mkdir()
+    pl.DataFrame(schema=dict.fromkeys(["kind", "severity", "host", "pattern", "requests",
+                 "wasted_requests", "evidence"], pl.String)).write_parquet(
+        logs / "tables" / "findings.parquet")
+    result = run("analyze", "trap.log", "-q", "--parquet", "tables")
+    assert result.exit_code == 3
+    assert pl.read_parquet(logs / "tables" / "findings.parquet")["kind"].to_list() == ["calendar"]
+
+
 def test_parquet_never_replaces_a_file_of_the_users(logs):
     (logs / "tables").mkdir()
     pl.DataFrame({"mine": [1]}).write_parquet(logs / "tables" / "patterns.parquet")
