@@ -295,7 +295,7 @@ def catalog_first_crawl(sizes: int) -> list[dict]:
 def test_growing_pattern_silent_on_a_catalog_crawled_for_the_first_time():
     # it grows like a trap (new URLs every day, each fetched once), but each page has a size
     # of its own: URLs growing with new content are not a trap
-    traffic = traffic_of(catalog_first_crawl(sizes=2800))
+    traffic = traffic_of(catalog_first_crawl(sizes=700))  # a size per product
     growth = traffic.windows.filter(pl.col(s.PATTERN) == "/p/{n}")[s.NEW_URLS]
     assert growth.to_list() == [100] * 7
     assert growing_pattern.detect(traffic, Settings()).height == 0
