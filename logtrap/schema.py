@@ -175,4 +175,3 @@ def remember(
     else:
         kept = pl.concat([kept, done], rechunk=True)
     return pl.concat([seen, done]), kept
-

@@ -8,6 +8,7 @@ expects, and `traffic_of` checks patterns.py agrees, so a change there shows up 
 
 from __future__ import annotations
 
+import gc
 import json
 from datetime import datetime, timedelta, timezone
 
@@ -184,6 +185,18 @@ def test_budget_hog_silent_on_a_single_page_app_whose_pages_share_one_size():
     traffic = traffic_of(single_page_app(shell_routes=True))
     assert _shape.shell_sizes(traffic, Settings()).rows() == [("-", SHELL)]
     assert budget_hog.detect(traffic, Settings()).height == 0
+
+
+def test_the_shell_is_found_once_per_url_sample_and_let_go_with_it():
+    traffic = traffic_of(single_page_app(shell_routes=True))
+    first = _shape.shell_sizes(traffic, Settings())
+    assert _shape.shell_sizes(traffic, Settings()) is first  # the eight detectors share it
+    assert _shape.shell_sizes(traffic, Settings(shell_min_patterns=9)).height == 0
+    key = (id(traffic.urls), 3)
+    assert key in _shape._SHELLS
+    del traffic, first
+    gc.collect()
+    assert key not in _shape._SHELLS
 
 
 def test_the_shell_is_no_shell_on_a_classic_site():

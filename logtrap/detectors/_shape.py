@@ -9,6 +9,7 @@ Response sizes are evidence only where they are not the site's shell (`shell_siz
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 import polars as pl
@@ -87,22 +88,31 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     categories and articles all have one size; on a classic site distinct pages practically
     never share an exact size. Repeated sizes are a trap's signature only where they are not
     the site's shell: every detector that reads sizes takes its URLs from
-    `per_url(urls, shell_sizes(...))`.
+    `per_url(urls, shell_sizes(...))`. Computed once per URL sample and setting, however many
+    detectors ask (the answer is dropped with the sample).
     """
-    ok = (
-        (pl.col(s.STATUS) == 200)
-        & pl.col(s.BYTES).is_not_null()
-        & (pl.col(s.HUMAN_REQUESTS) > 0)
-        & ~is_static(pl.col(s.PATTERN))
-    )
-    return (
-        per_url(traffic.urls)
-        .filter(ok)
-        .group_by(s.HOST, s.BYTES)
-        .agg(pl.col(s.PATTERN).n_unique().alias("_patterns"))
-        .filter(pl.col("_patterns") >= settings.shell_min_patterns)
-        .select(s.HOST, s.BYTES)
-    )
+    key = (id(traffic.urls), settings.shell_min_patterns)
+    if key not in _SHELLS:
+        ok = (
+            (pl.col(s.STATUS) == 200)
+            & pl.col(s.BYTES).is_not_null()
+            & (pl.col(s.HUMAN_REQUESTS) > 0)
+            & ~is_static(pl.col(s.PATTERN))
+        )
+        _SHELLS[key] = (
+            per_url(traffic.urls)
+            .filter(ok)
+            .group_by(s.HOST, s.BYTES)
+            .agg(pl.col(s.PATTERN).n_unique().alias("_patterns"))
+            .filter(pl.col("_patterns") >= settings.shell_min_patterns)
+            .select(s.HOST, s.BYTES)
+        )
+        # no stale answer for another frame that gets the same id later
+        weakref.finalize(traffic.urls, _SHELLS.pop, key, None)
+    return _SHELLS[key]
+
+
+_SHELLS: dict[tuple[int, int], pl.DataFrame] = {}  # (id of a URL sample, shell_min_patterns)
 
 
 def scale(sampled: str) -> pl.Expr:
