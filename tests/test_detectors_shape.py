@@ -261,6 +261,19 @@ def test_random_token_silent_on_a_catalog_of_hex_ids():
     assert _findings(random_token, rows).height == 0
 
 
+def test_random_token_silent_on_a_catalog_of_hex_ids_revalidated_with_304():
+    """A crawler that fetched a page before asks again with If-Modified-Since and gets 304
+    Not Modified: the URL is stable, the opposite of a token minted per view. Most of
+    Googlebot's refetches on a site with ETags are 304s; they are not redirects."""
+    items = [f"/item/{i * 2654435761 % 16**6:06x}beef" for i in range(300)]  # all {hex}
+    rows = content_rows() + [{**BOT, s.URL: u, s.STATUS: 304, s.BYTES: 0} for u in items]
+    assert _findings(random_token, rows).height == 0
+    minted = [{**BOT, s.URL: u, s.STATUS: 302, s.BYTES: 0} for u in items]  # a real redirect
+    row = _one(_findings(random_token, content_rows() + minted))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["redirect_share"]) == (
+        "/item/{hex}", 300, 1.0)  # fmt: skip
+
+
 def test_internal_search_fires_on_bots_fetching_search_results():
     searches = [f"/search?q=word{i}" for i in range(200)]
     row = _one(_findings(internal_search, content_rows() + bots(searches, bytes=5000)))

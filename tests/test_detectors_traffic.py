@@ -347,6 +347,18 @@ def test_growing_pattern_silent_on_a_single_page_app_catalog_crawled_for_the_fir
     assert evidence(out)["urls_per_size"] == 700.0
 
 
+def test_growing_pattern_silent_on_a_catalog_revalidated_with_304():
+    # the crawler fetched the catalog before these logs began and now revalidates it, 100
+    # products a day: every answer is 304 Not Modified, no body. URLs new to the log every
+    # day, no 200 among them; but a 304 says the page exists and has not changed: content
+    catalog = [{**r, s.STATUS: 304, s.BYTES: 0} for r in catalog_first_crawl(sizes=700)]
+    assert growing_pattern.detect(traffic_of(catalog), Settings()).height == 0
+    # redirects instead (a short link minted per view): no content behind the growth
+    minted = [{**r, s.STATUS: 302, s.BYTES: 0} for r in catalog_first_crawl(sizes=700)]
+    out = growing_pattern.detect(traffic_of(minted), Settings())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/p/{n}", 700)]
+
+
 def test_growing_pattern_fires_when_the_growing_urls_repeat_their_content():
     # the same growth, the pages' sizes repeating: two URLs per size, one above the threshold
     out = growing_pattern.detect(traffic_of(catalog_first_crawl(sizes=350)), Settings())

@@ -17,8 +17,9 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    windows went to URLs never seen before. A real site whose content is fetched again and again
    has low novelty even while it publishes; a trap's crawlers fetch each URL about once;
 6. no new content: the pattern's sampled URLs answered 200 share their response sizes, at
-   least `growing_pattern_min_urls_per_size` URLs per distinct size (or none answered 200:
-   redirects and errors are not content). A large catalog crawled for the first time grows
+   least `growing_pattern_min_urls_per_size` URLs per distinct size (or none answered 200 or
+   304: redirects and errors are not content, while a 304 Not Modified answers a crawler
+   revalidating a page it fetched before, unchanged: content). A large catalog crawled for the first time grows
    like a trap, window after window, but each of its pages has a size of its own (DESIGN:
    "URLs growing without new content" is the signal, not the count of URLs). Search result
    pages differ in size too: `internal_search` names them. URLs answered with the size of the
@@ -224,7 +225,8 @@ def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> 
         _shape.per_url(urls, shell)
         .group_by(keys)
         .agg(
-            (pl.col(s.STATUS) == 200).sum().cast(pl.Int64).alias("_answered"),
+            # 304 Not Modified: a page the crawler fetched before, unchanged (content)
+            pl.col(s.STATUS).is_in([200, 304]).sum().cast(pl.Int64).alias("_answered"),
             sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
             pl.col(s.BYTES).filter(sized).n_unique().cast(pl.Int64).alias("distinct_sizes"),
             pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
@@ -268,7 +270,8 @@ def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame) -> pl.DataFrame:
 
 
 def _repeated_content(settings: Settings) -> pl.Expr:
-    """No URL answered 200 (redirects and errors are not content), or their sizes repeat.
+    """No URL answered 200 or 304 (redirects and errors are not content), or the sizes of
+    the 200s repeat.
     URLs whose size is no evidence (the shell's, or not logged) count neither way: with only
     those, silent."""
     return (pl.col("_answered") == 0) | (

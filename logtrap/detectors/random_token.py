@@ -8,7 +8,8 @@ when
   `random_token_max_requests_per_url`,
 - bots made at least `random_token_min_bot_share` of its requests, and
 - the tokens do not lead to distinct pages: at least `random_token_min_urls_per_size` sampled
-  URLs per distinct 200 size, or most answers are redirects.
+  URLs per distinct 200 size, or most answers are redirects (304 Not Modified is not one: it
+  answers a crawler revalidating a URL it has fetched before).
 
 A catalog addressed by hex ids (each id its own page, its own size) stays silent.
 Wasted requests: all bot requests to the pattern.
@@ -50,7 +51,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         totals.select(_shape.KEYS), on=_shape.KEYS, how="semi"
     )
     ok = _shape.sized_ok()  # answered 200 with a size that is evidence
-    redirect = (pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) < 400)
+    # 304 Not Modified is a crawler revalidating a URL it fetched before: a stable URL
+    redirect = (pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) < 400) & (pl.col(s.STATUS) != 304)
     sampled = urls.group_by(_shape.KEYS).agg(
         pl.len().alias("sampled_urls"),
         ok.sum().alias("sampled_ok_urls"),
