@@ -390,7 +390,10 @@ def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
               help="Cron mode: remember what was read in FILE, read only new lines next "
                    "time, and alert (--fail-on, --quiet) only on new findings.")
 @click.option("--top", default=report.TOP_PATTERNS, show_default=True, metavar="N",
-              type=click.IntRange(min=1), help="Patterns shown per host.")
+              type=click.IntRange(min=1),
+              help=f"Patterns shown per host (for the {report.TOP_HOSTS} hosts with most bot "
+                   "requests; the others are counted). Long URLs are cut at "
+                   f"{report.SHOWN_CHARS} characters on screen, whole in the reports.")
 @_with_logs
 def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             markdown_out: str | None, html_out: str | None, parquet_out: str | None,

@@ -298,3 +298,37 @@ def test_requests_without_a_url_have_a_named_pattern_in_every_table(tmp_path):
     assert "| `-` | `(no URL)` | 1 |" in report.to_markdown(run)
     assert "<code>(no URL)</code>" in report.to_html(run, charts=[])
     assert {p["pattern"] for p in json.loads(report.to_json(run))["patterns"]} == {"", "/a"}
+
+
+def test_a_long_log_string_is_cut_in_the_terminal_and_whole_in_the_reports():
+    # a scanner's payload as a URL: five of them would bury the summary
+    url = "/x/" + "A" * 20_000
+    findings = f.to_frame([f.Finding("soft_404", "warning", "-", "/x/{slug}", 5, 5, (url,),
+                                     {"n": 1}, "Fix it.")])
+    run = Analysis(traffic=sample_analysis().traffic, findings=findings, stats=None,
+                   settings=Settings())
+    lines = report.to_text(run, width=100).splitlines()
+    example = next(line for line in lines if line.startswith("  Examples:"))
+    assert example == f"  Examples: /x/{'A' * 297}… (19,703 more characters)"
+    assert json.loads(report.to_json(run))["findings"][0]["examples"] == [url]
+
+
+def test_a_log_of_many_hosts_names_the_busiest_and_counts_the_rest():
+    # nginx's $host logs whatever Host header a scanner sends: one request per junk host
+    rows = [_row(i, "/a", "/a", "/a", bot="Googlebot") for i in range(30)]
+    rows += [{**_row(i, "/a", "/a", "/a", bot="zgrab"), "host": f"scan{i:02d}.example.net"}
+             for i in range(14)]
+    tally = Tally(settings=Settings())
+    tally.add(pl.DataFrame(rows))
+    run = Analysis(traffic=tally.finish(), findings=f.empty_findings(), stats=None,
+                   settings=Settings())
+    hosts = _render(report.read_summary(None, run.traffic)).splitlines()[-1]
+    assert hosts == ("Hosts: example.com, scan00.example.net, scan01.example.net, "
+                     "scan02.example.net, scan03.example.net, scan04.example.net, "
+                     "scan05.example.net, scan06.example.net, scan07.example.net, "
+                     "scan08.example.net, and 5 more (15 in all)")
+    text = report.to_text(run, width=100)
+    sections = [line.split(":")[0] for line in text.splitlines() if " bot request" in line]
+    assert sections == ["example.com", *(f"scan{i:02d}.example.net" for i in range(9)),
+                        "... 5 more hosts with 5 bot requests of 5 requests (all of them"]
+    assert "scan09" not in text

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import clean, safe
+from logtrap.report._common import SHOWN_CHARS, clean, safe
 from logtrap.report.data import (
     SCHEMA,
     bot_dicts,
@@ -33,6 +33,7 @@ from logtrap.report.markdown import md_code, md_text, to_markdown
 from logtrap.report.text import (
     FILES_LISTED,
     SEVERITY_STYLE,
+    TOP_HOSTS,
     TOP_PATTERNS,
     bots_table,
     budget_view,
@@ -84,6 +85,8 @@ __all__ = [
     "RENDERERS",
     "SCHEMA",
     "SEVERITY_STYLE",
+    "SHOWN_CHARS",
+    "TOP_HOSTS",
     "TOP_PATTERNS",
     "Renderer",
     "bot_dicts",

@@ -19,8 +19,8 @@ from rich.text import Text
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, _bytes, _n, _pct, _urls, _when, count, evidence_line, not_logged_requests,
-    pattern_label, safe,
+    NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count, evidence_line,
+    not_logged_requests, pattern_label, safe,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
 
 TOP_PATTERNS = 10  # patterns per host in the budget summary (judgement: one screen)
 FILES_LISTED = 10  # files named in the read summary (judgement: rotated sets are ~7-14)
+# hosts named in the read summary, and given a budget table each (judgement: a server's own
+# sites; nginx's $host logs any Host header a scanner sends, hundreds of one-request hosts)
+TOP_HOSTS = 10
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -55,16 +58,34 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
             out.append(f"  ... {len(stats.files) - FILES_LISTED} more files")
     if traffic.start is not None:
         out.append(f"Time span: {_when(traffic.start)} to {_when(traffic.end)} UTC")
-    hosts = traffic.hosts
-    out.append(f"Hosts: {', '.join(safe(h) for h in hosts) if hosts else 'none'}")
+    out.append(_hosts_line(traffic.patterns))
     if stats is not None and stats.rejected_examples.height:
         out.append(f"First rejected lines ({stats.rejected_examples.height} shown):")
         for row in stats.rejected_examples.iter_rows(named=True):
             out.append(
                 f"  {safe(row[s.SOURCE])}:{row[s.LINE_NO]}: {safe(row[s.REASON])}: "
-                f"{safe(row[s.LINE])}"
+                f"{safe(row[s.LINE], SHOWN_CHARS)}"
             )
     return out
+
+
+def _hosts_line(patterns: pl.DataFrame, top: int = TOP_HOSTS) -> str:
+    """The hosts, busiest first, the first `top` of them named.
+
+    >>> frame = pl.DataFrame({"host": ["b", "a", "c", "a"], "requests": [5, 1, 1, 1]})
+    >>> _hosts_line(frame), _hosts_line(frame, top=1)
+    ('Hosts: b, a, c', 'Hosts: b, and 2 more (3 in all)')
+    """
+    hosts = (
+        patterns.group_by(s.HOST).agg(pl.col(s.REQUESTS).sum())
+        .sort([s.REQUESTS, s.HOST], descending=[True, False])[s.HOST].to_list()
+    )
+    if not hosts:
+        return "Hosts: none"
+    line = "Hosts: " + ", ".join(safe(h, SHOWN_CHARS) for h in hosts[:top])
+    if len(hosts) > top:
+        line += f", and {_n(len(hosts) - top)} more ({_n(len(hosts))} in all)"
+    return line
 
 
 def _unique(row: Mapping[str, Any]) -> str:
@@ -101,7 +122,8 @@ def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
     rows = patterns if limit is None else patterns.head(limit)
     for row in rows.iter_rows(named=True):
         table.add_row(
-            safe(row[s.HOST]), safe(pattern_label(row[s.PATTERN])), _n(row[s.REQUESTS]),
+            safe(row[s.HOST], SHOWN_CHARS), safe(pattern_label(row[s.PATTERN]), SHOWN_CHARS),
+            _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
         )
@@ -116,7 +138,8 @@ def section_table(sections: pl.DataFrame, limit: int | None = None) -> Table:
     rows = sections if limit is None else sections.head(limit)
     for row in rows.iter_rows(named=True):
         table.add_row(
-            safe(row[s.HOST]), safe(row[s.SECTION]), _n(row[s.REQUESTS]),
+            safe(row[s.HOST], SHOWN_CHARS), safe(row[s.SECTION], SHOWN_CHARS),
+            _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _n(row["patterns"]),
         )
@@ -134,8 +157,8 @@ def bots_table(bots: pl.DataFrame) -> Table:
     hosts = {p[s.HOST] for ps in bots["top_patterns"].to_list() for p in ps or []}
     for row in bots.iter_rows(named=True):
         top = "\n".join(
-            (f"{safe(p[s.HOST])}" if len(hosts) > 1 else "")
-            + f"{safe(pattern_label(p[s.PATTERN]))} {_n(p[s.REQUESTS])}"
+            (f"{safe(p[s.HOST], SHOWN_CHARS)}" if len(hosts) > 1 else "")
+            + f"{safe(pattern_label(p[s.PATTERN]), SHOWN_CHARS)} {_n(p[s.REQUESTS])}"
             for p in (row["top_patterns"] or [])[:3]
         )
         table.add_row(
@@ -148,8 +171,11 @@ def bots_table(bots: pl.DataFrame) -> Table:
     return table
 
 
-def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[RenderableType]:
-    """Where the bot budget goes, per host: the patterns with most bot requests."""
+def budget_view(
+    patterns: pl.DataFrame, top: int = TOP_PATTERNS, hosts: int = TOP_HOSTS
+) -> list[RenderableType]:
+    """Where the bot budget goes, per host (the `hosts` with most bot requests): the `top`
+    patterns with most bot requests."""
     out: list[RenderableType] = [Text("Where the bot budget goes", style="bold")]
     by_host = (
         patterns.group_by(s.HOST)
@@ -158,7 +184,7 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
     )
     if by_host.height == 0:
         return [*out, "No requests."]
-    for host, requests, bots in by_host.iter_rows():
+    for host, requests, bots in by_host.head(hosts).iter_rows():
         rows = patterns.filter(pl.col(s.HOST) == host)
         out.append(
             f"\n[bold]{host_label(host)}[/bold]: {count(bots, 'bot request')} of "
@@ -173,7 +199,8 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
                        right=("Bot requests", "Share", "Unique URLs"), fold=("Pattern",))
         shown = rows.filter(pl.col(s.BOT_REQUESTS) > 0).head(top)
         for row in shown.iter_rows(named=True):
-            table.add_row(safe(pattern_label(row[s.PATTERN])), _n(row[s.BOT_REQUESTS]),
+            table.add_row(safe(pattern_label(row[s.PATTERN]), SHOWN_CHARS),
+                          _n(row[s.BOT_REQUESTS]),
                           _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(table)
@@ -181,6 +208,14 @@ def budget_view(patterns: pl.DataFrame, top: int = TOP_PATTERNS) -> list[Rendera
         if rest > 0:
             out.append(f"  ... {_n(rest)} more patterns with bot requests "
                        "(all of them: logtrap patterns)")
+    others = by_host.slice(hosts)
+    if others.height:
+        out.append(
+            f"\n... {_n(others.height)} more hosts with "
+            f"{count(others[s.BOT_REQUESTS].sum(), 'bot request')} of "
+            f"{count(others[s.REQUESTS].sum(), 'request')} (all of them: logtrap patterns; "
+            "one alone: --host HOST)"
+        )
     return out
 
 
@@ -190,7 +225,9 @@ def host_label(host: str | None) -> str:
     >>> host_label("-"), host_label("[x]")
     ('All requests (no virtual host in the log)', '\\\\[x]')
     """
-    return "All requests (no virtual host in the log)" if host in (None, "-") else safe(host)
+    if host in (None, "-"):
+        return "All requests (no virtual host in the log)"
+    return safe(host, SHOWN_CHARS)
 
 
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
@@ -205,9 +242,9 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     ]
     for x in records:
         style = SEVERITY_STYLE.get(x.severity, "")
-        parts = [safe(x.host)] if x.host not in (None, "-") else []
+        parts = [safe(x.host, SHOWN_CHARS)] if x.host not in (None, "-") else []
         # A finding without a pattern is about the host as a whole (new patterns, fake bots).
-        parts += [safe(x.pattern)] if x.pattern is not None else ["(whole host)"]
+        parts += [safe(x.pattern, SHOWN_CHARS)] if x.pattern is not None else ["(whole host)"]
         where = " ".join(parts)
         out.append(f"\n[{style}]{x.severity.upper()}[/{style}] [bold]{x.kind}[/bold] {where}")
         out.append(f"  {_n(x.wasted_requests)} of {_n(x.requests)} requests wasted")
@@ -215,7 +252,7 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
         if x.advice:
             out.append(f"  Fix: {safe(x.advice)}")
         for i, url in enumerate(x.examples):
-            out.append(f"  {'Examples:' if i == 0 else '         '} {safe(url)}")
+            out.append(f"  {'Examples:' if i == 0 else '         '} {safe(url, SHOWN_CHARS)}")
     return out
 
 
