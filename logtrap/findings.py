@@ -74,7 +74,7 @@ def finding_rows(
     *,
     severity: pl.Expr | str,
     evidence: Sequence[str],
-    advice: str,
+    advice: str | pl.Expr,
 ) -> pl.DataFrame:
     """Candidate findings of one kind from a frame of per-pattern rows, in FINDING_SCHEMA.
 
@@ -100,7 +100,7 @@ def finding_rows(
         pl.col(s.WASTED_REQUESTS).cast(pl.Int64),
         pl.col(s.EXAMPLES).list.head(MAX_EXAMPLES).cast(pl.List(pl.String)),
         evidence_expr.alias(s.EVIDENCE),
-        pl.lit(advice).alias(s.ADVICE),
+        (pl.lit(advice) if isinstance(advice, str) else advice).cast(pl.String).alias(s.ADVICE),
     )
 
 

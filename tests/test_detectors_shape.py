@@ -170,6 +170,47 @@ def test_session_id_finds_an_unknown_parameter_by_its_values():
     assert (row["evidence"]["session_param"], row["evidence"]["pages"]) == ("visit", 4)
 
 
+def test_session_id_fires_on_a_site_wide_trap_larger_than_the_url_sample():
+    # a session id on every link of a 5,000-product catalog: 30,000 URLs, six per product, of
+    # which the default sample keeps 1,000, nearly all of them of different products
+    copies = [(f"/product/{i % 5000}?sid={i * 7919 % 10**12:012x}", 12000 + 53 * (i % 5000))
+              for i in range(30_000)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in copies]
+    row = _one(_findings(session_id, rows, settings=Settings()))
+    assert (row[s.PATTERN], row[s.REQUESTS]) == ("/product/{n}?sid", 30_000)
+    ev = row["evidence"]
+    assert (ev["sampled_urls"], ev["new_value_share"], ev["one_size_share"]) == (1000, 1.0, 1.0)
+    # estimated from the sample's pairs of copies of one product: six copies, 5,000 products
+    assert 5.0 <= ev["urls_per_page"] <= 7.0 and 4_000 <= ev["pages"] <= 6_000
+    assert row[s.WASTED_REQUESTS] == 30_000 - ev["pages"]
+
+
+def replytocom_rows(spread: int) -> list[dict]:
+    """WordPress's comment reply links: each post again once per comment (`?replytocom=ID`,
+    the reply form moved under that comment, its author's name in the heading): 20 posts,
+    300 copies, their sizes up to `spread` bytes apart."""
+    return [
+        {**BOT, s.URL: f"/article/{i % 20}/{_slug(i % 20)}?replytocom={5000 + i}",
+         s.BYTES: 6000 + 37 * (i % 20) + (i * 7) % (spread + 1)}
+        for i in range(300)
+    ]
+
+
+def test_session_id_fires_on_wordpress_reply_links():
+    row = _one(_findings(session_id, content_rows() + replytocom_rows(spread=40)))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "/article/{n}/{slug}?replytocom", 300, 280)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["session_param"], ev["pages"], ev["urls_per_page"], ev["one_size_share"]) == (
+        "replytocom", 20, 15.0, 1.0)  # fmt: skip
+    assert "replytocom" in row[s.ADVICE] and "cookies" not in row[s.ADVICE]
+
+
+def test_session_id_silent_on_reply_links_that_lead_to_other_pages():
+    # sizes a third apart: whatever the parameter does here, it is not the post again
+    assert _findings(session_id, content_rows() + replytocom_rows(spread=3000)).height == 0
+
+
 def test_facets_fires_on_filters_in_every_order():
     colors, sizes, sorts = ["red", "blue", "green"], ["s", "m", "l", "xl"], ["price", "new"]
     urls = []

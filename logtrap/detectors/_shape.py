@@ -154,10 +154,11 @@ def findings(
     settings: Settings,
     *,
     evidence: Sequence[str],
-    advice: str,
+    advice: str | pl.Expr,
 ) -> pl.DataFrame:
     """FINDING_SCHEMA rows from per-pattern rows with REQUESTS, WASTED_REQUESTS, EXAMPLES and
-    HOST_BOT_REQUESTS; the wasted share of the host's bot requests is added to the evidence."""
+    HOST_BOT_REQUESTS; the wasted share of the host's bot requests is added to the evidence.
+    `advice` is one text, or an expression over the rows for advice that depends on them."""
     if rows.height == 0:
         return f.empty_findings()
     rows = rows.with_columns(

@@ -7,9 +7,17 @@ parameter whose sampled values all look like ids (letters and digits, at least
 it copies. A pattern is a session-id trap when
 
 - at least `session_id_min_urls` sampled URLs carry the parameter,
-- they copy few pages: at least `session_id_min_copies` URLs per page,
+- they copy few pages: at least `session_id_min_copies` URLs per page (the copies of a URL's
+  page, on average over URLs; estimated from the pairs of sampled URLs that copy one page, so
+  that a site-wide trap whose pages outnumber the sample is seen too),
 - the value is new on nearly every request: distinct URLs / requests >= `session_id_min_new_share`,
-- the copies answer like their page: one response size per page for most pages.
+- the copies answer like their page: one response size for most pages (of those with two
+  sampled copies or more).
+
+WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
+what it is: each post again once per comment, the reply form moved under that comment. The
+form's heading names the comment's author, so the copies of a post may differ in size by up to
+`REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
 
 Wasted requests: the pattern's bot requests beyond one per copied page.
 """
@@ -33,13 +41,23 @@ ADVICE = (
     "rel=canonical at the URL without it; then Disallow URLs with the parameter in robots.txt."
 )
 
+REPLY_PARAM = "replytocom"
+# judgement: an author's name and a comment id, tens of bytes on a post of tens of kB
+REPLY_SIZE_SPREAD = 0.02
+REPLY_ADVICE = (
+    "WordPress's comment reply links copy each post once per comment (?replytocom=): drop the "
+    "parameter from the links (the reply form still opens with JavaScript; SEO plugins offer "
+    "the setting, or filter comment_reply_link), then Disallow URLs with the parameter in "
+    "robots.txt (WordPress already marks these copies noindex)."
+)
+
 _NAME, _BASE = "session_param", "page"
 
 
 def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """One row per sampled URL and candidate parameter: (…, session_param, page), where page is
     the URL with that parameter (and its value) removed."""
-    known = sorted(session_params(settings))
+    known = sorted(session_params(settings) | {REPLY_PARAM})
     pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
     query = (
         urls.with_columns(pairs.alias("pairs"), pairs.alias("pair"))
@@ -76,6 +94,33 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     return pl.concat([query.select(cols), matrix.select(cols)])
 
 
+def _copies_per_url() -> pl.Expr:
+    """How many copies a URL's page has, on average over the pattern's URLs, from its sample.
+
+    The sample is uniform over the pattern's U URLs (`traffic.urls`: the smallest hashes), so
+    each pair of URLs is in it alike: the pairs of sampled copies of one page, scaled by
+    U(U-1) / (k(k-1)) for k sampled URLs, estimate the sum over pages of c(c-1) for c copies,
+    and the mean over URLs is 1 + that sum / U. Exact when the whole pattern is in the sample.
+    Sampled URLs per sampled page would not do: with 1,000 of 30,000 URLs that copy 5,000 pages
+    six times each, nearly every sampled URL is another page's (1.1 per page; this says ~6).
+    """
+    k = pl.col("sampled_urls")
+    u = pl.max_horizontal(pl.col(s.UNIQUE_URLS), k)  # the estimate of U can fall below k
+    return 1 + pl.col("_pairs") * (u - 1) / (k * (k - 1)).clip(lower_bound=1)
+
+
+def _pages() -> pl.Expr:
+    """The pages the pattern's URLs copy: those sampled when the whole pattern is; otherwise U
+    over the copies per URL, and at least the pages sampled."""
+    estimate = (pl.col(s.UNIQUE_URLS) / pl.col("_copies")).round(0).cast(pl.Int64)
+    return (
+        pl.when(pl.col("sampled_urls") >= pl.col(s.UNIQUE_URLS))
+        .then(pl.col("_sampled_pages"))
+        .otherwise(pl.max_horizontal(estimate, pl.col("_sampled_pages")))
+        .cast(pl.Int64)
+    )
+
+
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Session-id traps: a parameter with a new value on nearly every request, same pages.
 
@@ -90,18 +135,29 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if pairs.height == 0:
         return f.empty_findings()
     keys = [*_shape.KEYS, _NAME]
+    sized = pl.col(s.BYTES).filter(_shape.sized_ok())
+    reply = pl.col(_NAME).str.to_lowercase() == REPLY_PARAM
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
-        pl.col(s.BYTES).filter(_shape.sized_ok()).n_unique().alias("sizes"),
+        sized.n_unique().alias("sizes"),
+        (sized.max() - sized.min() <= REPLY_SIZE_SPREAD * sized.max()).alias("_near"),
         pl.col(_shape.SHELL).any().alias("_shell"),
+    ).with_columns(
+        ((pl.col("sizes") <= 1) | (reply & pl.col("_near").fill_null(False))).alias("_one_size")
     )
     per_param = (
         pages.group_by(keys)
         .agg(
             pl.col("copies").sum().alias("sampled_urls"),
-            pl.len().alias("pages"),
-            # a page answered with the site's shell says nothing of its copies' content
-            ((pl.col("sizes") <= 1) & ~pl.col("_shell")).mean().alias("one_size_share"),
+            pl.len().alias("_sampled_pages"),
+            (pl.col("copies") * (pl.col("copies") - 1)).sum().alias("_pairs"),
+            # only a page with two sampled copies or more shows whether they differ; a page
+            # answered with the site's shell says nothing of its copies' content
+            (pl.col("_one_size") & ~pl.col("_shell"))
+            .filter(pl.col("copies") >= 2)
+            .mean()
+            .fill_null(0.0)
+            .alias("one_size_share"),
         )
         .join(
             pairs.group_by(keys).agg(
@@ -111,9 +167,14 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             ),
             on=keys,
         )
+        .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
         .with_columns(
-            (pl.col("sampled_urls") / pl.col("pages")).round(1).alias("urls_per_page"),
+            _copies_per_url().alias("_copies"),
             (pl.col("sampled_urls") / pl.col("sampled_requests")).round(3).alias("new_value_share"),
+        )
+        .with_columns(
+            pl.col("_copies").round(1).alias("urls_per_page"),
+            _pages().alias("pages"),
         )
         .filter(
             (pl.col("sampled_urls") >= settings.session_id_min_urls)
@@ -125,15 +186,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .sort("sampled_urls", _NAME, descending=[True, False])
         .unique(_shape.KEYS, keep="first", maintain_order=True)
     )
-    rows = (
-        per_param.join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
-        .with_columns(
-            # one fetch per copied page would do
-            (pl.col(s.BOT_REQUESTS) - pl.col("pages")).clip(lower_bound=0).alias(s.WASTED_REQUESTS),
-            pl.col("one_size_share").round(3),
-        )
-        .filter(pl.col(s.WASTED_REQUESTS) > 0)
-    )
+    rows = per_param.with_columns(
+        # one fetch per copied page would do
+        (pl.col(s.BOT_REQUESTS) - pl.col("pages")).clip(lower_bound=0).alias(s.WASTED_REQUESTS),
+        pl.col("one_size_share").round(3),
+    ).filter(pl.col(s.WASTED_REQUESTS) > 0)
     ex = _shape.examples(pairs.join(rows.select(keys), on=keys, how="semi"))
     rows = rows.join(ex, on=_shape.KEYS, how="left")
     return _shape.findings(
@@ -144,6 +201,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "new_value_share",
             "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
-        advice=ADVICE,
+        advice=pl.when(pl.col(_NAME).str.to_lowercase() == REPLY_PARAM)
+        .then(pl.lit(REPLY_ADVICE))
+        .otherwise(pl.lit(ADVICE)),
     )
 
