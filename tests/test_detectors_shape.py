@@ -229,6 +229,29 @@ def test_facets_fires_on_filters_in_every_order():
     assert ev["param_sets"] == 3  # ?page, ?color&size&sort and the bare section on the same path
 
 
+def large_facets(sizes: int) -> list[dict]:
+    """A large shop's filters: 2,000 category pages under 25 combinations of three filters
+    each, 50,000 URLs (the default sample keeps 1,000); their responses take `sizes` sizes."""
+    combos = [(c, z, o) for c in ("red", "blue", "green", "black", "white")
+              for z in ("s", "m", "l", "xl", "xxl") for o in ("new",)]  # fmt: skip
+    rows = []
+    for i in range(50_000):
+        c, z, o = combos[i // 2000]
+        rows.append({**BOT, s.URL: f"/c/{i % 2000}?color={c}&size={z}&sort={o}",
+                     s.BYTES: 20_000 + i % sizes})
+    return rows
+
+
+def test_facets_silent_on_a_large_filter_space_of_distinct_pages():
+    # 50,000 URLs, each its own response: real filtered listings. (Were their 50,000 responses
+    # 2,000, 25 URLs each, the 1,000 sampled URLs would still show nearly one size each: a
+    # trap whose responses outnumber the sample is not seen by its sizes. Estimating the
+    # pattern's sizes from the sample's (Chao & Lin) was tried: it sees that trap, but a large
+    # catalog's real pages share sizes by chance, ~7 URLs per size over 50,000 pages.)
+    rows = content_rows() + large_facets(sizes=50_000)
+    assert _findings(facets, rows, settings=Settings()).height == 0
+
+
 def test_pagination_fires_past_the_last_page():
     past = [f"/section/{sec}/?page={p}" for sec in range(10) for p in range(9, 109)]
     row = _one(_findings(pagination, content_rows() + bots(past, bytes=1500)))

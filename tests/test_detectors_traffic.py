@@ -347,6 +347,24 @@ def test_growing_pattern_silent_on_a_single_page_app_catalog_crawled_for_the_fir
     assert evidence(out)["urls_per_size"] == 700.0
 
 
+def test_growing_pattern_silent_on_a_large_catalog_whose_sizes_collide_by_chance():
+    # 70,000 products crawled for the first time, 10,000 a day: real pages of one template,
+    # their sizes spread over ~8,000 byte values, so the whole pattern has ~7 URLs per size by
+    # chance alone; the 1,000 sampled URLs have nearly a size each, as real content does
+    import random
+
+    rng = random.Random(7)
+    catalog = [
+        req(f"/p/{i}", "/p/{n}", at=T0 + timedelta(days=i // 10_000, seconds=8 * (i % 10_000)),
+            size=int(rng.gauss(30_000, 2_000)))
+        for i in range(70_000)
+    ]
+    traffic = traffic_of(catalog)
+    per_size = traffic.urls.group_by(s.BYTES).len()["len"]
+    assert per_size.len() < 1000 and (per_size > 1).sum() > 0  # the sample shares a few sizes
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
 def test_growing_pattern_silent_on_a_catalog_revalidated_with_304():
     # the crawler fetched the catalog before these logs began and now revalidates it, 100
     # products a day: every answer is 304 Not Modified, no body. URLs new to the log every
