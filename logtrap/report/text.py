@@ -93,15 +93,22 @@ def _unique(row: Mapping[str, Any]) -> str:
     return _urls(row[s.UNIQUE_URLS], row.get(s.UNIQUE_URLS_EXACT))
 
 
-def _top(items: Iterable[Mapping[str, Any]] | None, key: str, n: int = 3) -> str:
+def _top(items: Iterable[Mapping[str, Any]] | None, key: str, n: int = 3,
+         sep: str = ", ") -> str:
     parts = [f"{safe(item[key] if item[key] is not None else 'unknown')} {_n(item[s.REQUESTS])}"
              for item in list(items or [])[:n]]
-    return ", ".join(parts) if parts else "-"
+    return sep.join(parts) if parts else "-"
+
+
+# The narrowest a folding column (patterns, hosts) is squeezed to while the others wrap: a
+# pattern cut every 13 characters could not be read (judgement: most patterns are shorter).
+FOLD_MIN_WIDTH = 20
 
 
 def _table(*columns: str, right: Iterable[str] = (), fold: Iterable[str] = ()) -> Table:
     """A plain table: numbers right-aligned and never wrapped; `fold` columns (patterns,
-    URLs: no spaces to wrap at) break anywhere.
+    URLs: no spaces to wrap at) break anywhere, but keep `FOLD_MIN_WIDTH` (or their longest
+    value, if shorter) while text columns wrap at spaces.
     """
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     numeric, folding = set(right), set(fold)
@@ -111,49 +118,67 @@ def _table(*columns: str, right: Iterable[str] = (), fold: Iterable[str] = ()) -
     return table
 
 
+def _fit_folding(table: Table) -> Table:
+    """Give each folding column `FOLD_MIN_WIDTH`, or its longest cell when shorter."""
+    for column in table.columns:
+        if column.overflow == "fold":
+            longest = max((len(line) for cell in column.cells for line in str(cell).split("\n")),
+                          default=0)
+            column.min_width = min(FOLD_MIN_WIDTH, max(longest, len(str(column.header))))
+    return table
+
+
+def _where(row: Mapping[str, Any], key: str, hosts: bool) -> str:
+    """A pattern or section cell: the host above it when the table has several hosts (one
+    column less than a Host column: the table fits 100 characters)."""
+    label = safe(pattern_label(row[key]) if key == s.PATTERN else row[key], SHOWN_CHARS)
+    return f"{safe(row[s.HOST], SHOWN_CHARS)}\n{label}" if hosts else label
+
+
 def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
-    """The pattern table: host, pattern, requests, bot requests, share, unique URLs, statuses,
-    top bots; the `limit` rows with most bot requests.
+    """The pattern table: pattern (under its host, when there are several), requests, bot
+    requests, share, unique URLs, statuses, top bots; the `limit` rows with most bot requests.
     """
-    table = _table("Host", "Pattern", "Requests", "Bot requests", "Share", "Unique URLs",
-                   "Statuses", "Top bots",
+    hosts = patterns[s.HOST].n_unique() > 1
+    table = _table("Host / pattern" if hosts else "Pattern", "Requests", "Bot requests",
+                   "Share", "Unique URLs", "Statuses", "Top bots",
                    right=("Requests", "Bot requests", "Share", "Unique URLs"),
-                   fold=("Host", "Pattern"))
+                   fold=("Host / pattern", "Pattern"))
     rows = patterns if limit is None else patterns.head(limit)
     for row in rows.iter_rows(named=True):
         table.add_row(
-            safe(row[s.HOST], SHOWN_CHARS), safe(pattern_label(row[s.PATTERN]), SHOWN_CHARS),
-            _n(row[s.REQUESTS]),
+            _where(row, s.PATTERN, hosts), _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
-            _top(row[s.STATUSES], s.STATUS), _top(row[s.BOTS], s.BOT_NAME),
+            _top(row[s.STATUSES], s.STATUS, sep="\n"), _top(row[s.BOTS], s.BOT_NAME),
         )
-    return table
+    return _fit_folding(table)
 
 
 def section_table(sections: pl.DataFrame, limit: int | None = None) -> Table:
-    """Requests per host and section (first two path levels): the coarse budget split."""
-    table = _table("Host", "Section", "Requests", "Bot requests", "Share", "Unique URLs",
-                   "Patterns", right=("Requests", "Bot requests", "Share", "Unique URLs",
-                                      "Patterns"), fold=("Host", "Section"))
+    """Requests per section (first two path levels; under its host, when there are several):
+    the coarse budget split."""
+    hosts = sections[s.HOST].n_unique() > 1
+    table = _table("Host / section" if hosts else "Section", "Requests", "Bot requests",
+                   "Share", "Unique URLs", "Patterns",
+                   right=("Requests", "Bot requests", "Share", "Unique URLs", "Patterns"),
+                   fold=("Host / section", "Section"))
     rows = sections if limit is None else sections.head(limit)
     for row in rows.iter_rows(named=True):
         table.add_row(
-            safe(row[s.HOST], SHOWN_CHARS), safe(row[s.SECTION], SHOWN_CHARS),
-            _n(row[s.REQUESTS]),
+            _where(row, s.SECTION, hosts), _n(row[s.REQUESTS]),
             _n(row[s.BOT_REQUESTS]), _pct(row[s.BOT_SHARE]), _unique(row),
             _n(row["patterns"]),
         )
-    return table
+    return _fit_folding(table)
 
 
 def bots_table(bots: pl.DataFrame) -> Table:
     """The bot table: requests, share of bot requests, verified/fake/unverified, top patterns,
     status mix and peak requests per minute.
     """
-    table = _table("Bot", "Requests", "Share", "Verified/fake/unverif.", "Peak/min",
-                   "Statuses", "Top patterns",
-                   right=("Requests", "Share", "Verified/fake/unverif.", "Peak/min"),
-                   fold=("Bot", "Top patterns"))
+    checked = "Verified/\nfake/unverif."  # two lines: the numbers below are short
+    table = _table("Bot", "Requests", "Share", checked, "Peak/min", "Statuses", "Top patterns",
+                   right=("Requests", "Share", checked, "Peak/min"), fold=("Bot", "Top patterns"))
     hosts = {p[s.HOST] for ps in bots["top_patterns"].to_list() for p in ps or []}
     for row in bots.iter_rows(named=True):
         top = "\n".join(
@@ -166,9 +191,9 @@ def bots_table(bots: pl.DataFrame) -> Table:
             _pct(row["share"]),
             "/".join(_n(row[f"{v}_requests"]) for v in s.VERIFICATIONS),
             _n(row["peak_per_minute"]),
-            _top(row[s.STATUSES], s.STATUS), top or "-",
+            _top(row[s.STATUSES], s.STATUS, sep="\n"), top or "-",
         )
-    return table
+    return _fit_folding(table)
 
 
 def budget_view(
@@ -203,7 +228,7 @@ def budget_view(
                           _n(row[s.BOT_REQUESTS]),
                           _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
-        out.append(table)
+        out.append(_fit_folding(table))
         rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).height - shown.height
         if rest > 0:
             out.append(f"  ... {_n(rest)} more patterns with bot requests "
