@@ -28,6 +28,11 @@ only (`/cart;jsessionid`).
 
 Patterns are computed once per distinct URL, in Polars expressions, then joined back.
 `url_pattern(pattern)` is `pattern`: patterns are fixed points, so a pattern can be re-read.
+
+One URL cannot tell a tag from a section: `/tag/python` and `/tag/red-shoes` keep their names.
+Once the patterns of a log are known, `merge_names` makes such a segment `{name}` where it
+takes many names among patterns otherwise alike (`/tag/{name}`, `/wiki/view/Main/{name}`);
+`Tally.finish` applies it, so reports and detectors see one template where there is one.
 """
 
 from __future__ import annotations
@@ -313,6 +318,87 @@ def add_patterns(
     else:
         done = cache.lookup(distinct, settings)
     return frame.join(done, on=_URL_KEY, how="left", maintain_order="left").drop(_URL_KEY)
+
+
+NAME = "{name}"  # a path segment that takes many names (merge_names)
+# Deeper segments are never merged: templates are shallower, and paths nested deeper than this
+# are relative_loop's (a scanner's path of 500 levels would otherwise cost 500 passes)
+_MAX_MERGE_LEVEL = 12
+
+
+def merge_names(pairs: pl.DataFrame, min_names: int) -> pl.DataFrame:
+    """Distinct (host, pattern) -> (host, pattern, "merged"): the pattern with every literal
+    path segment below the first level that takes at least `min_names` distinct names, among
+    patterns alike in everything else (host, the path before it, its `.ext`, the path after
+    it and the parameter names), replaced by `{name}`, or by `{slug}` where a `{slug}` pattern
+    is among them (the same template: `/blog/{slug}.html` takes `/blog/releases.html` in).
+
+    A URL alone cannot tell a tag from a section, but a log shows 200 tags. First-level
+    segments (`/news`, `/shop`) are a site's sections, and stay. Deepest segments first, so
+    `/wiki/Main/{name}` and `/wiki/Help/{name}` are alike when the level above is looked at.
+
+    >>> pairs = pl.DataFrame({"host": "-", "pattern": [f"/tag/t{i}/" for i in range(3)]
+    ...     + ["/tag/t0/feed", "/about", "/blog/{slug}.html", "/blog/x.html", "/blog/y.html"]})
+    >>> merge_names(pairs, 3).filter(pl.col("pattern") != pl.col("merged")).rows()
+    [('-', '/tag/t0/', '/tag/{name}/'), ('-', '/tag/t1/', '/tag/{name}/'), ('-', '/tag/t2/', '/tag/{name}/')]
+    >>> merge_names(pairs, 2).filter(pl.col("pattern") == "/blog/x.html")["merged"].item()
+    '/blog/{slug}.html'
+    """
+    frame = pairs.select(s.HOST, s.PATTERN).unique(maintain_order=True).with_columns(
+        pl.col(s.PATTERN).alias("merged")
+    )
+    if frame.height == 0 or min_names <= 0:  # 0: every name kept
+        return frame
+    # a segment's level is the number of "/" before it; merging never changes that number
+    levels = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0").str.count_matches("/")
+    frame = frame.with_columns(levels.alias("_levels"))
+    deepest = min(frame["_levels"].max() or 0, _MAX_MERGE_LEVEL)
+    for level in range(deepest, 1, -1):  # segment 1 is the first level, kept
+        deep = pl.col("_levels") >= level
+        frame = pl.concat([frame.filter(~deep), _merge_level(frame.filter(deep), level, min_names)])
+    return frame.drop("_levels")
+
+
+def _merge_level(frame: pl.DataFrame, level: int, min_names: int) -> pl.DataFrame:
+    """`merge_names` for the path segment at `level` (1 = the first)."""
+    split = pl.col("merged").str.splitn("?", 2)
+    segs = split.struct.field("field_0").str.split("/")
+    query = split.struct.field("field_1")
+    parts = frame.with_columns(
+        segs.alias("_segs"),
+        pl.when(query.is_not_null()).then(pl.lit("?") + query).otherwise(pl.lit("")).alias("_q"),
+    )
+    seg = pl.col("_segs").list.get(level, null_on_oob=True)
+    after = pl.col("_segs").list.slice(level + 1)
+    parts = parts.with_columns(
+        pl.col("_segs").list.head(level).list.join("/").alias("_prefix"),
+        seg.str.extract(f"({_EXT})$", 1).fill_null("").alias("_ext"),
+        seg.alias("_seg"),
+        (
+            pl.when(after.list.len() > 0).then(pl.lit("/") + after.list.join("/")).otherwise(pl.lit(""))
+            + pl.col("_q")
+        ).alias("_rest"),
+    ).with_columns(
+        pl.col("_seg")
+        .str.slice(0, pl.col("_seg").str.len_chars() - pl.col("_ext").str.len_chars())
+        .alias("_stem"),
+    )
+    group = [s.HOST, "_prefix", "_ext", "_rest"]
+    stem = pl.col("_stem")
+    literal = pl.col("_seg").is_not_null() & (stem != "") & ~stem.str.contains("{", literal=True)
+    names = parts.filter(literal).group_by(group).agg(stem.n_unique().alias("_names"))
+    slugs = parts.filter(stem == "{slug}").select(group).unique().with_columns(_slug=pl.lit(True))
+    placeholder = pl.when(pl.col("_slug")).then(pl.lit("{slug}")).otherwise(pl.lit(NAME))
+    merged = pl.concat_str(pl.col("_prefix"), pl.lit("/"), placeholder, pl.col("_ext"), pl.col("_rest"))
+    return (
+        parts.join(names, on=group, how="left", nulls_equal=False)
+        .join(slugs, on=group, how="left")
+        .with_columns(
+            pl.when(literal & (pl.col("_names") >= min_names)).then(merged).otherwise(pl.col("merged"))
+            .alias("merged")
+        )
+        .select(s.HOST, s.PATTERN, "merged", "_levels")
+    )
 
 
 def url_pattern(url: str, settings: Settings | None = None) -> str:

@@ -41,6 +41,12 @@ class Settings:
     # computed again. ~30 bytes each (measured: 164k URLs in 4.9 MB), so 500,000 stay under
     # 20 MB; past it only the current batch's URLs are kept (judgement).
     pattern_cache_urls: int = 500_000
+    # A literal path segment below the first level that takes this many distinct names among
+    # patterns otherwise alike is a variable (`/tag/{name}`: tags, wiki topics, users). The
+    # real corpus logs show 11-43 for tags and topics, and sites keep their sections and a
+    # shop's categories to a few dozen at the first level, which is never merged; 0 merges
+    # none (judgement).
+    pattern_min_names: int = 25
 
     # -- bot verification --------------------------------------------------------------------
     ip_ranges: tuple[Path, ...] = ()  # search engines' published range files (JSON)

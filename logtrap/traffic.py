@@ -28,6 +28,7 @@ from datetime import datetime
 import polars as pl
 
 from logtrap import schema as s
+from logtrap.patterns import merge_names, section_expr
 from logtrap.settings import Settings
 
 _HOUR = "1h"
@@ -317,8 +318,46 @@ class Tally:
         return tally
 
     def finish(self) -> "Traffic":
-        """The aggregates as the immutable tables the detectors read."""
-        return _finish(self.frames(), self.settings.url_sample_size)
+        """The aggregates as the immutable tables the detectors read, with the path segments
+        that take many names merged (`patterns.merge_names`; what `frames` keeps, and cron
+        state saves, is left as the URLs gave it)."""
+        frames = _merged_names(self.frames(), self.settings)
+        return _finish(frames, self.settings.url_sample_size)
+
+
+def _merged_names(frames: Mapping[str, pl.DataFrame], settings: Settings) -> dict[str, pl.DataFrame]:
+    """The tables with each pattern renamed as `merge_names` says, and the rows of the
+    patterns merged into one combined as partial aggregates are (`_Table.merge`). A URL has
+    one pattern, so a merged pattern's URLs are its parts' URLs: their counts add up, and the
+    k smallest hashes of them all are among the k smallest of each part (bottom-k)."""
+    keys = [s.HOST, s.PATTERN]
+    pairs = frames["windows"].select(keys).unique()
+    renamed = merge_names(pairs, settings.pattern_min_names).filter(
+        pl.col(s.PATTERN) != pl.col("merged")
+    )
+    if renamed.height == 0:
+        return dict(frames)
+    out: dict[str, pl.DataFrame] = {}
+    for name, table in _TABLES.items():
+        frame = frames[name]
+        if s.PATTERN not in table.keys:
+            out[name] = frame
+            continue
+        lazy = (
+            frame.lazy()
+            .join(renamed.lazy(), on=keys, how="left")
+            .with_columns(pl.coalesce("merged", s.PATTERN).alias(s.PATTERN))
+        )
+        if s.SECTION in table.keys:
+            section = section_expr(pl.col("merged"))
+            lazy = lazy.with_columns(pl.coalesce(section, pl.col(s.SECTION)).alias(s.SECTION))
+        lazy = lazy.drop("merged")
+        if name == "urls":
+            lazy = _bottom_k(lazy, settings.url_sample_size, _PATTERN_KEY)
+        else:
+            lazy = lazy.group_by(table.keys).agg(table.merge)
+        out[name] = lazy.select(_COLUMNS[name]).collect()
+    return out
 
 
 def _empty_table(name: str) -> pl.DataFrame:

@@ -301,6 +301,16 @@ def test_soft_404_fires_on_a_route_answering_any_value_alike():
     assert (ev["any_value_one_page"], ev["answer_size"], ev["soft_404_urls"]) == (True, 512, 100)
 
 
+def test_soft_404_fires_on_a_route_of_names_answering_any_name_alike():
+    # /user/<name> answers 200 "no such user" for any name: 56 names, one pattern once merged
+    names = [f"/user/{a}{b}" for a in WORDS for b in WORDS[:7] if a != b]
+    row = _one(_findings(soft_404, content_rows() + bots(names, bytes=777)))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/user/{name}", 56, 56)
+    # real profiles, each its own size: silent
+    profiles = [{**BOT, s.URL: u, s.BYTES: 5000 + 61 * i} for i, u in enumerate(names)]
+    assert _findings(soft_404, content_rows() + profiles).height == 0
+
+
 def test_relative_loop_fires_on_nesting_segments():
     loop = ["/docs" + "/related" * depth for depth in range(1, 41)]
     row = _one(_findings(relative_loop, content_rows() + bots(loop, bytes=7000)))

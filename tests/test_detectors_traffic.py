@@ -320,17 +320,35 @@ ITEMS = ("shirt", "hat", "coat", "scarf", "sock", "glove", "boot", "belt", "bag"
 
 
 def test_growing_pattern_silent_on_a_catalog_whose_products_are_patterns_of_their_own():
-    # a two-word handle (/products/blue-shirt) is a pattern of its own: 20 new patterns a day
-    # while the catalog is first crawled, each product page its own size
+    # a two-word handle at the first level (/blue-shirt) is a pattern of its own: 20 new
+    # patterns a day while the catalog is first crawled, each product page its own size
     handles = [f"{c}-{i}" for c in COLORS for i in ITEMS]
     rows = articles(50)
     rows += [
-        req(f"/products/{h}", f"/products/{h}",
+        req(f"/{h}", f"/{h}",
             at=T0 + timedelta(days=k // 20, seconds=4000 * (k % 20)), size=5000 + 7 * k)
         for k, h in enumerate(handles)
     ]
     traffic = traffic_of(rows)
     assert traffic.patterns.height == 141
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_product_handles_below_the_first_level_are_one_pattern():
+    # the same 140 handles under /products/: one template, its URLs found 20 a day, each page
+    # its own size (a catalog, not a trap)
+    handles = [f"{c}-{i}" for c in COLORS for i in ITEMS]
+    rows = articles(50)
+    rows += [
+        req(f"/products/{h}", "/products/{name}",
+            at=T0 + timedelta(days=k // 20, seconds=4000 * (k % 20)), size=5000 + 7 * k)
+        for k, h in enumerate(handles)
+    ]
+    traffic = traffic_of(rows)
+    products = traffic.patterns.filter(pl.col(s.PATTERN) == "/products/{name}")
+    assert products.select(s.REQUESTS, s.UNIQUE_URLS, s.SECTION).row(0) == (140, 140, "/products/{name}")
+    assert traffic.patterns.height == 2
+    assert traffic.windows.filter(pl.col(s.PATTERN) == "/products/{name}")[s.NEW_URLS].to_list() == [20] * 7
     assert growing_pattern.detect(traffic, Settings()).height == 0
 
 
@@ -571,6 +589,6 @@ def test_growing_pattern_silent_when_early_and_late_windows_would_overlap():
     for day, count in enumerate((30, 20, 12, 6)):
         for _ in range(count):
             born += 1
-            path = f"/doc/{'abcdefghijklmnopqrstuvwxyz'[born % 26]}{born}x/page"
+            path = f"/{'abcdefghijklmnopqrstuvwxyz'[born % 26]}{born}x/page"  # first level: kept
             rows += [req(path, path, at=T0 + timedelta(days=day, hours=12))]
     assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0

@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings as hsettings, strategies as st
 
 from builders import letters, pinned_string_bytes
 from logtrap import schema as s
-from logtrap.patterns import TRACKING, PatternCache, add_patterns, section, url_pattern
+from logtrap.patterns import TRACKING, PatternCache, add_patterns, merge_names, section, url_pattern
 from logtrap.settings import Settings
 
 CASES = [
@@ -218,3 +218,43 @@ def test_cache_gives_the_same_patterns_as_no_cache():
     for batch in (urls[:3], urls, urls[2:]):
         frame = pl.DataFrame({s.URL: batch}, schema={s.URL: pl.String})
         assert add_patterns(frame, cache=cache).equals(add_patterns(frame))
+
+
+def merged(patterns: list[str], min_names: int = 3) -> dict[str, str]:
+    pairs = pl.DataFrame({s.HOST: "-", s.PATTERN: patterns})
+    out = merge_names(pairs, min_names)
+    return dict(zip(out[s.PATTERN], out["merged"]))
+
+
+def test_a_segment_of_many_names_is_one_template():
+    tags = [f"/blog/tags/{t}" for t in ("python", "rust", "red-shoes")]
+    assert merged(tags) == dict.fromkeys(tags, "/blog/tags/{name}")
+    # one name fewer than needed: each keeps its own
+    assert merged(tags[:2]) == {t: t for t in tags[:2]}
+
+
+def test_names_merge_only_with_patterns_alike_in_everything_else():
+    patterns = [f"/tag/{t}/" for t in "abc"] + ["/tag/a/feed", "/tag/b?page", "/tag/c.html"]
+    assert merged(patterns) == {
+        "/tag/a/": "/tag/{name}/", "/tag/b/": "/tag/{name}/", "/tag/c/": "/tag/{name}/",
+        # another path after the name, other parameters, another extension: apart
+        "/tag/a/feed": "/tag/a/feed", "/tag/b?page": "/tag/b?page", "/tag/c.html": "/tag/c.html",
+    }
+
+
+def test_the_first_level_is_a_site_s_sections_and_stays():
+    sections = [f"/{name}" for name in ("news", "sports", "weather", "about")]
+    assert merged(sections) == {p: p for p in sections}
+
+
+def test_names_join_a_slug_template_and_deeper_levels_merge_first():
+    assert merged(["/blog/{slug}.html", "/blog/x.html", "/blog/y.html", "/blog/z.html"]) == {
+        "/blog/{slug}.html": "/blog/{slug}.html", **{f"/blog/{c}.html": "/blog/{slug}.html" for c in "xyz"}}
+    wiki = [f"/wiki/{web}/{topic}" for web in ("Main", "Help", "Sandbox") for topic in "pqr"]
+    assert set(merged(wiki).values()) == {"/wiki/{name}/{name}"}
+    assert merged(wiki, min_names=0) == {p: p for p in wiki}  # 0: names are kept
+
+
+def test_merging_is_per_host():
+    pairs = pl.DataFrame({s.HOST: ["a", "a", "b"], s.PATTERN: ["/t/x", "/t/y", "/t/z"]})
+    assert merge_names(pairs, 3)["merged"].to_list() == ["/t/x", "/t/y", "/t/z"]

@@ -122,3 +122,30 @@ def test_an_estimate_never_passes_the_requests_made():
     windows = _windows(hourly, urls, _sample_fill(urls), "1h", k)
     assert windows[s.URLS_TO_DATE].to_list() == [50, 100]
     assert windows[s.NEW_URLS].to_list() == [50, 50]
+
+
+def test_finish_merges_many_names_into_one_pattern_and_the_saved_frames_keep_them():
+    # 30 tags, 40 URLs each (a page and its ?page=N list pages apart), two bots, two days
+    rows = []
+    for t in range(30):
+        for i in range(40):
+            rows.append({s.URL: f"/tag/word{chr(97 + t % 26)}{chr(97 + t // 26)}/?page={i}",
+                         s.TIME: T0 + timedelta(days=i % 2, minutes=t),
+                         s.IS_BOT: True, s.BOT_NAME: ("Googlebot", "bingbot")[i % 2],
+                         s.BOT_KIND: "search", s.STATUS: 200 if i < 35 else 404})
+    tally = Tally(settings=Settings(url_sample_size=500))
+    tally.add(add_patterns(requests_frame(rows)))
+    traffic = tally.finish()
+    assert traffic.patterns.select(s.PATTERN, s.SECTION, s.REQUESTS).rows() == [
+        ("/tag/{name}/?page", "/tag/{name}", 1200)]
+    # 1,200 URLs, 500 sampled: estimated from the merged sample, 1/sqrt(500) = 4.5% error
+    unique, exact = traffic.patterns.select(s.UNIQUE_URLS, s.UNIQUE_URLS_EXACT).row(0)
+    assert exact is False and abs(unique - 1200) <= 0.15 * 1200
+    assert traffic.windows[s.REQUESTS].to_list() == [600, 600]
+    assert traffic.statuses.select(s.STATUS, s.REQUESTS).rows() == [(200, 1050), (404, 150)]
+    assert traffic.agents.group_by(s.BOT_NAME).agg(pl.col(s.REQUESTS).sum()).sort(s.BOT_NAME).rows() == [
+        ("Googlebot", 600), ("bingbot", 600)]
+    assert traffic.urls[s.URL].n_unique() == 500  # the 500 smallest hashes of all 1,200
+    assert traffic.urls[s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
+    # what cron state saves: the patterns the URLs gave
+    assert tally.frames()["windows"][s.PATTERN].n_unique() == 30

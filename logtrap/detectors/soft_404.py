@@ -7,9 +7,10 @@ Two signals, per pattern, on the sampled URLs answered 200:
   they stand out: at least `soft_404_min_contrast` times as dense as the 200 URLs just beside
   that window (a catalog whose page sizes spread across the error page's has as many there;
   soft 404s hidden among real pages of about their size are left unnamed, not guessed at);
-- *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`;
-  tokens are random_token's, dates calendar's, query-string patterns the other detectors')
-  where at least `soft_404_min_share` of its 200 URLs share one size (within the tolerance).
+- *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`,
+  `{name}`; tokens are random_token's, dates calendar's, query-string patterns the other
+  detectors') where at least `soft_404_min_share` of its 200 URLs share one size (within the
+  tolerance).
 
 Either way at least `soft_404_min_urls` URLs must match; for the second signal humans made at
 most `soft_404_max_human_share` of the requests to them (pages people read are not error
@@ -91,7 +92,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
     )
     variable_route = (
-        path.str.contains(r"\{(?:n|slug|hex)\}")
+        path.str.contains(r"\{(?:n|slug|hex|name)\}")
         & ~path.str.contains(r"\{(?:token|date)\}")
         & ~pl.col(s.PATTERN).str.contains("?", literal=True)
     )
