@@ -350,7 +350,10 @@ def _merged_names(frames: Mapping[str, pl.DataFrame], settings: Settings) -> dic
         )
         if s.SECTION in table.keys:
             section = section_expr(pl.col("merged"))
-            lazy = lazy.with_columns(pl.coalesce(section, pl.col(s.SECTION)).alias(s.SECTION))
+            lazy = lazy.with_columns(
+                pl.when(pl.col("merged").is_not_null()).then(section).otherwise(pl.col(s.SECTION))
+                .alias(s.SECTION)
+            )
         lazy = lazy.drop("merged")
         if name == "urls":
             lazy = _bottom_k(lazy, settings.url_sample_size, _PATTERN_KEY)

@@ -149,3 +149,17 @@ def test_finish_merges_many_names_into_one_pattern_and_the_saved_frames_keep_the
     assert traffic.urls[s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
     # what cron state saves: the patterns the URLs gave
     assert tally.frames()["windows"][s.PATTERN].n_unique() == 30
+
+
+def test_names_joining_a_slug_template_make_one_pattern_in_its_section():
+    # /blog/geekery/<3+ words>.html is {slug}; 30 posts named in one or two words join it, and
+    # a pattern that merges with nothing keeps its own section
+    rows = [{s.URL: f"/blog/geekery/post-number-{i}-here.html"} for i in range(10)]
+    rows += [{s.URL: f"/blog/geekery/note{chr(97 + i % 26)}{chr(97 + i // 26)}.html"}
+             for i in range(30)]
+    rows += [{s.URL: "/about/team"}]
+    tally = Tally(settings=Settings())
+    tally.add(add_patterns(requests_frame(rows)))
+    patterns = tally.finish().patterns.sort(s.PATTERN)
+    assert patterns.select(s.PATTERN, s.SECTION, s.REQUESTS).rows() == [
+        ("/about/team", "/about/team", 1), ("/blog/geekery/{slug}.html", "/blog/geekery", 40)]
