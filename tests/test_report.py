@@ -332,3 +332,21 @@ def test_a_log_of_many_hosts_names_the_busiest_and_counts_the_rest():
     assert sections == ["example.com", *(f"scan{i:02d}.example.net" for i in range(9)),
                         "... 5 more hosts with 5 bot requests of 5 requests (all of them"]
     assert "scan09" not in text
+
+
+def test_markdown_and_html_name_a_finding_as_the_terminal_does():
+    from logtrap.findings import Finding, to_frame
+
+    findings = to_frame([
+        Finding("calendar", "warning", "-", "/cal?date", 9, 9, ("/cal?date=2090-01",), {}, "x"),
+        Finding("fake_bot", "warning", "www.example.net", None, 5, 5, (), {}, "y"),
+    ])
+    run = Analysis(traffic=sample_analysis().traffic, findings=findings, stats=None,
+                   settings=Settings())
+    heads = [line for line in report.to_markdown(run).splitlines() if line.startswith("### ")]
+    # a log without virtual hosts ("-") names no host
+    assert heads == ["### WARNING: calendar on `/cal?date`",
+                     "### WARNING: fake_bot on `www.example.net` (whole host)"]
+    html = report.to_html(run, charts=[])
+    assert "<b>calendar</b> on <code>/cal?date</code><p>" in html
+    assert "<b>fake_bot</b> on <code>www.example.net</code> (whole host)<p>" in html

@@ -106,11 +106,12 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     for x in report["findings"]:
         evidence = evidence_line(x["evidence"], h)
         examples = "".join(f"<li><code>{h(url)}</code></li>" for url in x["examples"])
-        pattern = f" <code>{h(x['pattern'])}</code>" if x["pattern"] else ""
+        # as in the terminal: no host when the log has none ("-"), "(whole host)" with no pattern
+        where = [f"<code>{h(x['host'])}</code>"] if x["host"] not in (None, "-") else []
+        where.append(f"<code>{h(x['pattern'])}</code>" if x["pattern"] else "(whole host)")
         parts.append(
             f'<div class="finding"><span class="{h(x["severity"])}">'
-            f"{h(x['severity'].upper())}</span> <b>{h(x['kind'])}</b> on "
-            f"<code>{h(x['host'])}</code>{pattern}"
+            f"{h(x['severity'].upper())}</span> <b>{h(x['kind'])}</b> on {' '.join(where)}"
             f"<p>{_n(x['wasted_requests'])} of {_n(x['requests'])} requests wasted.<br>"
             f"Evidence: {evidence}<br>Fix: {h(x['advice'] or '-')}</p>"
             f"<ul>{examples}</ul></div>"

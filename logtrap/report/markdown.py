@@ -71,7 +71,10 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
     if not report["findings"]:
         lines += ["No crawler traps found.", ""]
     for x in report["findings"]:
-        where = md_code(x["host"]) + (f" {md_code(x['pattern'])}" if x["pattern"] else "")
+        # as in the terminal: no host when the log has none ("-"), "(whole host)" with no pattern
+        parts = [md_code(x["host"])] if x["host"] not in (None, "-") else []
+        parts.append(md_code(x["pattern"]) if x["pattern"] else "(whole host)")
+        where = " ".join(parts)
         lines += [
             f"### {x['severity'].upper()}: {x['kind']} on {where}",
             "",
