@@ -6,7 +6,10 @@ Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
   name ends in one of the bot's domains and that name resolves back to the address).
 - ``fake``: range files were given for that bot and the address is in none of them (and DNS, if
   asked, did not confirm it); or DNS gave a definite mismatch: no PTR record (NXDOMAIN), a PTR
-  name outside the bot's domains, or a name that does not resolve back to the address.
+  name outside the bot's domains, or a name that does not resolve back to the address. A
+  resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root server): one that
+  does not see the public DNS (an isolated network) would deny every bot, and that is an
+  error, not a list of fakes.
 - ``unverified``: nothing to check against (no range file for the bot, no DNS asked), DNS timed
   out or failed for that address, or the bot publishes no reverse-DNS domain (DuckDuckBot: a DNS
   mismatch there is not proof -- give its IP list instead).
@@ -309,8 +312,14 @@ def _resolve(name: str, settings: Settings) -> tuple[str, list[str]]:
     return _OK, sorted({str(info[4][0]).split("%")[0] for info in infos})
 
 
+# A name every resolver that sees the public DNS knows (a root server's; it has not changed in
+# decades). A resolver that says it does not exist answers "no such name" for everything public.
+PUBLIC_NAME = "a.root-servers.net"
+
+
 def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cache: DnsCache) -> str | None:
-    """'verified' | 'fake' | 'unverified' for one client; None when the resolver was unreachable."""
+    """'verified' | 'fake' | 'unverified' for one client, or _NXDOMAIN: fake if the resolver
+    sees the public DNS (a name that does not exist there); None when it was unreachable."""
 
     def in_domains(name: str) -> bool:
         name = name.rstrip(".").lower()
@@ -339,18 +348,19 @@ def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cach
         forward = cached(cache.forward, client, _resolve)
         if forward is None:
             return None
-        return {"ok": "verified", "nxdomain": "fake"}.get(forward[0], "unverified")
+        return {_OK: "verified", _NXDOMAIN: _NXDOMAIN}.get(forward[0], "unverified")
     reverse = cached(cache.ptr, str(address), _reverse)
     if reverse is None:
         return None
     outcome, names = reverse
     if outcome == _NXDOMAIN:
-        return "fake"
+        return _NXDOMAIN
     if outcome != _OK:
         return "unverified"
     own = [n for n in names if in_domains(n)]
     if not own:
         return "fake"
+    mismatch = False
     for name in own:
         forward = cached(cache.forward, name.rstrip("."), _resolve)
         if forward is None:
@@ -359,7 +369,8 @@ def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cach
             return "verified"
         if forward[0] == _FAILED:
             return "unverified"
-    return "fake"
+        mismatch = mismatch or forward[0] == _OK
+    return "fake" if mismatch else _NXDOMAIN
 
 
 def _check_all(
@@ -402,14 +413,27 @@ def _check_all(
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
+    where = settings.dns_server or "the system resolver"
     if all(v is None for v in results.values()):
-        where = settings.dns_server or "the system resolver"
         raise LogtrapError(
             f"DNS unreachable: no answer from {where} for any of {len(results)} address(es) "
             f"within {settings.dns_timeout:g} s",
-            hint="check the resolver (--dns-server) or run without DNS verification",
+            hint="check the resolver (--set dns_server=HOST:PORT) or run without --verify-dns",
+        )
+    denied = [pair for pair, verdict in results.items() if verdict == _NXDOMAIN]
+    if denied and not _sees_public_dns(settings, cache):
+        client, bot = denied[0]
+        raise LogtrapError(
+            f"DNS cannot tell a fake bot here: {where} answered 'no such name' for "
+            f"{len(denied)} address(es) claiming a search engine (e.g. {client} as {bot}), and "
+            f"it knows no {PUBLIC_NAME} either: it does not see the public DNS, and every bot "
+            "would look fake",
+            hint="use a resolver that answers for public names (--set dns_server=HOST:PORT), "
+            "or run without --verify-dns",
         )
     for (client, bot), verdict in results.items():
+        if verdict == _NXDOMAIN:
+            verdict = "fake"
         before = verdicts[(client, bot)]
         if verdict == "verified":
             verdicts[(client, bot)] = "verified"
@@ -418,6 +442,18 @@ def _check_all(
         elif before != "fake":  # timeout / failure / undisprovable: ranges keep their say
             verdicts[(client, bot)] = "unverified"
     return verdicts
+
+
+def _sees_public_dns(settings: Settings, cache: DnsCache) -> bool:
+    """Whether the resolver knows `PUBLIC_NAME` (asked once per cache)."""
+    if PUBLIC_NAME not in cache.forward:
+        try:
+            answer = _resolve(PUBLIC_NAME, settings)
+        except (OSError, ValueError, IndexError, struct.error):
+            answer = (_FAILED, [])
+        with cache._lock:
+            cache.forward[PUBLIC_NAME] = answer
+    return cache.forward[PUBLIC_NAME][0] == _OK
 
 
 def verify_clients(

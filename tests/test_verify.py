@@ -16,7 +16,7 @@ import pytest
 from logtrap.errors import ConfigError, LogtrapError
 from logtrap.schema import BOT_NAME, CLIENT, VERIFIED
 from logtrap.settings import Settings
-from logtrap.verify import DnsCache, load_ranges, verify_clients
+from logtrap.verify import PUBLIC_NAME, DnsCache, load_ranges, verify_clients
 
 DATA = Path(__file__).parent / "data"
 RANGES = (DATA / "googlebot.json", DATA / "bingbot.json")
@@ -165,6 +165,8 @@ def dns() -> Iterator[TinyDns]:
             # IPv6 Googlebot
             (ipaddress.ip_address("2001:4860:4801:10::1").reverse_pointer, 12): ["crawl-v6.googlebot.com"],
             ("crawl-v6.googlebot.com", 28): ["2001:4860:4801:10::1"],
+            # a resolver that sees the public DNS knows the root servers
+            (PUBLIC_NAME, 1): ["198.41.0.4"],
         }
     )
     yield server
@@ -189,6 +191,18 @@ def test_dns_verifies_and_exposes_fakes(dns: TinyDns) -> None:
     assert out[VERIFIED].to_list() == [
         "verified", "fake", "fake", "fake", "verified", "verified", "verified", "fake", "unverified", None,
     ]
+
+
+def test_a_resolver_blind_to_the_public_dns_is_an_error_not_a_list_of_fakes() -> None:
+    # an isolated network's resolver: "no such name" for every public name, the root too.
+    # Googlebot's real address would be called fake, and a server rule would refuse it.
+    server = TinyDns({})
+    try:
+        settings = Settings(verify_dns=True, dns_server=server.address, dns_timeout=1.0)
+        with pytest.raises(LogtrapError, match=f"DNS cannot tell a fake bot here.*{PUBLIC_NAME}"):
+            verify_clients(claims(("66.249.66.1", "Googlebot")), settings)
+    finally:
+        server.close()
 
 
 def test_dns_confirms_an_address_missing_from_stale_ranges(dns: TinyDns, tmp_path: Path) -> None:
