@@ -111,7 +111,9 @@ def _steps(batches: Iterable[pl.DataFrame], rows: int) -> Iterator[pl.DataFrame]
 def verify_claims(traffic: Traffic, settings: Settings) -> Traffic:
     """Mark each address that claims to be a search engine verified, fake or unverified."""
     claims = traffic.claims
-    distinct = claims.select(s.CLIENT, s.BOT_NAME).unique()
+    # one row per address and claimed bot, with when its requests began (an old range file
+    # cannot disprove an address first seen long after it was made)
+    distinct = claims.group_by(s.CLIENT, s.BOT_NAME).agg(pl.col(s.FIRST_SEEN).min())
     verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
     return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
 

@@ -133,7 +133,9 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Only this virtual host (repeatable)."),
         click.option("--ip-ranges", multiple=True, metavar="FILE",
                      help="A search engine's published IP ranges (JSON, e.g. googlebot.json; "
-                          "or BOT=FILE) to verify bots with (repeatable)."),
+                          "or BOT=FILE) to verify bots with (repeatable). Download it again "
+                          "now and then: an address outside a file made over 30 days before "
+                          "its requests is unverified, not fake (engines add ranges)."),
         click.option("--verify-dns/--no-verify-dns", default=None,
                      help="Verify search-engine bots by reverse and forward DNS (network)."),
         click.option("--sitemap", "sitemaps", multiple=True, metavar="FILE",

@@ -50,6 +50,9 @@ class Settings:
 
     # -- bot verification --------------------------------------------------------------------
     ip_ranges: tuple[Path, ...] = ()  # search engines' published range files (JSON)
+    # An address outside a range file made this many days before its requests is unverified,
+    # not fake: engines add ranges (Google's file changes every few weeks; judgement)
+    ip_ranges_max_age_days: int = 30
     verify_dns: bool = False  # reverse + forward DNS check (network; off by default)
     dns_timeout: float = 2.0  # seconds per lookup (judgement)
     dns_concurrency: int = 16  # lookups in flight at once (judgement)

@@ -5,7 +5,9 @@ Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
 - ``verified``: the address is in a range file given for that bot, or DNS confirms it (the PTR
   name ends in one of the bot's domains and that name resolves back to the address).
 - ``fake``: range files were given for that bot and the address is in none of them (and DNS, if
-  asked, did not confirm it); or DNS gave a definite mismatch: no PTR record (NXDOMAIN), a PTR
+  asked, did not confirm it), unless the file was made more than `ip_ranges_max_age_days`
+  before the address's first request (its "creationTime"; engines add ranges, so an old file
+  cannot disprove an address: ``unverified``); or DNS gave a definite mismatch: no PTR record (NXDOMAIN), a PTR
   name outside the bot's domains, or a name that does not resolve back to the address. A
   resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root server): one that
   does not see the public DNS (an isolated network) would deny every bot, and that is an
@@ -36,6 +38,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable
 
@@ -43,7 +46,7 @@ import polars as pl
 
 from logtrap.bots import SEARCH_ENGINES
 from logtrap.errors import ConfigError, InputError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
 from logtrap.settings import Settings
 
 __all__ = ["DnsCache", "Ranges", "load_ranges", "verify_clients"]
@@ -81,6 +84,8 @@ class Ranges:
 
     # bot name -> ip version -> (sorted starts, matching ends)
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = field(default_factory=dict)
+    # bot name -> when its oldest file was made (the files' "creationTime"), where all say
+    created: dict[str, datetime] = field(default_factory=dict)
 
     def covers(self, bot_name: str) -> bool:
         """True when a range file was given for this bot.
@@ -102,7 +107,9 @@ class Ranges:
         return i >= 0 and int(address) <= ends[i]
 
 
-def _ranges_from(prefixes_by_bot: dict[str, Iterable[str]]) -> Ranges:
+def _ranges_from(
+    prefixes_by_bot: dict[str, Iterable[str]], created: dict[str, datetime] | None = None
+) -> Ranges:
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
     for bot, prefixes in prefixes_by_bot.items():
         intervals: dict[int, list[tuple[int, int]]] = {4: [], 6: []}
@@ -121,7 +128,7 @@ def _ranges_from(prefixes_by_bot: dict[str, Iterable[str]]) -> Ranges:
                     ends.append(hi)
             merged[version] = (starts, ends)
         by_bot[bot] = merged
-    return Ranges(by_bot)
+    return Ranges(by_bot, dict(created or {}))
 
 
 def load_ranges(specs: Iterable[str | Path]) -> Ranges:
@@ -139,14 +146,16 @@ def load_ranges(specs: Iterable[str | Path]) -> Ranges:
     (True, False)
     """
     prefixes: dict[str, list[str]] = {}
+    created: dict[str, list[datetime | None]] = {}
     for spec in specs:
         names, path = _parse_spec(spec)
-        for prefix in _read_prefixes(path):
-            for name in names:
-                prefixes.setdefault(name, []).append(prefix)
+        found, made = _read_prefixes(path)
         for name in names:
-            prefixes.setdefault(name, [])
-    return _ranges_from(prefixes)
+            prefixes.setdefault(name, []).extend(found)
+            created.setdefault(name, []).append(made)
+    oldest = {name: min(times) for name, times in created.items()  # type: ignore[type-var]
+              if times and None not in times}
+    return _ranges_from(prefixes, oldest)
 
 
 def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
@@ -165,7 +174,8 @@ def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
     )
 
 
-def _read_prefixes(path: Path) -> list[str]:
+def _read_prefixes(path: Path) -> tuple[list[str], datetime | None]:
+    """The file's prefixes, and when it was made ("creationTime", UTC; None if it does not say)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -186,7 +196,22 @@ def _read_prefixes(path: Path) -> list[str]:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"IP range file {path}: bad prefix entry {entry!r}") from exc
         out.append(prefix)
-    return out  # type: ignore[return-value]
+    return out, _creation_time(data)  # type: ignore[return-value]
+
+
+def _creation_time(data: dict) -> datetime | None:  # type: ignore[type-arg]
+    """The "creationTime" of an engine's range file (Google's: "2025-01-14T14:46:03.000000").
+
+    >>> _creation_time({"creationTime": "2025-01-14T14:46:03.000000"})
+    datetime.datetime(2025, 1, 14, 14, 46, 3, tzinfo=datetime.timezone.utc)
+    >>> _creation_time({}), _creation_time({"creationTime": "soon"})
+    (None, None)
+    """
+    try:
+        made = datetime.fromisoformat(str(data["creationTime"]))
+    except (KeyError, ValueError):
+        return None
+    return made if made.tzinfo else made.replace(tzinfo=timezone.utc)
 
 
 # -- DNS ----------------------------------------------------------------------------------------
@@ -374,10 +399,21 @@ def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cach
 
 
 def _check_all(
-    pairs: list[tuple[str, str]], ranges: Ranges, settings: Settings, cache: DnsCache
+    pairs: list[tuple[str, str]],
+    ranges: Ranges,
+    settings: Settings,
+    cache: DnsCache,
+    first_seen: dict[tuple[str, str], datetime] | None = None,
 ) -> dict[tuple[str, str], str | None]:
     verdicts: dict[tuple[str, str], str | None] = {}
     need_dns: list[tuple[str, str]] = []
+    max_age = timedelta(days=settings.ip_ranges_max_age_days)
+
+    def stale(client: str, bot: str) -> bool:
+        """The bot's file was made too long before this address's requests to disprove it."""
+        made, seen = ranges.created.get(bot), (first_seen or {}).get((client, bot))
+        return made is not None and seen is not None and seen > made + max_age
+
     for client, bot in pairs:
         if bot not in SEARCH_ENGINES and not ranges.covers(bot):
             verdicts[(client, bot)] = None
@@ -390,7 +426,8 @@ def _check_all(
             if ranges.contains(bot, address):
                 verdicts[(client, bot)] = "verified"
                 continue
-            verdicts[(client, bot)] = "fake"  # unless DNS confirms below (ranges lag behind)
+            # unless DNS confirms below (ranges lag behind)
+            verdicts[(client, bot)] = "unverified" if stale(client, bot) else "fake"
         else:
             verdicts[(client, bot)] = "unverified"
         if settings.verify_dns and bot in SEARCH_ENGINES:
@@ -485,7 +522,11 @@ def verify_clients(
         .drop_nulls()
         .rows()
     )
-    verdicts = _check_all([(c, b) for c, b in pairs], ranges, settings, cache)
+    first_seen = None
+    if FIRST_SEEN in claims.columns:  # when each address's requests began (traffic.claims)
+        first = claims.group_by(CLIENT, BOT_NAME).agg(pl.col(FIRST_SEEN).min()).drop_nulls()
+        first_seen = {(c, b): t for c, b, t in first.rows()}
+    verdicts = _check_all([(c, b) for c, b in pairs], ranges, settings, cache, first_seen)
     table = pl.DataFrame(
         {
             CLIENT: [c for c, _ in verdicts],

@@ -8,13 +8,14 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 from logtrap.errors import ConfigError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
 from logtrap.settings import Settings
 from logtrap.verify import PUBLIC_NAME, DnsCache, load_ranges, verify_clients
 
@@ -263,3 +264,27 @@ def test_bad_dns_server_setting() -> None:
 def test_missing_columns_raise() -> None:
     with pytest.raises(LogtrapError, match="columns"):
         verify_clients(pl.DataFrame({CLIENT: ["1.2.3.4"]}), Settings())
+
+
+def test_a_range_file_older_than_the_requests_cannot_prove_a_fake(tmp_path: Path) -> None:
+    # Google adds ranges every few weeks: an address outside a file made long before its
+    # requests may be a real Googlebot on a newer range, and a server rule would refuse it
+    old = tmp_path / "googlebot.json"
+    old.write_text('{"creationTime": "2025-01-14T14:46:03.000000",'
+                   ' "prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')
+    df = pl.DataFrame({
+        CLIENT: ["66.249.79.5", "203.0.113.7", "66.249.64.1"],
+        BOT_NAME: ["Googlebot"] * 3,
+        FIRST_SEEN: [datetime(2026, 11, 20, tzinfo=timezone.utc),   # 22 months later
+                     datetime(2025, 1, 20, tzinfo=timezone.utc),    # six days later
+                     datetime(2026, 11, 20, tzinfo=timezone.utc)],  # inside the ranges
+    })
+    out = verify_clients(df, Settings(ip_ranges=(old,)))
+    assert out[VERIFIED].to_list() == ["unverified", "fake", "verified"]
+    # a file that does not say when it was made, or claims without times: the file decides
+    undated = tmp_path / "bingbot.json"
+    undated.write_text('{"prefixes": [{"ipv4Prefix": "157.55.39.0/24"}]}')
+    df = df.with_columns(pl.lit("bingbot").alias(BOT_NAME))
+    assert verify_clients(df, Settings(ip_ranges=(undated,)))[VERIFIED].to_list() == ["fake"] * 3
+    assert verify_clients(df.drop(FIRST_SEEN).with_columns(pl.lit("Googlebot").alias(BOT_NAME)),
+                          Settings(ip_ranges=(old,)))[VERIFIED].to_list() == ["fake", "fake", "verified"]
