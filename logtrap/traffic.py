@@ -325,7 +325,9 @@ class Tally:
         return _finish(frames, self.settings.url_sample_size)
 
 
-def _merged_names(frames: Mapping[str, pl.DataFrame], settings: Settings) -> dict[str, pl.DataFrame]:
+def _merged_names(
+    frames: Mapping[str, pl.DataFrame], settings: Settings
+) -> dict[str, pl.DataFrame]:
     """The tables with each pattern renamed as `merge_names` says, and the rows of the
     patterns merged into one combined as partial aggregates are (`_Table.merge`). A URL has
     one pattern, so a merged pattern's URLs are its parts' URLs: their counts add up, and the

@@ -7,11 +7,11 @@ Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
 - ``fake``: range files were given for that bot and the address is in none of them (and DNS, if
   asked, did not confirm it), unless the file was made more than `ip_ranges_max_age_days`
   before the address's first request (its "creationTime"; engines add ranges, so an old file
-  cannot disprove an address: ``unverified``); or DNS gave a definite mismatch: no PTR record (NXDOMAIN), a PTR
-  name outside the bot's domains, or a name that does not resolve back to the address. A
-  resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root server): one that
-  does not see the public DNS (an isolated network) would deny every bot, and that is an
-  error, not a list of fakes.
+  cannot disprove an address: ``unverified``); or DNS gave a definite mismatch: no PTR record
+  (NXDOMAIN), a PTR name outside the bot's domains, or a name that does not resolve back to
+  the address. A resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root
+  server): one that does not see the public DNS (an isolated network) would deny every bot,
+  and that is an error, not a list of fakes.
 - ``unverified``: nothing to check against (no range file for the bot, no DNS asked), DNS timed
   out or failed for that address, or the bot publishes no reverse-DNS domain (DuckDuckBot: a DNS
   mismatch there is not proof -- give its IP list instead).

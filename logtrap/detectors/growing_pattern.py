@@ -17,11 +17,12 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    windows went to URLs never seen before. A real site whose content is fetched again and again
    has low novelty even while it publishes; a trap's crawlers fetch each URL about once;
 6. no new content: the pattern's sampled URLs answered 200 share their response sizes, at
-   least `growing_pattern_min_urls_per_size` URLs per distinct size (or none answered 200 or
-   304: redirects and errors are not content, while a 304 Not Modified answers a crawler
-   revalidating a page it fetched before, unchanged: content). A large catalog crawled for the first time grows
-   like a trap, window after window, but each of its pages has a size of its own (DESIGN:
-   "URLs growing without new content" is the signal, not the count of URLs). Search result
+   least `growing_pattern_min_urls_per_size` URLs per distinct size, or none answered 200 or
+   304 (redirects and errors are not content, while a 304 Not Modified answers a crawler
+   revalidating a page it fetched before, unchanged: content). A large catalog crawled for
+   the first time grows like a trap, window after window, but each of its pages has a size of
+   its own (DESIGN: "URLs growing without new content" is the signal, not the count of URLs).
+   Search result
    pages differ in size too: `internal_search` names them. URLs answered with the size of the
    site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page),
    or with no size logged, are no evidence either way, and a pattern with only those stays
