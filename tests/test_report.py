@@ -350,3 +350,16 @@ def test_markdown_and_html_name_a_finding_as_the_terminal_does():
     html = report.to_html(run, charts=[])
     assert "<b>calendar</b> on <code>/cal?date</code><p>" in html
     assert "<b>fake_bot</b> on <code>www.example.net</code> (whole host)<p>" in html
+
+
+def test_a_request_without_a_host_is_named_so():
+    # nginx logs $host empty for a client that sent no Host header (scanners, HTTP/1.0)
+    rows = [{**_row(0, "/", "/", "/", bot="zgrab"), "host": ""},
+            _row(1, "/a", "/a", "/a", bot="Googlebot")]
+    tally = Tally(settings=Settings())
+    tally.add(pl.DataFrame(rows))
+    run = Analysis(traffic=tally.finish(), findings=f.empty_findings(), stats=None,
+                   settings=Settings())
+    assert _render(report.read_summary(None, run.traffic)).splitlines()[-1] == (
+        "Hosts: (no host), example.com")
+    assert "(no host): 1 bot request of 1 request, 1 pattern" in report.to_text(run)

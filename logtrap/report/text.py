@@ -82,7 +82,7 @@ def _hosts_line(patterns: pl.DataFrame, top: int = TOP_HOSTS) -> str:
     )
     if not hosts:
         return "Hosts: none"
-    line = "Hosts: " + ", ".join(safe(h, SHOWN_CHARS) for h in hosts[:top])
+    line = "Hosts: " + ", ".join(_host(h) for h in hosts[:top])
     if len(hosts) > top:
         line += f", and {_n(len(hosts) - top)} more ({_n(len(hosts))} in all)"
     return line
@@ -132,7 +132,7 @@ def _where(row: Mapping[str, Any], key: str, hosts: bool) -> str:
     """A pattern or section cell: the host above it when the table has several hosts (one
     column less than a Host column: the table fits 100 characters)."""
     label = safe(pattern_label(row[key]) if key == s.PATTERN else row[key], SHOWN_CHARS)
-    return f"{safe(row[s.HOST], SHOWN_CHARS)}\n{label}" if hosts else label
+    return f"{_host(row[s.HOST])}\n{label}" if hosts else label
 
 
 def pattern_table(patterns: pl.DataFrame, limit: int | None = None) -> Table:
@@ -182,7 +182,7 @@ def bots_table(bots: pl.DataFrame) -> Table:
     hosts = {p[s.HOST] for ps in bots["top_patterns"].to_list() for p in ps or []}
     for row in bots.iter_rows(named=True):
         top = "\n".join(
-            (f"{safe(p[s.HOST], SHOWN_CHARS)}" if len(hosts) > 1 else "")
+            (_host(p[s.HOST]) if len(hosts) > 1 else "")
             + f"{safe(pattern_label(p[s.PATTERN]), SHOWN_CHARS)} {_n(p[s.REQUESTS])}"
             for p in (row["top_patterns"] or [])[:3]
         )
@@ -245,14 +245,19 @@ def budget_view(
 
 
 def host_label(host: str | None) -> str:
-    """A host as shown in the terminal ("-" is a log format without a virtual host).
+    """A host as shown in the terminal ("-" is a log format without a virtual host; "" a
+    request that named none, as nginx logs `$host` for a client that sent no Host header).
 
-    >>> host_label("-"), host_label("[x]")
-    ('All requests (no virtual host in the log)', '\\\\[x]')
+    >>> host_label("-"), host_label("[x]"), host_label("")
+    ('All requests (no virtual host in the log)', '\\\\[x]', '(no host)')
     """
     if host in (None, "-"):
         return "All requests (no virtual host in the log)"
-    return safe(host, SHOWN_CHARS)
+    return _host(host)
+
+
+def _host(host: str) -> str:
+    return safe(host, SHOWN_CHARS) if host else "(no host)"
 
 
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
@@ -267,7 +272,7 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     ]
     for x in records:
         style = SEVERITY_STYLE.get(x.severity, "")
-        parts = [safe(x.host, SHOWN_CHARS)] if x.host not in (None, "-") else []
+        parts = [_host(x.host)] if x.host not in (None, "-") else []
         # A finding without a pattern is about the host as a whole (new patterns, fake bots).
         parts += [safe(x.pattern, SHOWN_CHARS)] if x.pattern is not None else ["(whole host)"]
         where = " ".join(parts)
@@ -334,7 +339,7 @@ def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
         out.append("No rules to suggest: no finding calls for one.")
     # Server rules come once per server (LiteSpeed, Apache, nginx): show each rule once.
     for row in rules.filter(pl.col("target").is_in(["robots", "litespeed"])).iter_rows(named=True):
-        where = safe(row[s.HOST]) if row[s.HOST] not in (None, "-") else ""
+        where = _host(row[s.HOST]) if row[s.HOST] not in (None, "-") else ""
         status = row["status"]
         style = {"emitted": "green", "narrowed": "yellow", "withheld": "red"}.get(status, "")
         if row["target"] == "robots":
