@@ -258,3 +258,21 @@ def test_names_join_a_slug_template_and_deeper_levels_merge_first():
 def test_merging_is_per_host():
     pairs = pl.DataFrame({s.HOST: ["a", "a", "b"], s.PATTERN: ["/t/x", "/t/y", "/t/z"]})
     assert merge_names(pairs, 3)["merged"].to_list() == ["/t/x", "/t/y", "/t/z"]
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(st.lists(ANY_TEXT, max_size=40), st.integers(min_value=0, max_value=4))
+def test_merging_names_is_total_keeps_levels_and_is_idempotent(urls, min_names):
+    patterns = [url_pattern(u) for u in urls]
+    out = merge_names(pl.DataFrame({s.HOST: "-", s.PATTERN: patterns}, schema={
+        s.HOST: pl.String, s.PATTERN: pl.String}), min_names)
+    assert sorted(out[s.PATTERN].to_list()) == sorted(set(patterns))
+
+    def levels(p: str) -> tuple[int, str]:  # how deep, and the first level
+        path = p.split("?", 1)[0]
+        return path.count("/"), path.split("/")[1] if "/" in path else path
+
+    for before, after in out.select(s.PATTERN, "merged").iter_rows():
+        assert levels(after) == levels(before)
+    again = merge_names(out.select(s.HOST, pl.col("merged").alias(s.PATTERN)), min_names)
+    assert (again[s.PATTERN] == again["merged"]).all()
