@@ -325,6 +325,11 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
         units.append(((f"Disallow: {glob}?",), 6))
+    if "{slug}" in path:  # three words or more: past the pages of one or two words
+        words = [_glob(path.replace("{slug}", sep.join(["{w}"] * 3))).rstrip("*")
+                 for sep in ("-", "_")]
+        units += [((f"Disallow: {w}",), 6) for w in words]
+        units.append((tuple(f"Disallow: {w}" for w in words), 6))
     exact = glob.rstrip("*")
     if not query and exact == glob:
         units.append(((f"Disallow: {glob}$",), 6))

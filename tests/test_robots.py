@@ -150,6 +150,13 @@ def test_exact_rule_per_kind(kind, urls, expected):
     assert got == expected
 
 
+def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
+    # /tag/{slug} is three words or more: a rule for any word would block /tag/apache
+    trap = ["/tag/no-such-tag-1", "/tag/not_a_real_tag", "/tag/made-up-words"]
+    got, _ = rules_for("soft_404", trap, content=[*CONTENT, "/tag/apache", "/tag/web-server"])
+    assert got == [("/tag/{slug}", ("Disallow: /tag/*-*-", "Disallow: /tag/*_*_"), "emitted")]
+
+
 def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
     got, rules = rules_for(
         "pagination", ["/shop/shoes?page=99", "/shop/shoes?page=100"],
