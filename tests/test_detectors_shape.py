@@ -185,6 +185,21 @@ def test_session_id_fires_on_a_site_wide_trap_larger_than_the_url_sample():
     assert row[s.WASTED_REQUESTS] == 30_000 - ev["pages"]
 
 
+def test_session_id_counts_the_pages_of_an_uneven_trap_past_the_url_sample():
+    # a tracking id on product links: 100 products linked 50 times each, 4,900 once (9,900
+    # URLs, 1,000 sampled). The few much-copied pages must not hide the many copied once.
+    links = [(f"/product/{p}?ref={(p * 100 + j) * 7919 % 10**12:012x}", 12000 + 53 * p)
+             for p in range(5000) for j in range(50 if p < 100 else 1)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in links]
+    row = _one(_findings(session_id, rows, settings=Settings()))
+    ev = row["evidence"]
+    assert (row[s.PATTERN], ev["session_param"], ev["sampled_urls"]) == (
+        "/product/{n}?ref", "ref", 1000)  # fmt: skip
+    # 5,000 pages; the sample has ~590 of them, the mean copies per URL would say ~360
+    assert 3_000 <= ev["pages"] <= 6_000
+    assert row[s.WASTED_REQUESTS] == 9_900 - ev["pages"]
+
+
 def replytocom_rows(spread: int) -> list[dict]:
     """WordPress's comment reply links: each post again once per comment (`?replytocom=ID`,
     the reply form moved under that comment, its author's name in the heading): 20 posts,

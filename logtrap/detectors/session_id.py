@@ -110,15 +110,17 @@ def _copies_per_url() -> pl.Expr:
 
 
 def _pages() -> pl.Expr:
-    """The pages the pattern's URLs copy: those sampled when the whole pattern is; otherwise U
-    over the copies per URL, and at least the pages sampled."""
-    estimate = (pl.col(s.UNIQUE_URLS) / pl.col("_copies")).round(0).cast(pl.Int64)
-    return (
-        pl.when(pl.col("sampled_urls") >= pl.col(s.UNIQUE_URLS))
-        .then(pl.col("_sampled_pages"))
-        .otherwise(pl.max_horizontal(estimate, pl.col("_sampled_pages")))
-        .cast(pl.Int64)
-    )
+    """The pages the pattern's URLs copy: those sampled when the whole pattern is; otherwise
+    estimated as Chao & Lin (2012) estimate species sampled without replacement, from the pages
+    seen with one and with two sampled copies (f1, f2), k sampled URLs, a share q of all:
+    d + f1² / (2 f2 k / (k - 1) + f1 q / (1 - q)). Pages copied unevenly (a few pages with
+    fifty copies, most with one) are not undercounted as U over the mean copies would."""
+    k, d = pl.col("sampled_urls"), pl.col("_sampled_pages")
+    q = k / pl.max_horizontal(pl.col(s.UNIQUE_URLS), k)
+    f1, f2 = pl.col("_once"), pl.col("_twice")
+    denominator = 2 * f2 * k / (k - 1).clip(lower_bound=1) + f1 * q / (1 - q)
+    estimate = pl.when((q < 1) & (denominator > 0)).then(d + f1**2 / denominator).otherwise(d)
+    return pl.max_horizontal(estimate.round(0), d).cast(pl.Int64)
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -150,6 +152,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(
             pl.col("copies").sum().alias("sampled_urls"),
             pl.len().alias("_sampled_pages"),
+            (pl.col("copies") == 1).sum().alias("_once"),
+            (pl.col("copies") == 2).sum().alias("_twice"),
             (pl.col("copies") * (pl.col("copies") - 1)).sum().alias("_pairs"),
             # only a page with two sampled copies or more shows whether they differ; a page
             # answered with the site's shell says nothing of its copies' content
