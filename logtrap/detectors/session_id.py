@@ -7,9 +7,11 @@ parameter whose sampled values all look like ids (letters and digits, at least
 it copies. A pattern is a session-id trap when
 
 - at least `session_id_min_urls` sampled URLs carry the parameter,
-- they copy few pages: at least `session_id_min_copies` URLs per page (the copies of a URL's
-  page, on average over URLs; estimated from the pairs of sampled URLs that copy one page, so
-  that a site-wide trap whose pages outnumber the sample is seen too),
+- they copy few pages: a URL's page has at least `session_id_min_copies` copies, on average
+  over URLs (`copies_per_url`: a few pages copied fifty times are a trap even among many
+  copied once; estimated from the pairs of sampled URLs that copy one page, so that a
+  site-wide trap whose pages outnumber the sample is seen too; `urls_per_page` is the plain
+  mean, over the pages, estimated past the sample too),
 - the value is new on nearly every request: distinct URLs / requests >= `session_id_min_new_share`,
 - the copies answer like their page: one response size for most pages (of those with two
   sampled copies or more).
@@ -177,12 +179,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (pl.col("sampled_urls") / pl.col("sampled_requests")).round(3).alias("new_value_share"),
         )
         .with_columns(
-            pl.col("_copies").round(1).alias("urls_per_page"),
+            pl.col("_copies").round(1).alias("copies_per_url"),
             _pages().alias("pages"),
         )
+        .with_columns((pl.col(s.UNIQUE_URLS) / pl.col("pages")).round(1).alias("urls_per_page"))
         .filter(
             (pl.col("sampled_urls") >= settings.session_id_min_urls)
-            & (pl.col("urls_per_page") >= settings.session_id_min_copies)
+            & (pl.col("copies_per_url") >= settings.session_id_min_copies)
             & (pl.col("new_value_share") >= settings.session_id_min_new_share)
             & (pl.col("one_size_share") >= 0.5)
         )
@@ -202,8 +205,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "new_value_share",
-            "one_size_share", s.HUMAN_REQUESTS,
+            _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "copies_per_url",
+            "new_value_share", "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=pl.when(pl.col(_NAME).str.to_lowercase() == REPLY_PARAM)
         .then(pl.lit(REPLY_ADVICE))
