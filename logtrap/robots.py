@@ -563,6 +563,10 @@ def host_rules(
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
     traps = mine.select(s.HOST, s.PATTERN).unique()
+    # requests with no URL ("-" as request line, a TLS handshake) have none to match a rule
+    traffic = traffic.replace(
+        urls=traffic.urls.filter(pl.col(s.URL).is_not_null() & (pl.col(s.URL) != ""))
+    )
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()

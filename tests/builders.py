@@ -49,9 +49,9 @@ def requests_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
     full = []
     for i, row in enumerate(rows):
         r = {**DEFAULTS, s.TIME: START + timedelta(seconds=i), **row}
-        url = r[s.URL]
-        path, sep, query = url.partition("?")
-        r.setdefault(s.PATH, path)
+        url = r[s.URL]  # None: a request line with no URL ("-")
+        path, sep, query = (url or "").partition("?")
+        r.setdefault(s.PATH, path if url is not None else None)
         r.setdefault(s.QUERY, query if sep else None)
         full.append(r)
     schema = {**s.REQUEST_SCHEMA, **s.BOT_SCHEMA}

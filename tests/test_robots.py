@@ -284,3 +284,14 @@ def test_log_content_is_human_or_verified_search_2xx_3xx():
     traffic = traffic_of(requests_frame(rows))
     empty = pl.DataFrame(schema={"host": pl.String, "pattern": pl.String})
     assert sorted(robots.log_content(traffic, empty, "-")["url"].to_list()) == ["/a", "/gone"]
+
+
+def test_requests_without_a_url_never_reach_a_rule():
+    # a host-wide finding (no pattern) beside requests whose request line was "-" (no URL,
+    # the empty pattern): those have nothing a robots.txt line could match
+    loop = [f"/docs{'/related' * d}/x" for d in range(1, 6)]
+    traffic = traffic_of(requests_frame(bots(loop) + bots([None, None]) + humans(CONTENT)))
+    findings = to_frame([Finding("relative_loop", "warning", "-", None, 5, 5, tuple(loop[1:]))])
+    rules, _ = robots.host_rules(findings, traffic, "-", [], Settings())
+    assert [(r.lines, r.status) for r in rules] == [
+        (("Disallow: /*/related/related/",), "emitted")]
