@@ -515,7 +515,7 @@ def _patterns(
     exact = fill.select(*keys, (pl.col("_n") < k).alias(s.UNIQUE_URLS_EXACT))
     statuses = (
         frames["statuses"]
-        .sort(s.REQUESTS, descending=True)
+        .sort([s.REQUESTS, s.STATUS], descending=[True, False])  # ties in status order
         .group_by(keys, maintain_order=True)
         .agg(pl.struct(s.STATUS, s.REQUESTS).alias(s.STATUSES))
     )

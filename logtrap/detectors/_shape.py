@@ -48,13 +48,15 @@ SHELL = "shell"  # per_url with `shell`: answered 200 with the host's shell size
 
 
 def per_url(urls: pl.DataFrame, shell: pl.DataFrame | None = None) -> pl.DataFrame:
-    """The URL sample with one row per URL: summed counts, the most frequent status and size.
+    """The URL sample with one row per URL: summed counts, the most frequent status and size
+    (between answers as frequent, the lowest status, then size: the same one every run).
 
     With `shell` (`shell_sizes`), a URL answered 200 with its host's shell size has no size
     (BYTES null: it says nothing about the page) and SHELL true.
     """
     out = (
-        urls.sort(s.REQUESTS, descending=True)
+        urls.sort([s.REQUESTS, s.STATUS, s.BYTES], descending=[True, False, False],
+                  nulls_last=True, maintain_order=True)
         .group_by(*KEYS, s.URL, maintain_order=True)
         .agg(
             pl.col(s.STATUS).first(),

@@ -82,7 +82,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(pl.len().alias("size_urls"))
         .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
         .filter(pl.col("size_share") >= settings.calendar_empty_share)
-        .sort("size_urls", descending=True)
+        .sort(["size_urls", s.BYTES], descending=[True, False])  # a tie: the same one every run
         .group_by(_shape.KEYS, maintain_order=True)
         .agg(pl.col(s.BYTES).first().alias("empty_size"))
     )

@@ -76,7 +76,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(pl.len().alias("n"))
         .with_columns((pl.col("n") / pl.col("n").sum().over(_shape.KEYS)).alias("share"))
         .filter(pl.col("share") >= settings.pagination_empty_share)
-        .sort("n", descending=True)
+        .sort(["n", s.BYTES], descending=[True, False])  # a tie: the same one every run
         .group_by(_shape.KEYS, maintain_order=True)
         .agg(pl.col(s.BYTES).first().alias("empty_size"))
     )
