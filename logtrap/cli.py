@@ -499,12 +499,9 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     source = analysis.traffic.sections if sections else analysis.patterns
     table = source if limit is None else source.head(limit)
     if json_out:
-        import json
-
         key, rows = (("sections", report.section_dicts(table)) if sections
                      else ("patterns", report.pattern_dicts(table)))
-        _write_text(json_out, json.dumps({"schema": PATTERNS_SCHEMA, key: rows},
-                                         indent=2, ensure_ascii=False) + "\n")
+        _write_text(json_out, report.dumps({"schema": PATTERNS_SCHEMA, key: rows}))
         if json_out == STDOUT:
             return
     view = report.section_table(table) if sections else report.pattern_table(table)
@@ -545,11 +542,8 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
     _read_summary(analysis, quiet)
     table = analysis.bots
     if json_out:
-        import json
-
-        _write_text(json_out, json.dumps({"schema": BOTS_SCHEMA,
-                                          "bots": report.bot_dicts(table)},
-                                         indent=2, ensure_ascii=False) + "\n")
+        bots = report.bot_dicts(table)
+        _write_text(json_out, report.dumps({"schema": BOTS_SCHEMA, "bots": bots}))
         if json_out == STDOUT:
             return
     report.print_lines(_console(), [report.bots_table(table), *_not_logged_note(analysis)])

@@ -22,6 +22,7 @@ from logtrap.report._common import SHOWN_CHARS, clean, safe
 from logtrap.report.data import (
     SCHEMA,
     bot_dicts,
+    dumps,
     pattern_dicts,
     section_dicts,
     summary_dict,
@@ -90,6 +91,7 @@ __all__ = [
     "TOP_PATTERNS",
     "Renderer",
     "bot_dicts",
+    "dumps",
     "bots_table",
     "budget_view",
     "clean",

@@ -75,6 +75,24 @@ def _counts(items: Iterable[Mapping[str, Any]] | None, key: str) -> dict[str, in
             for item in (items or [])}
 
 
+def _iso_column(name: str) -> pl.Expr:
+    """A time column as `datetime.isoformat` writes it, in Polars (a Python call per value
+    took half a second on 70,000 patterns): microseconds only when there are any."""
+    c = pl.col(name)
+    return (
+        pl.when(c.dt.microsecond() == 0)
+        .then(c.dt.to_string("%Y-%m-%dT%H:%M:%S%:z"))
+        .otherwise(c.dt.to_string("%Y-%m-%dT%H:%M:%S%.6f%:z"))
+        .alias(name)
+    )
+
+
+def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """The rows as dicts, first/last seen as ISO text."""
+    times = [c for c in (s.FIRST_SEEN, s.LAST_SEEN) if c in frame.columns]
+    return frame.with_columns(_iso_column(c) for c in times).to_dicts()
+
+
 def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
     """One report-v1 object per host+pattern (`statuses` and `bots` as name -> count).
     >>> from logtrap.report._common import example_run
@@ -95,10 +113,10 @@ def pattern_dicts(patterns: pl.DataFrame) -> list[dict[str, Any]]:
             "bot_share": row[s.BOT_SHARE],
             "statuses": _counts(row[s.STATUSES], s.STATUS),
             "bots": _counts(row[s.BOTS], s.BOT_NAME),
-            "first_seen": _iso(row[s.FIRST_SEEN]),
-            "last_seen": _iso(row[s.LAST_SEEN]),
+            "first_seen": row[s.FIRST_SEEN],
+            "last_seen": row[s.LAST_SEEN],
         }
-        for row in patterns.iter_rows(named=True)
+        for row in _rows(patterns)
     ]
 
 
@@ -119,10 +137,10 @@ def section_dicts(sections: pl.DataFrame) -> list[dict[str, Any]]:
             "unique_urls": row[s.UNIQUE_URLS],
             "unique_urls_exact": row[s.UNIQUE_URLS_EXACT],
             "patterns": row["patterns"],
-            "first_seen": _iso(row[s.FIRST_SEEN]),
-            "last_seen": _iso(row[s.LAST_SEEN]),
+            "first_seen": row[s.FIRST_SEEN],
+            "last_seen": row[s.LAST_SEEN],
         }
-        for row in sections.iter_rows(named=True)
+        for row in _rows(sections)
     ]
 
 
@@ -145,10 +163,10 @@ def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
             "top_patterns": [dict(p) for p in row["top_patterns"] or []],
             "statuses": _counts(row[s.STATUSES], s.STATUS),
             "peak_per_minute": row["peak_per_minute"],
-            "first_seen": _iso(row[s.FIRST_SEEN]),
-            "last_seen": _iso(row[s.LAST_SEEN]),
+            "first_seen": row[s.FIRST_SEEN],
+            "last_seen": row[s.LAST_SEEN],
         }
-        for row in bots.iter_rows(named=True)
+        for row in _rows(bots)
     ]
 
 
@@ -176,10 +194,36 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
 
 
 def to_json(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> str:
-    """`to_dict` as indented JSON text, ending in a newline.
+    """`to_dict` as JSON text (`dumps`), ending in a newline.
     >>> from logtrap.report._common import example_run
     >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> import json; json.loads(to_json(run))["schema"]
     'logtrap/report-v1'
     """
-    return json.dumps(to_dict(analysis, suggestions), indent=2, ensure_ascii=False) + "\n"
+    return dumps(to_dict(analysis, suggestions))
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """A JSON document indented by two, its lists of objects one object per line: readable,
+    greppable, and written by Python's C encoder (indenting every level took 1.8 s for the
+    70,000 patterns of a scanner-heavy log of 200,000 lines).
+
+    >>> print(dumps({"schema": "x", "rows": [{"a": 1}, {"a": 2}], "empty": []}), end="")
+    {
+      "schema": "x",
+      "rows": [
+        {"a": 1},
+        {"a": 2}
+      ],
+      "empty": []
+    }
+    """
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            rows = ",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in value)
+            text = f"[\n{rows}\n  ]"
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        parts.append(f"  {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
