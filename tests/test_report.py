@@ -363,3 +363,21 @@ def test_a_request_without_a_host_is_named_so():
     assert _render(report.read_summary(None, run.traffic)).splitlines()[-1] == (
         "Hosts: (no host), example.com")
     assert "(no host): 1 bot request of 1 request, 1 pattern" in report.to_text(run)
+
+
+def test_the_reports_people_read_list_the_patterns_with_most_bot_requests(monkeypatch):
+    # a scanner-heavy log has a pattern per probed path: the Markdown and HTML tables stop at
+    # REPORT_ROWS (most bot requests first) and say where the rest are; the JSON has them all
+    from logtrap.report import html, markdown
+
+    monkeypatch.setattr(markdown, "REPORT_ROWS", 2)
+    monkeypatch.setattr(html, "REPORT_ROWS", 2)
+    run = sample_analysis()  # three patterns
+    md = report.to_markdown(run, SUGGESTIONS)
+    rows = [line for line in md.splitlines() if line.startswith("| `example.com`")]
+    assert [row.split(" | ")[1] for row in rows] == [
+        "`/calendar?date`", "`/evil/<img src=x onerror=alert(2)>`"]
+    assert "... and 1 more pattern, with fewer bot requests (all of them: --json" in md
+    page = report.to_html(run, SUGGESTIONS, charts=[])
+    assert page.count("<code>/article/{n}</code>") == 0 and "and 1 more pattern," in page
+    assert len(json.loads(report.to_json(run, SUGGESTIONS))["patterns"]) == 3

@@ -170,9 +170,12 @@ def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> dict[str, Any]:
+def to_dict(
+    analysis: "Analysis", suggestions: "Suggestions | None" = None, *, rows: int | None = None
+) -> dict[str, Any]:
     """The whole run as a `logtrap/report-v1` object (see DESIGN.md); rules are suggested
-    here when `suggestions` is not given.
+    here when `suggestions` is not given. `rows`: at most that many patterns and sections,
+    those with most bot requests (the reports people read; the JSON holds them all).
     
     >>> from logtrap.report._common import example_run
     >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
@@ -183,8 +186,10 @@ def to_dict(analysis: "Analysis", suggestions: "Suggestions | None" = None) -> d
     return {
         "schema": SCHEMA,
         "summary": summary_dict(analysis),
-        "patterns": pattern_dicts(analysis.patterns),
-        "sections": section_dicts(analysis.traffic.sections),
+        "patterns": pattern_dicts(analysis.patterns.head(rows) if rows else analysis.patterns),
+        "sections": section_dicts(
+            analysis.traffic.sections.head(rows) if rows else analysis.traffic.sections
+        ),
         "findings": [x.to_dict() for x in f.to_records(analysis.findings)],
         "robots_txt": suggestions.robots_txt,
         "htaccess": suggestions.htaccess,

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label,
+    NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line, more_patterns,
+    pattern_label,
 )
 from logtrap.report.data import to_dict
 
@@ -77,7 +78,7 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     >>> page.startswith("<!DOCTYPE html>"), "<code>/cal?date</code>" in page
     (True, True)
     """
-    report = to_dict(analysis, suggestions)
+    report = to_dict(analysis, suggestions, rows=REPORT_ROWS)
     summary = report["summary"]
     charts = figures(analysis) if charts is None else charts
     parts = [
@@ -128,6 +129,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
           (", ".join(f"{h(k)}: {_n(v)}" for k, v in p["bots"].items()), False)]
          for p in report["patterns"]),
     ))
+    if analysis.patterns.height > REPORT_ROWS:
+        parts.append(f"<p>{h(more_patterns(analysis.patterns.height - REPORT_ROWS))}</p>")
     parts.append("<h2>Bots</h2>")
     parts.append(_html_table(
         ["Bot", "Kind", "Requests", "Share", "Verified", "Fake", "Unverified", "Peak/min"],

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, _n, _pct, _urls, clean, evidence_line, pattern_label,
+    NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line, more_patterns,
+    pattern_label,
 )
 from logtrap.report.data import to_dict
 
@@ -55,7 +56,7 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
     >>> to_markdown(run).splitlines()[:5]
     ['# logtrap report', '', '## Summary', '', '- Lines: 1 (1 parsed, 0 rejected)']
     """
-    report = to_dict(analysis, suggestions)
+    report = to_dict(analysis, suggestions, rows=REPORT_ROWS)
     summary = report["summary"]
     lines = ["# logtrap report", "", "## Summary", ""]
     lines += [
@@ -98,6 +99,8 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
         lines.append(_md_row([md_code(p["host"]), md_code(pattern_label(p["pattern"])),
                               _n(p["bot_requests"]), _pct(p["bot_share"]),
                               _urls(p["unique_urls"], p.get("unique_urls_exact")), bots or "-"]))
+    if analysis.patterns.height > REPORT_ROWS:
+        lines += ["", more_patterns(analysis.patterns.height - REPORT_ROWS)]
     for title, key, lang in (("robots.txt", "robots_txt", "text"),
                              (".htaccess", "htaccess", "apache"), ("nginx", "nginx", "nginx")):
         if report[key]:
