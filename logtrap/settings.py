@@ -7,8 +7,18 @@ rather than a figure from the sources (DESIGN.md), the comment says "judgement".
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
+
+from logtrap.errors import ConfigError
+
+# Sizes and counts that 0 would break: no bytes read per batch (nothing read at all), no rows
+# per step (the reader waits forever), an empty URL sample, no DNS worker, no window compared.
+_AT_LEAST_ONE = frozenset({
+    "batch_bytes", "analysis_rows", "detect_lines", "url_sample_size", "pattern_cache_urls",
+    "dns_concurrency", "growing_pattern_windows",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,25 @@ class Settings:
     fake_bot_min_requests: int = 1  # a failed verification is definite: any request counts (judgement)
     fake_bot_max_addresses: int = 20  # addresses listed in evidence; the count is always given (judgement)
     fake_bot_critical_requests: int = 1000  # a scraper at scale, not a stray (judgement)
+
+    def __post_init__(self) -> None:
+        """Every number is finite and not negative; sizes and counts 0 would break are at
+        least 1, and the DNS timeout is above 0.
+
+        >>> Settings(analysis_rows=0)
+        Traceback (most recent call last):
+        ...
+        logtrap.errors.ConfigError: analysis_rows must be at least 1, not 0
+        """
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if f.name in _AT_LEAST_ONE and value < 1:
+                raise ConfigError(f"{f.name} must be at least 1, not {value!r}")
+            if not math.isfinite(value) or value < 0 or (f.name == "dns_timeout" and value == 0):
+                what = "above 0" if f.name == "dns_timeout" else "0 or more"
+                raise ConfigError(f"{f.name} must be a number {what}, not {value!r}")
 
     def replace(self, **changes: object) -> "Settings":
         """A copy with some settings changed.

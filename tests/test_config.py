@@ -118,3 +118,17 @@ def test_set_needs_name_and_value():
 def test_ip_ranges_bot_prefix_keeps_the_bot_and_resolves_the_file(tmp_path):
     config = write(tmp_path / "logtrap.toml", "ip_ranges = ['Googlebot=ranges/g.json']\n")
     assert read_config(config)["ip_ranges"] == (Path(f"Googlebot={tmp_path}/ranges/g.json"),)
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    # 0 rows per step made the reader wait forever; 0 bytes per batch read nothing at all
+    ("analysis_rows", 0, "analysis_rows must be at least 1, not 0"),
+    ("batch_bytes", 0, "batch_bytes must be at least 1, not 0"),
+    ("url_sample_size", -5, "url_sample_size must be at least 1, not -5"),
+    ("budget_hog_share", float("nan"), "budget_hog_share must be a number 0 or more, not nan"),
+    ("dns_timeout", 0.0, "dns_timeout must be a number above 0, not 0.0"),
+])
+def test_numbers_that_would_break_a_run_are_refused(name, value, message):
+    with pytest.raises(ConfigError, match=f"^{message}$"):
+        build_settings({}, {name: value})
+    assert build_settings({}, {"pattern_min_names": 0}).pattern_min_names == 0  # 0: allowed
