@@ -131,13 +131,25 @@ def unified_diff(old: str, new: str, name: str = "robots.txt") -> str:
     return "".join(lines)
 
 
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f")
+
+
 def _read_robots(settings: Settings) -> str | None:
+    """The site's robots.txt as text (a UTF-8 byte order mark dropped, as Google does); a file
+    of binary data (a NUL, or more than 1% control bytes) is refused: it would be merged into
+    the suggested file and printed to the terminal as it is."""
     if settings.robots is None:
         return None
     try:
-        return settings.robots.read_bytes().decode("utf-8", errors="replace")
+        data = settings.robots.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read robots.txt {settings.robots}: {exc.strerror}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    controls = len(data) - len(data.translate(None, _CONTROL))
+    if b"\x00" in data or controls > len(data) / 100:
+        raise InputError(f"{settings.robots} is not a robots.txt: it holds binary data",
+                         hint="pass the site's robots.txt, a text file (--robots)")
+    return data.decode("utf-8", errors="replace")
 
 
 def _current_notes(

@@ -12,6 +12,7 @@ import pytest
 
 from builders import bots, humans, requests_frame, traffic_of
 from logtrap import rules, schema as s
+from logtrap.errors import InputError
 from logtrap.findings import Finding, empty_findings, to_frame
 from logtrap.settings import Settings
 
@@ -157,6 +158,26 @@ def test_sample_site_rules(site):
     assert got == expected
     withheld = sug.rules.filter(pl.col("status") == "withheld")["reason"].to_list()
     assert all("would block content URL" in why for why in withheld)
+
+
+def test_a_robots_txt_with_a_byte_order_mark_is_merged_into_its_own_group(tmp_path):
+    # Windows editors save UTF-8 with a BOM; its first line was not read as "User-agent: *",
+    # and the suggestions went into a second "*" group
+    (tmp_path / "robots.txt").write_bytes(b"\xef\xbb\xbfUser-agent: *\nDisallow: /cart/\n")
+    findings, traffic = site()
+    sug = rules.suggest(findings.filter(pl.col("kind") == "calendar"), traffic,
+                        Settings(robots=tmp_path / "robots.txt"))
+    assert sug.robots_txt == (
+        "User-agent: *\nDisallow: /cart/\n# logtrap calendar /calendar?date: 2 bot requests\n"
+        "Disallow: /calendar?date=\n")
+
+
+def test_a_binary_file_given_as_robots_txt_is_refused(tmp_path):
+    # merged, it was printed to the terminal byte for byte
+    (tmp_path / "robots.txt").write_bytes(bytes(range(256)) * 4)
+    findings, traffic = site()
+    with pytest.raises(InputError, match="robots.txt is not a robots.txt: it holds binary data"):
+        rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
 
 
 def test_sample_shop_merges_the_current_robots_txt():
