@@ -44,7 +44,11 @@ def _read(path: Path, *, depth: int, seen: set[Path]) -> list[str]:
     text = _text(path)
     if not text.lstrip().startswith("<"):
         # plain-text sitemap: one absolute URL per line (sitemaps.org "Text file")
-        return [line.strip() for line in text.splitlines() if line.strip().startswith("http")]
+        urls = [line.strip() for line in text.splitlines() if line.strip().startswith("http")]
+        if not urls and text.strip():  # binary data, or another file given by mistake
+            raise InputError(f"{path}: not a sitemap (neither XML nor lines of absolute URLs)",
+                             hint="pass the site's sitemap.xml (or a text file of URLs)")
+        return urls
     try:
         root = ElementTree.fromstring(text)
     except ElementTree.ParseError as exc:
@@ -68,7 +72,7 @@ def _text(path: Path) -> str:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise InputError(f"{path}: corrupt gzip sitemap ({exc})") from None
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")  # a byte order mark is no text
 
 
 def _local(tag: str) -> str:

@@ -279,6 +279,17 @@ def test_sitemap_not_xml_and_text_sitemaps(tmp_path):
     assert load_sitemap_urls([tmp_path / "s.txt"]) == ["https://s/a", "https://s/b"]
 
 
+def test_a_sitemap_with_a_byte_order_mark_is_read_and_a_binary_file_refused(tmp_path):
+    # with a BOM, the XML was taken for a text sitemap with no URL line: no content URL was
+    # protected, silently; a binary file gave no URL either
+    (tmp_path / "bom.xml").write_bytes(
+        b"\xef\xbb\xbf<urlset><url><loc>https://s/shop?page=2</loc></url></urlset>")
+    assert load_sitemap_urls([tmp_path / "bom.xml"]) == ["https://s/shop?page=2"]
+    (tmp_path / "junk.bin").write_bytes(bytes(range(1, 256)))
+    with pytest.raises(InputError, match="junk.bin: not a sitemap"):
+        load_sitemap_urls([tmp_path / "junk.bin"])
+
+
 def test_log_content_is_human_or_verified_search_2xx_3xx():
     rows = humans(["/a", "/gone"]) + bots(["/b"]) + humans(["/missing"], status=404)
     traffic = traffic_of(requests_frame(rows))
