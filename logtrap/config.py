@@ -89,8 +89,10 @@ def read_config(path: str | Path) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        # a UTF-8 byte order mark (Windows editors save one) is not TOML, but is no content
+        data = tomllib.loads(path.read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:

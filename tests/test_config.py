@@ -94,6 +94,16 @@ def test_invalid_toml(tmp_path):
         read_config(config)
 
 
+def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path):
+    # Notepad saves UTF-8 with a BOM: tomllib called its first line an invalid statement
+    config = tmp_path / "logtrap.toml"
+    config.write_bytes(b'\xef\xbb\xbfhosts = ["a.com"]\n')
+    assert read_config(config)["hosts"] == ("a.com",)
+    config.write_bytes(b'hosts = ["\xe9"]\n')  # Latin-1, not UTF-8
+    with pytest.raises(ConfigError, match="is not UTF-8 text"):
+        read_config(config)
+
+
 def test_command_line_overrides_file(tmp_path):
     config = write(tmp_path / "logtrap.toml", "hosts = ['a']\nformat = 'common'\n")
     settings = build_settings(read_config(config), {"hosts": ("b",), "log_format": None})
