@@ -177,7 +177,7 @@ def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
 def _read_prefixes(path: Path) -> tuple[list[str], datetime | None]:
     """The file's prefixes, and when it was made ("creationTime", UTC; None if it does not say)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte order mark is no JSON
     except OSError as exc:
         raise InputError(f"cannot read IP range file {path}: {exc.strerror or exc}") from exc
     except (ValueError, UnicodeDecodeError) as exc:

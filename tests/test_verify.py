@@ -73,6 +73,12 @@ def test_named_range_spec(tmp_path: Path) -> None:
     assert not ranges.contains("Applebot", ipaddress.ip_address("17.58.128.1"))
 
 
+def test_a_range_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "googlebot.json"
+    path.write_bytes(b'\xef\xbb\xbf{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')
+    assert load_ranges([path]).contains("Googlebot", ipaddress.ip_address("66.249.64.5"))
+
+
 def test_unnamed_unknown_range_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "ranges.json"
     path.write_text('{"prefixes": []}')
