@@ -6,6 +6,7 @@ notebooks all get the same answers from one call.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 import threading
@@ -18,6 +19,7 @@ import polars as pl
 from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors
+from logtrap.errors import ConfigError
 from logtrap.logs import ReadStats, Source, scan_logs
 from logtrap.patterns import PatternCache, add_patterns
 from logtrap.settings import Settings
@@ -139,10 +141,25 @@ def analyze(
     """
     settings = settings or Settings()
     acc, stats = tally_logs(sources, settings, tally=tally, on_progress=on_progress)
-    traffic = verify_claims(acc.finish(), settings)
+    traffic = acc.finish()
+    if settings.hosts and traffic.patterns.height == 0 and stats is not None and stats.parsed:
+        raise _no_such_host(settings.hosts, stats)
+    traffic = verify_claims(traffic, settings)
     chosen = None if detectors is None else tuple(detectors)
     findings = run_detectors(traffic, settings, chosen)
     return Analysis(traffic=traffic, findings=findings, stats=stats, settings=settings)
+
+
+def _no_such_host(hosts: Sequence[str], stats: ReadStats) -> ConfigError:
+    """The error for --host values no request of the logs named (a typo, most likely)."""
+    seen = sorted(stats.other_hosts.items(), key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{host or '(no host)'} ({n:,})" for host, n in seen[:10])
+    close = [m for h in hosts for m in difflib.get_close_matches(h, stats.other_hosts, n=1)]
+    return ConfigError(
+        f"no request for {', '.join(hosts)} in these logs ({stats.parsed:,} requests parsed; "
+        f"hosts: {listed or 'none'}{', ...' if len(seen) > 10 else ''})",
+        hint=f"did you mean --host {close[0]}?" if close else "check the --host values",
+    )
 
 
 def bot_table(traffic: Traffic) -> pl.DataFrame:

@@ -86,6 +86,12 @@ class ReadStats:
     rejected_examples: pl.DataFrame = field(default_factory=lambda: s.empty(s.REJECTED_SCHEMA))
     files: list[FileRead] = field(default_factory=list)
     bytes_read: int = 0  # decompressed bytes parsed
+    # with `settings.hosts`: requests of the other hosts, per host (the first
+    # `_OTHER_HOSTS` hosts), so a mistyped --host can be told what the logs hold
+    other_hosts: dict[str, int] = field(default_factory=dict)
+
+
+_OTHER_HOSTS = 1000  # hosts counted beside the ones asked for (judgement: bounded memory)
 
 
 # -- rotated sets ---------------------------------------------------------------------------
@@ -618,7 +624,12 @@ class LogStream:
             # copied: as views into the batch, a few examples would keep each batch's bytes
             stats.rejected_examples = s.owned(pl.concat([stats.rejected_examples, examples]))
         if self.settings.hosts:  # `parsed` counts every request; frames keep only these hosts
-            req = req.filter(pl.col(s.HOST).is_in([h.lower() for h in self.settings.hosts]))
+            kept = pl.col(s.HOST).is_in(list(self.settings.hosts))
+            others = stats.other_hosts
+            for host, n in req.filter(~kept).group_by(s.HOST).len().iter_rows():
+                if host in others or len(others) < _OTHER_HOSTS:
+                    others[host] = others.get(host, 0) + n
+            req = req.filter(kept)
         self._progress(chunk.disk_pos)
         return req, line_base + n
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,6 +173,10 @@ class Settings:
         ...
         logtrap.errors.ConfigError: analysis_rows must be at least 1, not 0
         """
+        # hosts as the reader leaves them: lower case, no port ("Example.com:443")
+        hosts = tuple(re.sub(r"^([^:]+|\[[^\]]*\]):[0-9]+$", r"\1", h.strip()).lower()
+                      for h in self.hosts)
+        object.__setattr__(self, "hosts", hosts)
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -324,10 +324,28 @@ def test_parquet_never_replaces_a_file_of_the_users(logs):
 
 
 def test_config_in_working_directory_filters_hosts(logs, stub_registry):
+    # the log has no virtual host ("-"): a host filter that keeps nothing is an error that
+    # says what the log holds (a mistyped --host would otherwise report no trap, exit 0)
     (logs / "logtrap.toml").write_text('hosts = ["www.example.com"]\n')
     result = run("analyze", "trap.log", "--json", "-")
-    assert json.loads(result.stdout)["patterns"] == []
-    assert result.exit_code == 0
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: no request for www.example.com in these logs (9 requests parsed; hosts: - (9))\n"
+        "Hint: check the --host values\n")
+
+
+def test_a_mistyped_host_is_an_error_that_names_the_closest(logs, stub_registry):
+    (logs / "v.log").write_text("".join(f"{h}:443 {line}\n" for h in ("news.example.net", "b.org")
+                                        for line in TRAP[:2]))
+    result = run("analyze", "v.log", "--host", "news.exampel.net")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-2:] == [
+        "Error: no request for news.exampel.net in these logs (4 requests parsed; hosts: "
+        "b.org (2), news.example.net (2))",
+        "Hint: did you mean --host news.example.net?"]
+    # the host as written elsewhere, in capitals and with its port: the same host
+    result = run("analyze", "v.log", "--host", "News.Example.NET:443", "--json", "-")
+    assert {p["host"] for p in json.loads(result.stdout)["patterns"]} == {"news.example.net"}
 
 
 def test_flags_override_the_config(logs, stub_registry):
