@@ -424,6 +424,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     for path in (json_out, markdown_out, html_out):
         _check_output(path)
     _check_output(parquet_out, directory=True)
+    _check_output(state_path, report=False)  # a foreign file there is refused when it is read
 
     from logtrap.analysis import analyze as run_analysis
     from logtrap.state import run_incremental

@@ -126,7 +126,10 @@ def save_state(path: str | Path, state: State) -> None:
         "files": [asdict(m) for m in state.marks],
         _KNOWN: state.known,
     }
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as exc:  # no such folder, no permission, a full disk
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as raw:
             with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -138,6 +141,9 @@ def save_state(path: str | Path, state: State) -> None:
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
+    except OSError as exc:  # a full disk, or the path became a folder: the old state is kept
+        Path(tmp).unlink(missing_ok=True)
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

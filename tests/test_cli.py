@@ -521,3 +521,9 @@ def test_suggest_says_why_a_rule_is_withheld(monkeypatch):
                 "  Why: Disallow: /shop/shoes?page= would block content URL /shop/shoes?page=4 "
                 "(log, a page of the trap's own pattern fetched by people)")
     assert expected in result.stdout
+
+
+def test_a_state_path_in_a_missing_folder_fails_before_reading(logs):
+    result = run("analyze", "trap.log", "--state", "nowhere/state")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"

@@ -237,3 +237,11 @@ def test_killed_mid_write_leaves_the_old_state_usable(log):
     if loaded.runs == 1:  # the old state still resumes where it was
         log.append("access.log", 2)
         assert run(log) == (2, 12)
+
+
+def test_a_state_that_cannot_be_written_is_an_error_not_a_traceback(log):
+    # a folder that does not exist (cron jobs run where nobody looks): after the whole read
+    log.append("access.log", 3)
+    with pytest.raises(StateError, match="cannot write state .*/missing/state: No such file"):
+        run_incremental([str(log.dir / "access.log")], log.dir / "missing" / "state", Settings())
+    assert list(log.dir.glob("**/.state.*")) == []  # nothing left behind
