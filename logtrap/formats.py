@@ -40,6 +40,9 @@ PRESETS: dict[str, str] = {
     "litespeed": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"',
     # Combined followed by any extra fields (many hosts append %D, %{Host}i, a cookie...).
     "combined_extra": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" %{...}*',
+    # The virtual host first, then combined, then any extra fields or none: what many nginx
+    # configs write (`$host $remote_addr - $remote_user [$time_local] "$request" ...`).
+    "host_combined": '%v %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"%{...}*',
     # netnea's "extended" Apache format (Apache-Labor tutorials), with its `%X` field.
     "netnea": '%h %{GEOIP_COUNTRY_CODE}e %u [%{%Y-%m-%d %H:%M:%S}t.%{usec_frac}t] "%r" %>s %b '
     '"%{Referer}i" "%{User-Agent}i" %v %A %p %R %{BALANCER_WORKER_ROUTE}e %X "%{cookie}n" '
@@ -56,6 +59,7 @@ DETECT_ORDER: tuple[str, ...] = (
     "vhost_common",
     "netnea",
     "combined_extra",
+    "host_combined",
 )
 
 # -- regex pieces -----------------------------------------------------------------------------

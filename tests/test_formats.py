@@ -229,6 +229,12 @@ def test_detect_format_picks_the_matching_preset():
     assert detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1']).name == "common"
     assert detect_format([NETNEA_LINE]).name == "netnea"
     assert detect_format([COMBINED + " 1234 ex.org"]).name == "combined_extra"
+    # nginx configs that log $host first: with or without fields after the user agent
+    for tail in ("", " rt=0.006 up=-"):
+        fmt = detect_format(["shop.example.com " + COMBINED + tail])
+        assert fmt is not None and fmt.name == "host_combined"
+        req, bad = parse_lines(pl.DataFrame({"line": ["shop.example.com " + COMBINED + tail]}), fmt)
+        assert (req["host"].item(), bad.height) == ("shop.example.com", 0)
     assert detect_format(["hello", ""]) is None
 
 
