@@ -26,6 +26,7 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.errors import FormatError
+from logtrap.settings import HOST_PORT
 
 # Apache's own names for its stock formats (httpd.conf / Debian apache2.conf).
 PRESETS: dict[str, str] = {
@@ -619,7 +620,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
     host = _first(cols, "host", "host_V", "host_http")
     if host is not None:
         # "example.com:8080" -> "example.com"; a bare IPv6 address keeps its colons
-        host = host.str.replace(r"^([^:]+|\[[^\]]*\]):[0-9]+$", "$1").str.to_lowercase()
+        host = host.str.replace(HOST_PORT, "$1").str.to_lowercase()
     size = _first(cols, "bytes", "bytes_B", "bytes_O")
     rt = None
     for name, digits in (("rt_us", 6), ("rt_ms", 3), ("rt_s", 0)):

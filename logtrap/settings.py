@@ -14,6 +14,10 @@ from pathlib import Path
 
 from logtrap.errors import ConfigError
 
+# A host with its port ("example.com:8080", "[::1]:443"): the port is dropped, by the reader
+# from the logs' hosts and here from the hosts asked for, so the two compare
+HOST_PORT = r"^([^:]+|\[[^\]]*\]):[0-9]+$"
+
 # Sizes and counts that 0 would break: no bytes read per batch (nothing read at all), no rows
 # per step (the reader waits forever), an empty URL sample, no DNS worker, no window compared.
 _AT_LEAST_ONE = frozenset({
@@ -174,8 +178,7 @@ class Settings:
         logtrap.errors.ConfigError: analysis_rows must be at least 1, not 0
         """
         # hosts as the reader leaves them: lower case, no port ("Example.com:443")
-        hosts = tuple(re.sub(r"^([^:]+|\[[^\]]*\]):[0-9]+$", r"\1", h.strip()).lower()
-                      for h in self.hosts)
+        hosts = tuple(re.sub(HOST_PORT, r"\1", h.strip()).lower() for h in self.hosts)
         object.__setattr__(self, "hosts", hosts)
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
