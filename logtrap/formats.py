@@ -375,7 +375,7 @@ def compile_format(spec_or_preset: str) -> LogFormat:
     >>> compile_format("apache2")
     Traceback (most recent call last):
     ...
-    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, netnea) and it has no % directives or $ variables
+    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, host_combined, netnea) and it has no % directives or $ variables
     """
     if not isinstance(spec_or_preset, str) or not spec_or_preset.strip():
         raise FormatError("empty log format", hint=f"use a preset: {', '.join(PRESETS)}")
