@@ -200,6 +200,20 @@ def test_session_id_counts_the_pages_of_an_uneven_trap_past_the_url_sample():
     assert row[s.WASTED_REQUESTS] == 9_900 - ev["pages"]
 
 
+def test_session_id_silent_on_numeric_ids_that_select_content():
+    # a shop's product variants (/products/blue-shirt?variant=40123456789): one page per
+    # product, each variant id a database number, crawled once each in a week's log. Duplicate
+    # URLs, but not session ids minted per visit, and "keep them in cookies" would be wrong
+    rows = content_rows()
+    for p in range(60):
+        rows += [{**BOT, s.URL: f"/product/{p}?variant={40_000_000_000 + 97 * p + v}",
+                  s.BYTES: 12000 + 53 * p} for v in range(6)]
+    assert _findings(session_id, rows).height == 0
+    # the same with random tokens (letters and digits) as values: a session id
+    tokens = [{**r, s.URL: r[s.URL].replace("variant=", "visit=x")} for r in rows[-360:]]
+    assert _one(_findings(session_id, content_rows() + tokens))[s.PATTERN] == "/product/{n}?visit"
+
+
 def replytocom_rows(spread: int) -> list[dict]:
     """WordPress's comment reply links: each post again once per comment (`?replytocom=ID`,
     the reply form moved under that comment, its author's name in the heading): 20 posts,

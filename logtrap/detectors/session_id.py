@@ -2,8 +2,9 @@
 
 Candidate parameters of a pattern are the session names (`patterns.session_params`: sid,
 phpsessid, jsessionid... plus the site's own), matrix parameters (`;jsessionid=`), and any
-parameter whose sampled values all look like ids (letters and digits, at least
-`session_id_min_value_length` long). Removing the parameter from each sampled URL gives the page
+parameter whose sampled values all look like minted ids: letters and digits, at least
+`session_id_min_value_length` long, letters in most of them (numbers alone are database ids
+that select content, such as a product's `?variant=40123456789`). Removing the parameter from each sampled URL gives the page
 it copies. A pattern is a session-id trap when
 
 - at least `session_id_min_urls` sampled URLs carry the parameter,
@@ -72,10 +73,15 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         .filter(pl.col(_NAME) != "")
     )
     min_len = settings.session_id_min_value_length
+    value = pl.col("value")
     looks_like_id = (
-        pl.col("value").str.contains(rf"^[A-Za-z0-9_-]{{{min_len},}}$")
-        & pl.col("value").str.contains(r"[0-9]")
-    ).all().over(*_shape.KEYS, _NAME)
+        (value.str.contains(rf"^[A-Za-z0-9_-]{{{min_len},}}$") & value.str.contains(r"[0-9]"))
+        .all()
+        .over(*_shape.KEYS, _NAME)
+        # minted tokens mix letters in (a hex id is all digits about once in 3 million);
+        # numbers are database ids selecting content (?variant=40123456789, ?id=...)
+        & (value.str.contains(r"[A-Za-z]").mean().over(*_shape.KEYS, _NAME) >= 0.5)
+    )
     kept = pl.concat_list(
         pl.col("pairs").list.head(pl.col("pos")), pl.col("pairs").list.slice(pl.col("pos") + 1)
     ).list.join("&")
