@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,28 @@ def _with_logs(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _read_summary(analysis: Any, quiet: bool) -> None:
     if not quiet:
         report.print_lines(_console(stderr=True),
-                           report.read_summary(analysis.stats, analysis.traffic))
+                           [*report.read_summary(analysis.stats, analysis.traffic),
+                            *_stale_ranges(analysis)])
+
+
+def _stale_ranges(analysis: Any) -> list[str]:
+    """A line per range file date older than the logs by over `ip_ranges_max_age_days`: its
+    bots' addresses outside the ranges were left unverified, not called fake (verify.py)."""
+    settings, end = analysis.settings, analysis.traffic.end
+    if not settings.ip_ranges or end is None:
+        return []
+    from logtrap.verify import load_ranges
+
+    by_date: dict[Any, list[str]] = {}
+    for bot, made in load_ranges(settings.ip_ranges).created.items():
+        if end - made > timedelta(days=settings.ip_ranges_max_age_days):
+            by_date.setdefault(made, []).append(bot)
+    return [
+        f"Note: the IP ranges of {', '.join(sorted(bots))} were published {made:%Y-%m-%d}, "
+        f"{(end - made).days:,} days before the last request: an address outside them is "
+        "unverified, not fake (engines add ranges; download the file again)"
+        for made, bots in sorted(by_date.items())
+    ]
 
 
 # -- outputs ---------------------------------------------------------------------------------

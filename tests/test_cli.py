@@ -448,6 +448,21 @@ def test_bots_and_patterns_say_when_the_log_records_no_user_agent(logs):
     assert "requests have no user agent" not in run("patterns", "trap.log", "-q").stdout
 
 
+def test_a_stale_range_file_is_named_in_the_read_summary(logs):
+    # the trap log's last request is on 2026-01-01: a file from a year before cannot prove a
+    # fake, and the admin is told why no address is one
+    (logs / "googlebot.json").write_text(
+        '{"creationTime": "2025-01-01T00:00:00", "prefixes": [{"ipv4Prefix": "10.9.9.0/24"}]}')
+    result = run("bots", "trap.log", "--ip-ranges", "googlebot.json")
+    assert result.stderr.splitlines()[-1] == (
+        "Note: the IP ranges of Google-InspectionTool, GoogleOther, Googlebot, Storebot-Google "
+        "were published 2025-01-01, 365 days before the last request: an address outside them "
+        "is unverified, not fake (engines add ranges; download the file again)")
+    (logs / "googlebot.json").write_text(
+        '{"creationTime": "2025-12-30T00:00:00", "prefixes": [{"ipv4Prefix": "10.9.9.0/24"}]}')
+    assert "Note:" not in run("bots", "trap.log", "--ip-ranges", "googlebot.json").stderr
+
+
 def test_bots_json_verified_with_ip_ranges(logs):
     (logs / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.66.0/27"}]}')
     result = run("bots", "trap.log", "--ip-ranges", "googlebot.json", "--json", "-")
