@@ -153,7 +153,8 @@ def analyze(
 def _no_such_host(hosts: Sequence[str], stats: ReadStats) -> ConfigError:
     """The error for --host values no request of the logs named (a typo, most likely)."""
     seen = sorted(stats.other_hosts.items(), key=lambda item: (-item[1], item[0]))
-    listed = ", ".join(f"{host or '(no host)'} ({n:,})" for host, n in seen[:10])
+    names = {"-": "no virtual host in the log", "": "no host"}  # as the terminal names them
+    listed = ", ".join(f"{names.get(host, host)} ({n:,})" for host, n in seen[:10])
     close = [m for h in hosts for m in difflib.get_close_matches(h, stats.other_hosts, n=1)]
     return ConfigError(
         f"no request for {', '.join(hosts)} in these logs ({stats.parsed:,} requests parsed; "

@@ -330,7 +330,8 @@ def test_config_in_working_directory_filters_hosts(logs, stub_registry):
     result = run("analyze", "trap.log", "--json", "-")
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: no request for www.example.com in these logs (9 requests parsed; hosts: - (9))\n"
+        "Error: no request for www.example.com in these logs (9 requests parsed; hosts: no "
+        "virtual host in the log (9))\n"
         "Hint: check the --host values\n")
 
 

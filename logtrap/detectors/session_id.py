@@ -214,8 +214,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "copies_per_url",
             "new_value_share", "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
-        advice=pl.when(pl.col(_NAME).str.to_lowercase() == REPLY_PARAM)
-        .then(pl.lit(REPLY_ADVICE))
+        advice=pl.when(reply).then(pl.lit(REPLY_ADVICE))
         .otherwise(pl.lit(ADVICE)),
     )
 
