@@ -254,6 +254,17 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
     assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
 
+def test_growing_pattern_min_new_urls_is_counted_over_the_windows_compared():
+    # 40 new URLs on each of the last three full days (day 7, a partial window, is left out of
+    # the comparison, and so out of the count): 120 is enough for a threshold of 120, not 121
+    traffic = traffic_of(calendar_growth())
+    fires = [
+        growing_pattern.detect(traffic, Settings(growing_pattern_min_new_urls=n)).height
+        for n in (120, 121)
+    ]
+    assert fires == [1, 0]
+
+
 def test_growing_pattern_host_level_when_patterns_keep_appearing():
     # a relative-link loop: two deeper patterns a day
     rows = articles(50)

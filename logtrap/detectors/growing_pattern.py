@@ -153,7 +153,7 @@ def _pattern_findings(
     traffic: Traffic, grid: pl.DataFrame, shell: pl.DataFrame, settings: Settings
 ) -> pl.DataFrame:
     n = settings.growing_pattern_windows
-    windows = traffic.windows
+    windows = traffic.windows.join(_growing_late(traffic.windows, grid, settings), on=_KEYS)
     new_urls = _series(windows, _KEYS, s.NEW_URLS, grid).rename({s.NEW_URLS: "new_urls_per_window"})
     requests = _series(windows, _KEYS, s.REQUESTS, grid).select(
         *_KEYS, pl.col(s.REQUESTS).list.tail(n).list.sum().alias("late_requests")
@@ -214,6 +214,25 @@ def _pattern_findings(
             "shell_urls",
         ],
         advice=ADVICE,
+    )
+
+
+def _growing_late(windows: pl.DataFrame, grid: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """The host+patterns that got new URLs in each of the grid's last W windows, at least
+    `growing_pattern_min_new_urls` of them (rules 2 and 4), found on the sparse windows. Only
+    these need a value in every window: a relative-link loop has a pattern per nesting, and
+    400,000 patterns times a month of days made 12 million rows (4 GB) to find six."""
+    n = settings.growing_pattern_windows
+    late = grid[s.WINDOW].tail(n)
+    return (
+        windows.filter(pl.col(s.WINDOW).is_in(late.implode()) & (pl.col(s.NEW_URLS) > 0))
+        .group_by(_KEYS)
+        .agg(pl.len().alias("_late_windows"), pl.col(s.NEW_URLS).sum().alias("_late_new"))
+        .filter(
+            (pl.col("_late_windows") == n)
+            & (pl.col("_late_new") >= settings.growing_pattern_min_new_urls)
+        )
+        .select(_KEYS)
     )
 
 
