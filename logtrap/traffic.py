@@ -39,8 +39,12 @@ _DAY = "1d"
 _COMPACT_EVERY = 32
 # ...or once they hold this many rows beyond the first: the URL sample takes up to
 # url_sample_size rows per pattern a batch, ~100 bytes each, and 32 of those were 40 MB kept
-# (judgement; measured at 10M lines, analysis peak 683 -> 655 MB).
+# (judgement; measured at 10M lines, analysis peak 683 -> 655 MB)...
 _COMPACT_ROWS = 100_000
+# ...and at least this share of the first (merged) part's rows: a log with a pattern per URL
+# (a relative-link loop) grows its tables by 100,000 rows a batch, and merging all of them
+# each time cost the square of their size (2M lines, 420,000 patterns: merges 5.0 -> 1.0 s).
+_COMPACT_SHARE = 0.5
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
@@ -272,7 +276,8 @@ class Tally:
     def _add_part(self, name: str, frame: pl.DataFrame) -> None:
         parts = self._parts.setdefault(name, [])
         parts.append(s.owned(frame))  # not a view into the batch: the batch is let go
-        if len(parts) >= _COMPACT_EVERY or sum(p.height for p in parts[1:]) >= _COMPACT_ROWS:
+        later = sum(p.height for p in parts[1:])
+        if len(parts) >= _COMPACT_EVERY or later >= max(_COMPACT_ROWS, _COMPACT_SHARE * parts[0].height):
             self._parts[name] = [s.owned(self._merged(name))]
 
     def _merged(self, name: str) -> pl.DataFrame:
