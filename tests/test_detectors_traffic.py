@@ -192,11 +192,26 @@ def test_the_shell_is_found_once_per_url_sample_and_let_go_with_it():
     first = _shape.shell_sizes(traffic, Settings())
     assert _shape.shell_sizes(traffic, Settings()) is first  # the eight detectors share it
     assert _shape.shell_sizes(traffic, Settings(shell_min_patterns=9)).height == 0
-    key = (id(traffic.urls), 3)
-    assert key in _shape._SHELLS
+    key = ("shell", 3, id(traffic.urls))
+    assert key in _shape._MEMO
     del traffic, first
     gc.collect()
-    assert key not in _shape._SHELLS
+    assert key not in _shape._MEMO
+
+
+def test_tables_the_detectors_share_are_made_once_and_let_go_with_their_frames():
+    traffic = traffic_of(single_page_app(shell_routes=True))
+    assert _shape.per_url(traffic.urls) is _shape.per_url(traffic.urls)
+    assert _shape.pattern_totals(traffic) is _shape.pattern_totals(traffic)
+    # another URL sample beside the same patterns: totals made again, from it
+    fewer = traffic.replace(urls=traffic.urls.head(0))
+    assert _shape.pattern_totals(fewer)[_shape.SAMPLED_BOT_REQUESTS].sum() == 0
+    assert _shape.pattern_totals(traffic)[_shape.SAMPLED_BOT_REQUESTS].sum() > 0
+    keys = [("per_url", id(traffic.urls)), ("totals", id(traffic.patterns), id(fewer.urls))]
+    assert all(key in _shape._MEMO for key in keys)
+    del fewer
+    gc.collect()  # the empty sample is gone: its totals too, the full sample's stay
+    assert [key in _shape._MEMO for key in keys] == [True, False]
 
 
 def test_the_shell_is_no_shell_on_a_classic_site():
