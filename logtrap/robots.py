@@ -255,12 +255,23 @@ def _params(pairs: pl.DataFrame) -> list[tuple[str, int]]:
 
 
 def _repeat(path: str) -> str | None:
-    """The repeated segment run of a relative-link loop: `/b/related/related/x` -> `related`."""
+    """The repeated segment run of a relative-link loop: `/b/related/related/x` -> `related`;
+    or, with no run repeated back to back, the first segment that comes again further on
+    (two relative links taking turns: `/docs/guide/faq/guide/` -> `guide`).
+
+    >>> _repeat("/b/x/y/x/y/"), _repeat("/docs/guide/faq/guide/"), _repeat("/a/b/c")
+    ('x/y', 'guide', None)
+    """
     segs = [x for x in path.split("/") if x]
     for size in range(1, len(segs) // 2 + 1):
         for i in range(len(segs) - 2 * size + 1):
             if segs[i : i + size] == segs[i + size : i + 2 * size]:
                 return "/".join(segs[i : i + size])
+    seen: set[str] = set()
+    for seg in segs:
+        if seg in seen:
+            return seg
+        seen.add(seg)
     return None
 
 
@@ -310,7 +321,9 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
         runs = {r for r in (_repeat(url_path(u).split("?", 1)[0]) for u in trap) if r}
         for run in sorted(runs):
             loop = escape_value(f"{run}/{run}/")
+            apart = escape_value(f"{run}/") + "*/" + escape_value(f"{run}/")  # run/.../run/
             units += [((f"Disallow: /*/{loop}",), 0), ((f"Disallow: /{loop}",), 0)]
+            units += [((f"Disallow: /*/{apart}",), 0), ((f"Disallow: /{apart}",), 0)]
             units.append(((f"Disallow: /*{loop}",), 1))
     if not path:
         return _units(units)  # a finding about many patterns: only the shape rules above
@@ -443,8 +456,10 @@ def choose(
     units = _checked(candidates(kind, pattern, trap, settings), urls)
     free = _cover(units, len(trap))
     if free is None:
-        return (), "withheld", f"no rule derived from the pattern blocks its logged URL {trap[0]}"
-    ok = f"blocks all {len(trap)} distinct logged URLs of the trap and none of {len(content)} content URLs"
+        some = frozenset().union(*(u.blocks for u in units))
+        first = next(url for i, url in enumerate(trap) if i not in some)
+        return (), "withheld", f"no rule derived from the pattern blocks its logged URL {first}"
+    ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
     if not any(u.content_hits for u in free):
         return _confirmed(_lines(free), "emitted", ok, urls)
     stopper = next(u for u in free if u.content_hits)
@@ -602,10 +617,23 @@ def _rule(
                     if u not in seen]
     content = content + own
     content_set = {u for u, _ in content}
-    if not pattern and finding.kind == "relative_loop":  # one finding over every depth
-        runs = {_repeat(url_path(u).split("?", 1)[0]) for u in finding.examples} - {None}
-        host_urls = traffic.urls.filter(pl.col(s.HOST) == finding.host)[s.URL].unique().to_list()
-        rows = pl.DataFrame({s.URL: [u for u in host_urls if _repeat(u.split("?", 1)[0]) in runs]})
+    if finding.kind == "relative_loop":  # one finding over every depth: many patterns
+        host_urls = traffic.urls.filter(pl.col(s.HOST) == finding.host)
+        if pattern:  # `<root>/<segment>/<segment>/{loop}`: the URLs repeating the segment,
+            # as many as a pattern's sample holds, by the sample's order (the URL hash)
+            segments = pl.col(s.URL).str.splitn("?", 2).struct.field("field_0").str.split("/")
+            repeats = segments.list.count_matches(pattern.split("/")[-2]) >= 2
+            rows = (
+                host_urls.filter(repeats)
+                .unique(s.URL_HASH)
+                .sort(s.URL_HASH)
+                .head(settings.url_sample_size)
+            )
+        else:
+            host_urls = host_urls.select(s.URL).unique()
+            runs = {_repeat(url_path(u).split("?", 1)[0]) for u in finding.examples} - {None}
+            urls = host_urls[s.URL].sort().to_list()
+            rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     if not trap and any(why == OWN_NOT_LOGGED for _, why in own):

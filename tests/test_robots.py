@@ -297,6 +297,33 @@ def test_log_content_is_human_or_verified_search_2xx_3xx():
     assert sorted(robots.log_content(traffic, empty, "-")["url"].to_list()) == ["/a", "/gone"]
 
 
+def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
+    # pages under /docs/ link to "guide/" and "faq/": a crawler nests them in every order, so
+    # a segment comes back apart (/docs/guide/faq/guide/) as often as back to back
+    from itertools import product
+
+    from logtrap.detectors import relative_loop
+
+    loop = [
+        "/docs/" + "/".join(path) + "/"
+        for depth in range(2, 7) for path in product(["guide", "faq"], repeat=depth)
+    ]
+    content = [*CONTENT, "/docs/", "/docs/guide/", "/docs/faq/", "/docs/guide/user-guide/"]
+    traffic = traffic_of(requests_frame(bots(loop) + humans(content)))
+    findings = relative_loop.detect(traffic, Settings())
+    assert findings["pattern"].to_list() == ["/{any}/faq/faq/{loop}", "/{any}/guide/guide/{loop}"]
+    rules, _ = robots.host_rules(findings, traffic, "-", [], Settings())
+    assert [(r.lines, r.status) for r in rules] == [
+        (("Disallow: /*/faq/faq/", "Disallow: /*/faq/*/faq/"), "emitted"),
+        (("Disallow: /*/guide/guide/", "Disallow: /*/guide/*/guide/"), "emitted"),
+    ]
+    lines = [line for r in rules for line in r.lines]
+    repeats = [len(set(u.split("/"))) < len(u.split("/")) - 1 for u in loop]  # "" twice: ends
+    assert sum(repeats) == len(loop) - 2  # /docs/guide/faq/ and /docs/faq/guide/ are pages
+    assert robots.blocked(robots.matcher(lines), loop) == repeats
+    assert robots.blocked(robots.matcher(lines), content) == [False] * len(content)
+
+
 def test_requests_without_a_url_never_reach_a_rule():
     # a host-wide finding (no pattern) beside requests whose request line was "-" (no URL,
     # the empty pattern): those have nothing a robots.txt line could match
