@@ -522,8 +522,8 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     source = analysis.traffic.sections if sections else analysis.patterns
     table = source if limit is None else source.head(limit)
     if json_out:
-        key, rows = (("sections", report.section_dicts(table)) if sections
-                     else ("patterns", report.pattern_dicts(table)))
+        key, rows = (("sections", report.section_rows(table)) if sections
+                     else ("patterns", report.pattern_rows(table)))
         _write_text(json_out, report.dumps({"schema": PATTERNS_SCHEMA, key: rows}))
         if json_out == STDOUT:
             return
