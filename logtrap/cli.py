@@ -493,7 +493,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
               help="Write the pattern table as JSON (schema logtrap/patterns-v1; entries as "
                    "in report-v1's patterns); - for stdout.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
-              help="Only the N patterns with most bot requests.")
+              help="Only the N patterns with most bot requests. Without it the table shows "
+                   "the first 1,000 and --json writes them all.")
 @click.option("--sections", is_flag=True,
               help="One row per section (the first two path levels) instead of per pattern.")
 @_with_logs
@@ -527,8 +528,13 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
         _write_text(json_out, report.dumps({"schema": PATTERNS_SCHEMA, key: rows}))
         if json_out == STDOUT:
             return
-    view = report.section_table(table) if sections else report.pattern_table(table)
-    report.print_lines(_console(), [view, *_not_logged_note(analysis)])
+    shown = table if limit is not None else table.head(report.REPORT_ROWS)
+    view = report.section_table(shown) if sections else report.pattern_table(shown)
+    notes = _not_logged_note(analysis)
+    if shown.height < table.height:  # rich lays out 400 rows a second
+        rest, what = table.height - shown.height, "section" if sections else "pattern"
+        notes = [report.more_patterns(rest, "--json, or --limit N", what), *notes]
+    report.print_lines(_console(), [view, *notes])
 
 
 def _not_logged_note(analysis: Any) -> list[str]:

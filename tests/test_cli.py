@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from logtrap import findings as f
+from logtrap import report
 from logtrap import schema as s
 from logtrap.cli import cli
 from logtrap.detectors import Detector
@@ -406,6 +407,23 @@ Pattern          Requests   Bot requests   Share   Unique URLs   Statuses   Top 
 /article/{{n}}            4              2   33.3%             2   200 4      Googlebot 2
 /                       1              0    0.0%             1   200 1      -
 """
+
+
+def test_patterns_table_stops_at_report_rows_unless_a_limit_asks_for_more(logs, monkeypatch):
+    # a relative-link loop has 400,000 patterns: rich would lay them out for 17 minutes
+    monkeypatch.setattr(report, "REPORT_ROWS", 2)
+    lines = run("patterns", "trap.log", "-q").stdout.splitlines()
+    assert lines[2:] == [
+        "/calendar?date          4              4   66.7%             4   200 4      Googlebot 4",
+        "/article/{n}            4              2   33.3%             2   200 4      Googlebot 2",
+        "... and 1 more pattern, with fewer bot requests (all of them: --json, or --limit N)",
+    ]
+    assert run("patterns", "trap.log", "-q", "--limit", "3").stdout.splitlines()[-1].startswith("/ ")
+    sections = run("patterns", "trap.log", "-q", "--sections").stdout.splitlines()
+    assert sections[-1] == (
+        "... and 1 more section, with fewer bot requests (all of them: --json, or --limit N)")
+    doc = json.loads(run("patterns", "trap.log", "--json", "-").stdout)
+    assert len(doc["patterns"]) == 3
 
 
 def test_patterns_limit_and_json(logs):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import SHOWN_CHARS, clean, safe
+from logtrap.report._common import REPORT_ROWS, SHOWN_CHARS, clean, more_patterns, safe
 from logtrap.report.data import (
     SCHEMA,
     JsonRows,
@@ -87,6 +87,7 @@ def render(analysis: "Analysis", fmt: str, suggestions: "Suggestions | None" = N
 __all__ = [
     "FILES_LISTED",
     "RENDERERS",
+    "REPORT_ROWS",
     "SCHEMA",
     "SEVERITY_STYLE",
     "SHOWN_CHARS",
@@ -106,6 +107,7 @@ __all__ = [
     "host_label",
     "md_code",
     "md_text",
+    "more_patterns",
     "pattern_dicts",
     "pattern_rows",
     "pattern_table",

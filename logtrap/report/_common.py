@@ -53,20 +53,21 @@ def clean(value: object) -> str:
 # logs are ~600 characters (99.9% are under 170), a scanner's payload can be megabytes, and
 # five of those would bury the summary. Reports (--json, --markdown, --html) keep them whole.
 SHOWN_CHARS = 300
-# Patterns listed in the Markdown and HTML reports, most bot requests first: a scanner-heavy
-# log has one pattern per probed path, 70,000 in 200,000 lines, more than anyone reads and an
-# 19 MB page; the JSON and Parquet reports and `logtrap patterns` have them all (judgement).
+# Patterns listed in the Markdown and HTML reports and `logtrap patterns`' table, most bot
+# requests first: a scanner-heavy log has one pattern per probed path, 70,000 in 200,000
+# lines, more than anyone reads, a 19 MB page, and rich takes 2.5 ms a row to lay out a
+# table (417,000 rows: 17 minutes); the JSON and Parquet reports have them all (judgement).
 REPORT_ROWS = 1000
 
 
-def more_patterns(n: int) -> str:
-    """The line under a report's pattern table cut at `REPORT_ROWS`.
+def more_patterns(n: int, where: str = "--json, --parquet or logtrap patterns --json",
+                  what: str = "pattern") -> str:
+    """The line under a pattern (or section) table cut at `REPORT_ROWS`.
 
     >>> more_patterns(69_273)[:46], more_patterns(1)[:28]
     ('... and 69,273 more patterns, with fewer bot r', '... and 1 more pattern, with')
     """
-    return (f"... and {count(n, 'more pattern')}, with fewer bot requests "
-            "(all of them: --json, --parquet or logtrap patterns)")
+    return f"... and {count(n, f'more {what}')}, with fewer bot requests (all of them: {where})"
 
 
 def safe(value: object, limit: int | None = None) -> str:

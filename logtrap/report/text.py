@@ -232,7 +232,7 @@ def budget_view(
         rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).height - shown.height
         if rest > 0:
             out.append(f"  ... {_n(rest)} more patterns with bot requests "
-                       "(all of them: logtrap patterns)")
+                       "(all of them: logtrap patterns --json)")
     others = by_host.slice(hosts)
     if others.height:
         out.append(
