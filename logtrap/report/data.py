@@ -148,8 +148,8 @@ def section_dicts(sections: pl.DataFrame) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class JsonRows:
     """A list of objects already written as JSON text, one compact object per row, for
-    `dumps` to write as they are: Polars writes them (`pattern_rows`, `section_rows`) in the
-    time Python takes to make a tenth of the dicts (417,000 patterns: 1.5 s against 15)."""
+    `dumps` to write as they are: Polars writes them (`pattern_rows`, `section_rows`) ten
+    times faster than Python makes and encodes dicts (417,000 patterns: 1.4 s against 13)."""
 
     rows: list[str]
 
