@@ -16,6 +16,7 @@ disagree, the rule is withheld and the reason says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -163,6 +164,13 @@ def _host_key(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
+@functools.lru_cache(maxsize=4)
+def _host_keys(hosts: tuple[str, ...]) -> frozenset[str]:
+    """`_host_key` of every log host, made once per run, not once per host (9,000 hosts of
+    a scanner-heavy log: 81 million calls)."""
+    return frozenset(_host_key(h) for h in hosts)
+
+
 def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) -> list[str]:
     """The sitemap URLs that belong to a log host (all of them when the log has no host
     names, or when no log host matches the sitemap's host), as paths.
@@ -171,7 +179,9 @@ def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) 
     ...     ["shop.example", "blog.example"])
     ['/a']
     """
-    known = {_host_key(h) for h in hosts}
+    if not sitemap_urls:
+        return []
+    known = _host_keys(tuple(hosts))
     out = []
     for url in sitemap_urls:
         netloc = urlsplit(url).netloc

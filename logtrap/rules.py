@@ -81,16 +81,23 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     all_robots: list[robots.RobotsRule] = []
     by_host: dict[str, str] = {}
     server: list[server_rules.ServerRule] = []
-    aggressive = findings.filter(pl.col(s.KIND) == "aggressive_bot")
-    hosts = sorted(set(traffic.hosts) | set(findings[s.HOST].unique().to_list()))
+    aggressive: dict[str, list[f.Finding]] = {}
+    for finding in f.to_records(findings.filter(pl.col(s.KIND) == "aggressive_bot")):
+        aggressive.setdefault(finding.host, []).append(finding)
+    ignoring = robots_file.ignoring_bots(traffic, None, current) if current is not None else None
+    found = set(findings[s.HOST].unique().to_list())
+    hosts = sorted(set(traffic.hosts) | found)
     for host in hosts:
-        rules, content = robots.host_rules(findings, traffic, host, sitemap, settings)
-        for finding in f.to_records(aggressive.filter(pl.col(s.HOST) == host)):
+        if host in found:
+            rules, content = robots.host_rules(findings, traffic, host, sitemap, settings)
+        else:  # nothing to rule on (nginx's $host logs every Host header scanners send)
+            rules, content = [], 0
+        for finding in aggressive.get(host, []):
             name = str(finding.evidence.get(s.BOT_NAME) or "")
             routes = [str(r) for r in finding.evidence.get("routes") or []]
             rules.append(robots.bot_group_rule(host, name, routes, finding.kind))
         if current is not None:
-            notes += _current_notes(traffic, host, current, sitemap, server)
+            notes += _current_notes(traffic, host, current, sitemap, server, ignoring)
         if rules or current is not None:
             by_host[host] = robots_file.render(host, rules, current, content)
         all_robots += rules
@@ -153,12 +160,14 @@ def _read_robots(settings: Settings) -> str | None:
 
 
 def _current_notes(
-    traffic: Traffic, host: str, current: str, sitemap: list[str], server: list
+    traffic: Traffic, host: str, current: str, sitemap: list[str], server: list,
+    ignoring: pl.DataFrame,
 ) -> list[str]:
-    """Notes on the current robots.txt; bots that ignore it get server rules (appended)."""
+    """Notes on the current robots.txt; bots that ignore it (`ignoring`: `ignoring_bots` of
+    every host) get server rules (appended)."""
     notes = robots_file.blocking_sitemap(current, robots.sitemap_paths(sitemap, host, traffic.hosts))
-    ignoring = robots_file.ignoring_bots(traffic, host, current)
-    for (name,), group in ignoring.group_by(s.BOT_NAME, maintain_order=True):
+    mine = ignoring.filter(pl.col(s.HOST) == host) if ignoring.height else ignoring
+    for (name,), group in mine.group_by(s.BOT_NAME, maintain_order=True):
         requests = int(group[s.REQUESTS].sum())
         patterns = group[s.PATTERN].to_list()
         notes.append(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime
 
 import polars as pl
@@ -414,7 +415,7 @@ class Traffic:
     start: datetime | None
     end: datetime | None
 
-    @property
+    @cached_property
     def hosts(self) -> list[str]:
         return sorted(self.patterns[s.HOST].unique().to_list())
 
