@@ -160,22 +160,22 @@ def render(
 # -- the current file: who ignores it, and what it blocks that it should not -------------------
 
 
-def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
+def ignoring_bots(traffic: Traffic, host: str | None, current: str) -> pl.DataFrame:
     """Bots that fetched patterns the current robots.txt disallows for them (every sampled URL
-    of the pattern they fetched is disallowed): host, bot_name, pattern, requests. Only bots
-    the log names (`bots.named_bot`): people do not read robots.txt, and a log without user
-    agents cannot tell them from bots."""
+    of the pattern they fetched is disallowed): host, bot_name, pattern, requests; on one
+    host, or on every host (None: once for them all, where a log of thousands of hosts took
+    a pass over the tables per host). Only bots the log names (`bots.named_bot`): people do
+    not read robots.txt, and a log without user agents cannot tell them from bots."""
     robots = Protego.parse(current)
+    on_host = pl.lit(True) if host is None else pl.col(s.HOST) == host
     agents = (
-        traffic.agents.filter(
-            pl.col(s.HOST) == host, pl.col(s.PATTERN) != "/robots.txt", named_bot()
-        )
+        traffic.agents.filter(on_host, pl.col(s.PATTERN) != "/robots.txt", named_bot())
         .group_by(s.HOST, s.BOT_NAME, s.PATTERN)
         .agg(pl.col(s.REQUESTS).sum())
-        .sort(s.BOT_NAME, s.PATTERN)
+        .sort(s.HOST, s.BOT_NAME, s.PATTERN)
     )
-    urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.BOT_REQUESTS) > 0)
-    sample = {p: g[s.URL].to_list() for (p,), g in urls.group_by(s.PATTERN)}
+    urls = traffic.urls.filter(on_host, pl.col(s.BOT_REQUESTS) > 0)
+    sample = {key: g[s.URL].to_list() for key, g in urls.group_by(s.HOST, s.PATTERN)}
     # Bots under the same group of the file (most fall under `*`) get the same answers, so a
     # pattern is checked once per group, not once per bot: a disallowed pattern means asking
     # about every sampled URL (1M lines: 0.9 s before). Protego names the group an agent
@@ -184,9 +184,9 @@ def ignoring_bots(traffic: Traffic, host: str, current: str) -> pl.DataFrame:
     done: dict[tuple[object, str], bool] = {}
     keep = []
     for row in agents.iter_rows(named=True):
-        fetched = sample.get(row[s.PATTERN], [])
+        fetched = sample.get((row[s.HOST], row[s.PATTERN]), [])
         agent = row[s.BOT_NAME] or CHECK_AGENT
-        key = (id(group_of(agent)) if group_of else agent, row[s.PATTERN])
+        key = (id(group_of(agent)) if group_of else agent, row[s.HOST], row[s.PATTERN])
         if key not in done:
             # the first allowed URL settles it: most patterns a bot fetches are not disallowed
             allowed = any(robots.can_fetch(absolute(u), agent) for u in fetched)

@@ -4,6 +4,7 @@ the current file and current rules that block sitemap URLs."""
 
 from __future__ import annotations
 
+import polars as pl
 from builders import bots, requests_frame, traffic_of
 from hypothesis import given
 from hypothesis import strategies as st
@@ -98,6 +99,21 @@ def test_bots_that_ignore_the_current_robots_txt():
     traffic = traffic_of(requests_frame(rows))
     got = robots_file.ignoring_bots(traffic, "-", "User-agent: *\nDisallow: /cart/\n")
     assert got.select("bot_name", "pattern", "requests").rows() == [("BadBot", "/cart/{n}", 2)]
+
+
+def test_bots_that_ignore_the_current_robots_txt_on_every_host_at_once():
+    # each host's own sampled URLs decide: on b.example /cart/{n} holds a URL the file allows
+    bad = {"bot_name": "BadBot", "user_agent": "BadBot/1"}
+    rows = (bots(["/cart/1", "/cart/2"], host="a.example", **bad)
+            + bots(["/cart/3", "/cart/5"], host="b.example", **bad)
+            + bots(["/cart/4"], host="c.example", **bad) + bots(["/a"], host="c.example"))
+    traffic = traffic_of(requests_frame(rows))
+    current = "User-agent: *\nDisallow: /cart/\nAllow: /cart/5\n"
+    every = robots_file.ignoring_bots(traffic, None, current)
+    assert every.select("host", "bot_name", "pattern", "requests").rows() == [
+        ("a.example", "BadBot", "/cart/{n}", 2), ("c.example", "BadBot", "/cart/{n}", 1)]
+    one_by_one = [robots_file.ignoring_bots(traffic, h, current) for h in traffic.hosts]
+    assert every.equals(pl.concat(one_by_one))
 
 
 def test_each_bot_is_judged_by_its_own_group_of_the_current_file():
