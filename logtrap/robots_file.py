@@ -181,7 +181,7 @@ def ignoring_bots(traffic: Traffic, host: str | None, current: str) -> pl.DataFr
     # about every sampled URL (1M lines: 0.9 s before). Protego names the group an agent
     # falls under only privately; without it, each bot is its own group.
     group_of = getattr(robots, "_get_matching_rule_set", None)
-    done: dict[tuple[object, str], bool] = {}
+    done: dict[tuple[object, str, str], bool] = {}
     keep = []
     for row in agents.iter_rows(named=True):
         fetched = sample.get((row[s.HOST], row[s.PATTERN]), [])

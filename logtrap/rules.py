@@ -84,7 +84,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     aggressive: dict[str, list[f.Finding]] = {}
     for finding in f.to_records(findings.filter(pl.col(s.KIND) == "aggressive_bot")):
         aggressive.setdefault(finding.host, []).append(finding)
-    ignoring = robots_file.ignoring_bots(traffic, None, current) if current is not None else None
+    ignoring = pl.DataFrame() if current is None else robots_file.ignoring_bots(traffic, None, current)
     found = set(findings[s.HOST].unique().to_list())
     hosts = sorted(set(traffic.hosts) | found)
     for host in hosts:
