@@ -174,7 +174,9 @@ def ignoring_bots(traffic: Traffic, host: str | None, current: str) -> pl.DataFr
         .agg(pl.col(s.REQUESTS).sum())
         .sort(s.HOST, s.BOT_NAME, s.PATTERN)
     )
-    urls = traffic.urls.filter(on_host, pl.col(s.BOT_REQUESTS) > 0)
+    # requests with no URL ("-" as request line, a TLS handshake) ask nothing of robots.txt
+    has_url = pl.col(s.URL).is_not_null() & (pl.col(s.URL) != "")
+    urls = traffic.urls.filter(on_host, pl.col(s.BOT_REQUESTS) > 0, has_url)
     sample = {key: g[s.URL].to_list() for key, g in urls.group_by(s.HOST, s.PATTERN)}
     # Bots under the same group of the file (most fall under `*`) get the same answers, so a
     # pattern is checked once per group, not once per bot: a disallowed pattern means asking

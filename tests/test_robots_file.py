@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from protego import Protego
 
 from logtrap import robots, robots_file
+from logtrap.analysis import analyze
 
 # -- the merge keeps every line ----------------------------------------------------------------
 
@@ -99,6 +100,21 @@ def test_bots_that_ignore_the_current_robots_txt():
     traffic = traffic_of(requests_frame(rows))
     got = robots_file.ignoring_bots(traffic, "-", "User-agent: *\nDisallow: /cart/\n")
     assert got.select("bot_name", "pattern", "requests").rows() == [("BadBot", "/cart/{n}", 2)]
+
+
+def test_requests_without_a_url_ask_nothing_of_the_current_robots_txt(tmp_path):
+    # an empty request target and "-" as the request line (a TLS handshake on port 80) leave
+    # no URL to match: they crashed `suggest --robots` ('NoneType' has no 'startswith')
+    agent = '"-" "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)"'
+    at = "[01/Nov/2026:00:00:1{} +0000] "
+    log = tmp_path / "access.log"
+    log.write_text("".join(f"66.249.66.1 - - {at.format(i)}{request} {agent}\n" for i, request in
+                           enumerate(['"GET /cart/1 HTTP/1.1" 200 5', '"GET  HTTP/1.1" 200 5',
+                                      '"-" 400 0'])))
+    traffic = analyze(log, detectors=()).traffic
+    got = robots_file.ignoring_bots(traffic, None, "User-agent: *\nDisallow: /cart/\n")
+    assert got.select("bot_name", "pattern", "requests").rows() == [
+        ("AhrefsBot", "/cart/{n}", 1)]
 
 
 def test_bots_that_ignore_the_current_robots_txt_on_every_host_at_once():
