@@ -63,6 +63,8 @@ class State:
     runs: int = 0
     created: str = ""
     pattern_rules: str = ""  # patterns.rules_id of the runs that made `tally` ("": not kept)
+    # the --host filter of the runs that made `tally` ([]: every host; None: not kept)
+    hosts: list[str] | None = None
 
 
 def load_state(path: str | Path) -> State:
@@ -110,6 +112,7 @@ def load_state(path: str | Path) -> State:
         runs=meta.get("runs", 0),
         created=meta.get("created", ""),
         pattern_rules=meta.get("pattern_rules", ""),
+        hosts=meta.get("hosts"),
     )
 
 
@@ -123,6 +126,7 @@ def save_state(path: str | Path, state: State) -> None:
         "runs": state.runs,
         "polars": pl.__version__,
         "pattern_rules": state.pattern_rules,
+        "hosts": state.hosts,
         "files": [asdict(m) for m in state.marks],
         _KNOWN: state.known,
     }
@@ -217,6 +221,15 @@ def run_incremental(
             "or other tracking_params): its aggregates cannot be continued",
             hint="delete it to start over (the next run reads the logs from the start)",
         )
+    hosts = sorted(settings.hosts)
+    if state.tally and state.hosts is not None and state.hosts != hosts:
+        # Continued, the report would show the hosts remembered beside (or instead of) the
+        # ones asked for, and the state would mix them from then on.
+        raise StateError(
+            f"{state_path} holds the aggregates of {_hosts_text(state.hosts)}, and this run "
+            f"asks for {_hosts_text(hosts)}",
+            hint="give each --host its own --state file, or delete it to start over",
+        )
     sources = plan_sources(paths, state.marks)
     tally = Tally.from_frames(state.tally, settings)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
@@ -240,6 +253,16 @@ def run_incremental(
             runs=state.runs + 1,
             created=state.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             pattern_rules=rules,
+            hosts=hosts,
         ),
     )
     return analysis, new
+
+
+def _hosts_text(hosts: Sequence[str]) -> str:
+    """`--host` as a state error names it.
+
+    >>> _hosts_text([]), _hosts_text(["a.example", "b.example"])
+    ('every host (no --host)', 'host a.example, b.example (--host)')
+    """
+    return f"host {', '.join(hosts)} (--host)" if hosts else "every host (no --host)"

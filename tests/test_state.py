@@ -171,6 +171,41 @@ def test_aggregates_made_by_other_pattern_rules_are_not_continued(log):
     assert load_state(log.dir / "state").runs == 1  # left as it was
 
 
+def test_aggregates_of_other_hosts_are_not_continued(log):
+    # a cron job's --host changed (or added) with the same state: the report would have shown
+    # the remembered hosts beside the one asked for, and mixed them in the state from then on
+    log.append("access.log", 5)
+    assert run(log) == (5, 5)
+    log.append("access.log", 5)
+    with pytest.raises(StateError) as err:
+        run_incremental([str(log.dir / "access.log*")], log.dir / "state",
+                        Settings(hosts=("News.Example.net",)))
+    assert str(err.value).endswith(
+        "holds the aggregates of every host (no --host), and this run asks for host "
+        "news.example.net (--host)")
+    assert err.value.hint == "give each --host its own --state file, or delete it to start over"
+    assert load_state(log.dir / "state").runs == 1  # left as it was
+    assert run(log) == (5, 10)  # the same hosts as before: continued
+
+
+def test_a_state_from_before_hosts_were_kept_is_continued(log):
+    # states written before the --host filter was recorded hold no "hosts": taken as they are
+    log.append("access.log", 5)
+    run(log)
+    state = log.dir / "state"
+    with zipfile.ZipFile(state) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    meta = json.loads(files["meta.json"])
+    assert meta["hosts"] == []
+    del meta["hosts"]
+    with zipfile.ZipFile(state, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, json.dumps(meta) if name == "meta.json" else data)
+    log.append("access.log", 5)
+    assert run(log) == (5, 10)
+    assert load_state(state).hosts == []
+
+
 def test_a_state_from_before_pattern_rules_were_kept_is_not_continued(log):
     log.append("access.log", 5)
     run(log)
