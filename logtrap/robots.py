@@ -571,6 +571,11 @@ def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[i
     return [int(v or 0) for v in saved.row(0)]
 
 
+# Sampled URLs a robots.txt can be asked about: requests with no URL ("-" as the request
+# line, a TLS handshake on port 80; an empty target) have none to match a rule.
+HAS_URL = pl.col(s.URL).is_not_null() & (pl.col(s.URL) != "")
+
+
 def host_rules(
     findings: pl.DataFrame,
     traffic: Traffic,
@@ -588,10 +593,7 @@ def host_rules(
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
     traps = mine.select(s.HOST, s.PATTERN).unique()
-    # requests with no URL ("-" as request line, a TLS handshake) have none to match a rule
-    traffic = traffic.replace(
-        urls=traffic.urls.filter(pl.col(s.URL).is_not_null() & (pl.col(s.URL) != ""))
-    )
+    traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL))
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()

@@ -14,7 +14,7 @@ from protego import Protego
 
 from logtrap import schema as s
 from logtrap.bots import named_bot
-from logtrap.robots import RobotsRule, comment
+from logtrap.robots import HAS_URL, RobotsRule, comment
 from logtrap.robots_match import CHECK_AGENT, absolute, matcher
 from logtrap.traffic import Traffic
 
@@ -174,9 +174,7 @@ def ignoring_bots(traffic: Traffic, host: str | None, current: str) -> pl.DataFr
         .agg(pl.col(s.REQUESTS).sum())
         .sort(s.HOST, s.BOT_NAME, s.PATTERN)
     )
-    # requests with no URL ("-" as request line, a TLS handshake) ask nothing of robots.txt
-    has_url = pl.col(s.URL).is_not_null() & (pl.col(s.URL) != "")
-    urls = traffic.urls.filter(on_host, pl.col(s.BOT_REQUESTS) > 0, has_url)
+    urls = traffic.urls.filter(on_host, pl.col(s.BOT_REQUESTS) > 0, HAS_URL)
     sample = {key: g[s.URL].to_list() for key, g in urls.group_by(s.HOST, s.PATTERN)}
     # Bots under the same group of the file (most fall under `*`) get the same answers, so a
     # pattern is checked once per group, not once per bot: a disallowed pattern means asking
