@@ -12,7 +12,11 @@ windows, never with the number of lines:
   window each sampled URL was first seen in: exact for a pattern with fewer than
   `url_sample_size` URLs, estimated within a few percent beyond (see `_windows`). Exact
   counts would take memory for every distinct URL, and trap patterns are the ones whose
-  URLs never stop.
+  URLs never stop;
+- path segments that take many names (`/products/blue-shirt`, `/wiki/Main_Page`) are merged
+  into one pattern (`patterns.merge_names`) at the end, and during the tally too once the
+  logs hold many patterns: a shop whose 200,000 product handles are each a pattern would
+  otherwise keep a row per product in every table (see `Tally._merge_names`).
 
 `Tally` accumulates; `Tally.finish()` returns the immutable `Traffic` the detectors read.
 A Tally can be saved and restored as plain frames (`frames()` / `Tally.from_frames`) so cron
@@ -46,12 +50,19 @@ _COMPACT_ROWS = 100_000
 # (a relative-link loop) grows its tables by 100,000 rows a batch, and merging all of them
 # each time cost the square of their size (2M lines, 417,000 patterns: merges 4.4 -> 3.3 s).
 _COMPACT_SHARE = 0.5
+# Distinct patterns seen before their names are first merged during the tally, and how many
+# more are seen before the next merge while merges keep merging most new ones (a shop's first
+# batch shows half its products, the next ones most of the rest; see Tally._merge_names).
+# Each merge re-reads the tables. Ordinary logs never get here (the benchmark's has 73
+# patterns): their names are merged once, at the end.
+_MERGE_NAMES_AT = 20_000
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
 # host+URL and host+pattern as one integer each (the URL sample's order, its grouping key)
 _URL_KEY = pl.struct(s.HOST, s.URL).hash(0)
 _PATTERN_KEY = pl.struct(s.HOST, s.PATTERN).hash(0)
+_MERGED = "merged"  # the pattern a pattern's rows are kept under (see Tally._merge_names)
 
 
 def _sum(name: str) -> pl.Expr:
@@ -169,6 +180,8 @@ _TABLES: dict[str, _Table] = {
     ),
 }
 
+# The tables keyed by pattern, which merging names renames.
+_BY_PATTERN = [name for name, table in _TABLES.items() if s.PATTERN in table.keys]
 # Each table's columns in order: its keys, then its aggregations.
 _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _TABLES.items()}
 
@@ -216,6 +229,14 @@ class Tally:
 
     settings: Settings = field(default_factory=Settings)
     _parts: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
+    # every host+pattern seen, as its URLs gave it, with the pattern its rows are kept under
+    # (null: itself, until its name is merged; see _merge_names)
+    _names: pl.DataFrame = field(default_factory=lambda: _empty_names())
+    # the merged ones, by the hash of the pattern as given (what `add` renames rows by)
+    _renames: pl.DataFrame = field(default_factory=lambda: _row_renames(_empty_names()))
+    # merge names once this many patterns were seen; how many there were at the last merge
+    _merge_at: int = field(default_factory=lambda: _MERGE_NAMES_AT)
+    _names_at_merge: int = 0
     # per host+pattern (PATTERN_HASH) whose URL sample is full: no URL hash above "_cutoff"
     # can enter it (see _may_be_sampled)
     _cutoffs: pl.DataFrame = field(
@@ -233,6 +254,9 @@ class Tally:
         rows = batch.lazy().with_columns(
             *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
         )
+        given = rows.group_by(s.PATTERN_HASH).agg(pl.col(s.HOST, s.PATTERN).first())
+        if self._renames.height:
+            rows = _renamed_rows(rows, self._renames)
         answers = _answers(self._may_be_sampled(rows))
         queries = []
         for name, table in _TABLES.items():
@@ -245,10 +269,12 @@ class Tally:
             queries.append(q)
         # In memory: the batch is in memory already, and the two queries on `answers` share it
         # (measured 62 against 99 CPU-ms per batch with the default streaming engine).
-        for name, frame in zip(_TABLES, pl.collect_all(queries, engine="in-memory")):
+        *frames, given = pl.collect_all([*queries, given], engine="in-memory")
+        for name, frame in zip(_TABLES, frames):
             self._add_part(name, frame)
             if name == "urls":
                 self._lower_cutoffs(frame)
+        self._note_names(given)
 
     def _may_be_sampled(self, rows: pl.LazyFrame) -> pl.LazyFrame:
         """The rows whose URL could still enter the URL sample: a pattern's sample keeps the k
@@ -273,6 +299,64 @@ class Tally:
         self._cutoffs = (
             pl.concat([self._cutoffs, new]).group_by(s.PATTERN_HASH).agg(pl.col("_cutoff").min())
         )
+
+    def _note_names(self, given: pl.DataFrame) -> None:
+        """Take a batch's patterns (PATTERN_HASH, host, pattern) into `_names`; merge names
+        when there are enough of them."""
+        new = given.join(self._names, on=s.PATTERN_HASH, how="anti")
+        if new.height == 0:
+            return
+        self._names = pl.concat([self._names, s.owned(_given_names(new))])
+        if self._names.height >= self._merge_at:
+            self._merge_names()
+
+    def _merge_names(self) -> None:
+        """Merge the names of the patterns seen so far (`patterns.merge_names`), and keep the
+        rows of each merged pattern under its merged one, in every table and from now on.
+
+        Names are always merged from the patterns as their URLs gave them, so each merge is
+        the one a single pass over everything read so far makes. More patterns only merge
+        more (a group of names only grows), so a pattern's rows already kept under a merged
+        one normally move on with it. If its patterns now merge into several (a deeper merge
+        can leave a group fewer names than `pattern_min_names`), a merged pattern's rows
+        cannot be told apart again: they stay where they are.
+        """
+        given = self._names.select(s.HOST, s.PATTERN)
+        merged = merge_names(given, self.settings.pattern_min_names)
+        moves = (
+            self._names.select(s.HOST, s.PATTERN, _kept())
+            .join(merged, on=[s.HOST, s.PATTERN])
+            .group_by(s.HOST, "_kept")
+            .agg(pl.col(_MERGED).unique())
+            .filter(pl.col(_MERGED).list.len() == 1)
+            .select(s.HOST, pl.col("_kept").alias(s.PATTERN), pl.col(_MERGED).list.first())
+            .filter(pl.col(s.PATTERN) != pl.col(_MERGED))
+        )
+        seen, merged_before = self._names.height, self._renames.height
+        if moves.height:
+            self._move(moves)
+        # soon again while most patterns new since the last merge merge (a catalog), else once
+        # their number doubles (a relative-link loop: 100,000 new a batch, a few to merge)
+        most = 2 * (self._renames.height - merged_before) >= seen - self._names_at_merge
+        self._merge_at = seen + (_MERGE_NAMES_AT if most else max(_MERGE_NAMES_AT, seen))
+        self._names_at_merge = seen
+
+    def _move(self, moves: pl.DataFrame) -> None:
+        """Keep the rows of each host+pattern of `moves` under its "merged" one."""
+        frames = {name: self._merged(name) for name in _BY_PATTERN}
+        for name, frame in _renamed(frames, moves, self.settings.url_sample_size).items():
+            self._parts[name] = [s.owned(frame)]
+        onward = moves.rename({s.PATTERN: "_kept", _MERGED: "_to"})
+        self._names = (
+            self._names.with_columns(_kept())
+            .join(onward, on=[s.HOST, "_kept"], how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_to", _MERGED).alias(_MERGED))
+            .drop("_kept", "_to")
+        )
+        self._renames = _row_renames(self._names)
+        # the cutoffs of patterns no row is kept under any more
+        gone = moves.select(_PATTERN_KEY).to_series().implode()
+        self._cutoffs = self._cutoffs.filter(~pl.col(s.PATTERN_HASH).is_in(gone))
 
     def _add_part(self, name: str, frame: pl.DataFrame) -> None:
         parts = self._parts.setdefault(name, [])
@@ -303,17 +387,11 @@ class Tally:
                 q = table.fold(q, table)
         return q.collect(engine="in-memory")
 
-    def merge(self, other: "Tally") -> None:
-        """Fold another tally (an earlier run's, restored from state) into this one."""
-        for name, parts in other._parts.items():
-            for part in parts:
-                self._add_part(name, part)
-
     def frames(self) -> dict[str, pl.DataFrame]:
-        """The merged aggregates, one frame per table (what cron state saves)."""
+        """The merged aggregates, one frame per table, and `names` (what cron state saves)."""
         merged = {name: self._merged(name) for name in _TABLES}
         self._parts = {name: [frame] for name, frame in merged.items()}
-        return merged
+        return {**merged, _NAMES: self._names}
 
     @classmethod
     def from_frames(cls, frames: Mapping[str, pl.DataFrame], settings: Settings) -> "Tally":
@@ -322,50 +400,96 @@ class Tally:
         for name in _TABLES:
             if name in frames:
                 tally._parts[name] = [frames[name]]
+        if _NAMES in frames:
+            tally._names = frames[_NAMES]
+        elif "windows" in frames:  # saved before names were kept: rows are under their own
+            tally._names = _given_names(frames["windows"].unique([s.HOST, s.PATTERN]))
+        tally._renames = _row_renames(tally._names)
+        tally._names_at_merge = tally._names.height
+        tally._merge_at = tally._names.height + _MERGE_NAMES_AT
         return tally
 
     def finish(self) -> "Traffic":
         """The aggregates as the immutable tables the detectors read, with the path segments
-        that take many names merged (`patterns.merge_names`; what `frames` keeps, and cron
-        state saves, is left as the URLs gave it)."""
-        frames = _merged_names(self.frames(), self.settings)
-        return _finish(frames, self.settings.url_sample_size)
+        that take many names merged (`patterns.merge_names`)."""
+        self._merge_names()
+        return _finish(self.frames(), self.settings.url_sample_size)
 
 
-def _merged_names(
-    frames: Mapping[str, pl.DataFrame], settings: Settings
-) -> dict[str, pl.DataFrame]:
-    """The tables with each pattern renamed as `merge_names` says, and the rows of the
-    patterns merged into one combined as partial aggregates are (`_Table.merge`). A URL has
-    one pattern, so a merged pattern's URLs are its parts' URLs: their counts add up, and the
-    k smallest hashes of them all are among the k smallest of each part (bottom-k)."""
-    keys = [s.HOST, s.PATTERN]
-    pairs = frames["windows"].select(keys).unique()
-    renamed = merge_names(pairs, settings.pattern_min_names).filter(
-        pl.col(s.PATTERN) != pl.col("merged")
+_NAMES = "names"  # the frame of every pattern seen (Tally._names), as `frames` gives it
+
+
+def _empty_names() -> pl.DataFrame:
+    return _given_names(_empty_table("windows"))
+
+
+def _given_names(frame: pl.DataFrame) -> pl.DataFrame:
+    """Distinct host+pattern rows of `frame`, as `Tally._names` keeps patterns not merged."""
+    return frame.select(
+        s.HOST,
+        s.PATTERN,
+        pl.lit(None, pl.String).alias(_MERGED),
+        _PATTERN_KEY.alias(s.PATTERN_HASH),
     )
-    if renamed.height == 0:
-        return dict(frames)
+
+
+def _kept() -> pl.Expr:
+    """The pattern a row of `Tally._names` is kept under."""
+    return pl.coalesce(_MERGED, s.PATTERN).alias("_kept")
+
+
+def _row_renames(names: pl.DataFrame) -> pl.DataFrame:
+    """Of `Tally._names`: the merged patterns, by their hash as given (PATTERN_HASH), with
+    the pattern, section and pattern hash their rows are kept under."""
+    merged = pl.col(_MERGED)
+    return names.filter(merged.is_not_null()).select(
+        s.PATTERN_HASH,
+        merged.alias("_to"),
+        section_expr(merged).alias("_to_section"),
+        pl.struct(s.HOST, merged.alias(s.PATTERN)).hash(0).alias("_to_hash"),
+    )
+
+
+def _renamed_rows(rows: pl.LazyFrame, renames: pl.DataFrame) -> pl.LazyFrame:
+    """Request rows (with PATTERN_HASH) under the patterns `_row_renames` keeps them under."""
+    return (
+        rows.join(renames.lazy(), on=s.PATTERN_HASH, how="left", maintain_order="left")
+        .with_columns(
+            pl.coalesce("_to", s.PATTERN).alias(s.PATTERN),
+            pl.coalesce("_to_section", s.SECTION).alias(s.SECTION),
+            pl.coalesce("_to_hash", s.PATTERN_HASH).alias(s.PATTERN_HASH),
+        )
+        .drop("_to", "_to_section", "_to_hash")
+    )
+
+
+def _renamed(
+    frames: Mapping[str, pl.DataFrame], moves: pl.DataFrame, k: int
+) -> dict[str, pl.DataFrame]:
+    """Tables keyed by pattern (`_BY_PATTERN`) with each host+pattern of `moves` renamed to
+    its "merged", and the rows that then share their keys combined as partial aggregates are
+    (`_Table.merge`). A URL has one pattern, so a merged pattern's URLs are its parts' URLs:
+    their counts add up, and the k smallest hashes of them all are among the k smallest of
+    each part (bottom-k)."""
+    keys = [s.HOST, s.PATTERN]
+    renamed = moves.select(*keys, _MERGED)
     out: dict[str, pl.DataFrame] = {}
-    for name, table in _TABLES.items():
-        frame = frames[name]
-        if s.PATTERN not in table.keys:
-            out[name] = frame
-            continue
+    for name, frame in frames.items():
+        table = _TABLES[name]
         lazy = (
             frame.lazy()
             .join(renamed.lazy(), on=keys, how="left")
-            .with_columns(pl.coalesce("merged", s.PATTERN).alias(s.PATTERN))
+            .with_columns(pl.coalesce(_MERGED, s.PATTERN).alias(s.PATTERN))
         )
         if s.SECTION in table.keys:
-            section = section_expr(pl.col("merged"))
+            section = section_expr(pl.col(_MERGED))
             lazy = lazy.with_columns(
-                pl.when(pl.col("merged").is_not_null()).then(section).otherwise(pl.col(s.SECTION))
+                pl.when(pl.col(_MERGED).is_not_null()).then(section).otherwise(pl.col(s.SECTION))
                 .alias(s.SECTION)
             )
-        lazy = lazy.drop("merged")
+        lazy = lazy.drop(_MERGED)
         if name == "urls":
-            lazy = _bottom_k(lazy, settings.url_sample_size, _PATTERN_KEY)
+            lazy = _bottom_k(lazy, k, _PATTERN_KEY)
         else:
             lazy = lazy.group_by(table.keys).agg(table.merge)
         out[name] = lazy.select(_COLUMNS[name]).collect()

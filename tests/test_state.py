@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from logtrap import schema as s
+from logtrap import traffic
+from logtrap.analysis import analyze
 from logtrap.errors import StateError
 from logtrap.settings import Settings
 from logtrap.state import load_state, run_incremental
@@ -219,6 +221,44 @@ def test_a_state_from_before_pattern_rules_were_kept_is_not_continued(log):
     with pytest.raises(StateError, match="made by other pattern rules") as err:
         run(log)
     assert err.value.hint == "delete it to start over (the next run reads the logs from the start)"
+
+
+def write_products(path: Path, products: range) -> None:
+    """Googlebot fetching one product page each (two-word handles: a pattern each until
+    their names are merged), appended to `path`."""
+    with open(path, "a") as f:
+        for i in products:
+            f.write(f'66.249.66.1 - - [01/Jan/2026:11:{i // 60 % 60:02d}:{i % 60:02d} +0000] '
+                    f'"GET /products/red-x{i} HTTP/1.1" 200 {500 + i} "-" "Googlebot/2.1"\n')
+
+
+def product_rows(analysis) -> list[tuple]:
+    return analysis.traffic.patterns.select(s.PATTERN, s.REQUESTS, s.UNIQUE_URLS).rows()
+
+
+def test_a_catalog_merged_across_runs_counts_as_one_run_over_it_all(tmp_path, monkeypatch):
+    # 150 products over three runs, their names merged during each run and at its end
+    monkeypatch.setattr(traffic, "_MERGE_NAMES_AT", 30)
+    for products in (range(0, 40), range(20, 100), range(100, 150)):
+        write_products(tmp_path / "access.log", products)
+        analysis, _ = run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    assert product_rows(analysis) == [("/products/{name}", 170, 150)]
+    assert product_rows(analyze(str(tmp_path / "access.log"))) == product_rows(analysis)
+    assert load_state(tmp_path / "state").tally["names"].height == 150
+
+
+def test_a_state_from_before_names_were_kept_is_continued(tmp_path):
+    # states written before `names` held the patterns as their URLs gave them, never merged
+    write_products(tmp_path / "access.log", range(0, 10))
+    run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    with zipfile.ZipFile(tmp_path / "state") as z:
+        files = {name: z.read(name) for name in z.namelist() if name != "names.parquet"}
+    with zipfile.ZipFile(tmp_path / "state", "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    write_products(tmp_path / "access.log", range(10, 40))
+    analysis, _ = run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    assert product_rows(analysis) == [("/products/{name}", 40, 40)]
 
 
 def test_stdin_cannot_carry_state(tmp_path):

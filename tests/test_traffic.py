@@ -8,10 +8,11 @@ from datetime import datetime, timedelta, timezone
 import polars as pl
 
 from logtrap import schema as s
+from logtrap import traffic as traffic_module
 from logtrap.patterns import add_patterns
 from logtrap.settings import Settings
 from logtrap.traffic import Tally
-from builders import requests_frame
+from builders import BOT, HUMAN, bots, requests_frame
 
 T0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
 
@@ -147,8 +148,12 @@ def test_finish_merges_many_names_into_one_pattern_and_the_saved_frames_keep_the
         ("Googlebot", 600), ("bingbot", 600)]
     assert traffic.urls[s.URL].n_unique() == 500  # the 500 smallest hashes of all 1,200
     assert traffic.urls[s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
-    # what cron state saves: the patterns the URLs gave
-    assert tally.frames()["windows"][s.PATTERN].n_unique() == 30
+    # what cron state saves: the rows under the merged pattern, and the 30 patterns it merged
+    frames = tally.frames()
+    assert frames["windows"][s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
+    names = frames["names"].sort(s.PATTERN)
+    assert names[s.PATTERN].to_list()[:2] == ["/tag/wordaa/?page", "/tag/wordab/?page"]
+    assert names["merged"].unique().to_list() == ["/tag/{name}/?page"] and names.height == 30
 
 
 def test_names_joining_a_slug_template_make_one_pattern_in_its_section():
@@ -180,3 +185,55 @@ def test_ties_are_broken_the_same_way_whatever_the_order_of_the_rows():
         assert one.select(s.URL, s.STATUS, s.BYTES).rows() == [("/a", 200, 900), ("/b", 200, 500)]
         statuses = traffic.patterns.filter(pl.col(s.PATTERN) == "/a")[s.STATUSES].to_list()
         assert statuses == [[{"status": 200, "requests": 1}, {"status": 404, "requests": 1}]]
+
+
+def shop_batch(day: int, products: range) -> pl.DataFrame:
+    """A day of a shop whose product handles are two words (`/products/red-shirt`: a pattern
+    each until merged), read by Googlebot from two addresses and by browsers, some with a
+    ?page, and a few pages that merge with nothing."""
+    rows = []
+    for i in products:
+        handle = f"w{i % 17}-x{i}"
+        rows.append({**(BOT if i % 3 else HUMAN), s.URL: f"/products/{handle}",
+                     s.CLIENT: f"66.249.66.{i % 2}", s.STATUS: 404 if i % 11 == 0 else 200,
+                     s.TIME: T0 + timedelta(days=day, minutes=i % 1000)})
+        if i % 4 == 0:
+            rows.append({**BOT, s.URL: f"/products/{handle}?page={i % 3}",
+                         s.TIME: T0 + timedelta(days=day, minutes=i % 900)})
+    rows += [{**BOT, s.URL: u, s.TIME: T0 + timedelta(days=day)} for u in ("/about", "/tag/red")]
+    return add_patterns(requests_frame(rows))
+
+
+def test_names_merged_during_the_tally_are_those_one_merge_at_the_end_makes(monkeypatch):
+    # six days, each fetching 120 products (60 new a day): 420 products, 105 of them with a
+    # ?page too, and 2 other pages: 527 patterns; 50 URLs sampled per pattern
+    frames = [shop_batch(day, range(day * 60, day * 60 + 120)) for day in range(6)]
+    at_the_end = tally_of(frames, k=50)
+    assert at_the_end.frames()["windows"][s.PATTERN].n_unique() == 527  # not merged yet
+    monkeypatch.setattr(traffic_module, "_MERGE_NAMES_AT", 100)
+    during = tally_of(frames, k=50)
+    # merged before the end: the tables hold the two product patterns and the few new ones
+    assert during.frames()["windows"][s.PATTERN].n_unique() < 100
+    assert during.frames()["names"].height == 527  # every pattern seen, merged or not
+    one, many = at_the_end.finish(), during.finish()
+    assert one.patterns[s.PATTERN].to_list()[:2] == ["/products/{name}", "/products/{name}?page"]
+    # (bot_minutes has no patterns, and keeps one of a day's tied busiest minutes, any one)
+    for table in ("patterns", "sections", "windows", "statuses", "agents", "claims", "urls"):
+        assert getattr(many, table).equals(getattr(one, table)), table
+
+
+def test_a_merged_pattern_whose_names_later_split_keeps_its_rows(monkeypatch):
+    # /tag/a|b|c/feed merge into /tag/{name}/feed (3 names); then /tag/a/ gains two pages, so
+    # its segment after /tag/a/ merges (feed, x, y) and leaves /tag/{name}/feed two names. One
+    # merge at the end would not make /tag/{name}/feed; made during the tally, its rows cannot
+    # be told apart again, and stay under it. No request is lost or counted twice.
+    monkeypatch.setattr(traffic_module, "_MERGE_NAMES_AT", 3)
+    first = add_patterns(requests_frame(bots(["/tag/a/feed", "/tag/b/feed", "/tag/c/feed"])))
+    later = add_patterns(requests_frame(bots(["/tag/a/x", "/tag/a/y", "/tag/b/feed"])))
+    tally = Tally(settings=Settings(pattern_min_names=3))
+    tally.add(first)
+    assert tally.frames()["windows"][s.PATTERN].unique().to_list() == ["/tag/{name}/feed"]
+    tally.add(later)
+    patterns = tally.finish().patterns.sort(s.PATTERN)
+    assert patterns.select(s.PATTERN, s.REQUESTS).rows() == [
+        ("/tag/a/{name}", 2), ("/tag/{name}/feed", 4)]
