@@ -32,7 +32,8 @@ Patterns are computed once per distinct URL, in Polars expressions, then joined 
 One URL cannot tell a tag from a section: `/tag/python` and `/tag/red-shoes` keep their names.
 Once the patterns of a log are known, `merge_names` makes such a segment `{name}` where it
 takes many names among patterns otherwise alike (`/tag/{name}`, `/wiki/view/Main/{name}`);
-`Tally.finish` applies it, so reports and detectors see one template where there is one.
+`Tally` applies it (at the end, and while reading once the logs hold many patterns), so
+reports and detectors see one template where there is one.
 """
 
 from __future__ import annotations
