@@ -328,7 +328,7 @@ _path = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0")
 _MAX_MERGE_LEVEL = 12
 
 
-def merge_names(pairs: pl.DataFrame, min_names: int) -> pl.DataFrame:
+def merge_names(pairs: pl.DataFrame, min_names: int, *, stable_only: bool = False) -> pl.DataFrame:
     """Distinct (host, pattern) -> (host, pattern, "merged"): the pattern with every literal
     path segment below the first level that takes at least `min_names` distinct names, among
     patterns alike in everything else (host, the path before it, its `.ext`, the path after
@@ -338,6 +338,12 @@ def merge_names(pairs: pl.DataFrame, min_names: int) -> pl.DataFrame:
     A URL alone cannot tell a tag from a section, but a log shows 200 tags. First-level
     segments (`/news`, `/shop`) are a site's sections, and stay. Deepest segments first, so
     `/wiki/Main/{name}` and `/wiki/Help/{name}` are alike when the level above is looked at.
+
+    More patterns can undo a merge: `/tag/a/feed` ... `/tag/z/feed` merge, then `/tag/a/` shows
+    25 pages of its own and its `feed` merges into `/tag/a/{name}`, which leaves the `feed`
+    group a name short. `stable_only` makes only the merges no pattern added later can undo:
+    those of a segment with no literal segment after it (`/products/blue-shirt`,
+    `/tag/{name}/`, `/user/{name}/{name}`), whose group can only grow.
 
     >>> pairs = pl.DataFrame({"host": "-", "pattern": [f"/tag/t{i}/" for i in range(3)]
     ...     + ["/tag/t0/feed", "/about", "/blog/{slug}.html", "/blog/x.html", "/blog/y.html"]})
@@ -361,7 +367,8 @@ def merge_names(pairs: pl.DataFrame, min_names: int) -> pl.DataFrame:
         if _most_segments(segs, level) < min_names:  # most levels of a deep log stop here
             continue
         deep = pl.col("_levels") >= level
-        frame = pl.concat([frame.filter(~deep), _merge_level(frame.filter(deep), level, min_names)])
+        merged = _merge_level(frame.filter(deep), level, min_names, stable_only)
+        frame = pl.concat([frame.filter(~deep), merged])
     return frame.drop("_levels")
 
 
@@ -373,7 +380,9 @@ def _most_segments(segs: pl.DataFrame, level: int) -> int:
     return most.get_column("_seg").max() or 0  # type: ignore[return-value]
 
 
-def _merge_level(frame: pl.DataFrame, level: int, min_names: int) -> pl.DataFrame:
+def _merge_level(
+    frame: pl.DataFrame, level: int, min_names: int, stable_only: bool
+) -> pl.DataFrame:
     """`merge_names` for the path segment at `level` (1 = the first)."""
     split = pl.col("merged").str.splitn("?", 2)
     segs = split.struct.field("field_0").str.split("/")
@@ -402,6 +411,9 @@ def _merge_level(frame: pl.DataFrame, level: int, min_names: int) -> pl.DataFram
     group = [s.HOST, "_prefix", "_ext", "_rest"]
     stem = pl.col("_stem")
     literal = pl.col("_seg").is_not_null() & (stem != "") & ~stem.str.contains("{", literal=True)
+    if stable_only:  # and nothing after it that a later merge could change
+        named = pl.element().str.contains("{", literal=True).not_() & (pl.element() != "")
+        literal = literal & ~pl.col("_segs").list.slice(level + 1).list.eval(named).list.any()
     names = parts.filter(literal).group_by(group).agg(stem.n_unique().alias("_names"))
     slugs = parts.filter(stem == "{slug}").select(group).unique().with_columns(_slug=pl.lit(True))
     placeholder = pl.when(pl.col("_slug")).then(pl.lit("{slug}")).otherwise(pl.lit(NAME))

@@ -14,9 +14,10 @@ windows, never with the number of lines:
   counts would take memory for every distinct URL, and trap patterns are the ones whose
   URLs never stop;
 - path segments that take many names (`/products/blue-shirt`, `/wiki/Main_Page`) are merged
-  into one pattern (`patterns.merge_names`) at the end, and during the tally too once the
-  logs hold many patterns: a shop whose 200,000 product handles are each a pattern would
-  otherwise keep a row per product in every table (see `Tally._merge_names`).
+  into one pattern (`patterns.merge_names`) at the end, and while reading too once the logs
+  hold many patterns (the merges no later line can undo): a shop whose 200,000 product
+  handles are each a pattern would otherwise keep a row per product in every table (see
+  `Tally._merge_names`).
 
 `Tally` accumulates; `Tally.finish()` returns the immutable `Traffic` the detectors read.
 A Tally can be saved and restored as plain frames (`frames()` / `Tally.from_frames`) so cron
@@ -311,27 +312,16 @@ class Tally:
             self._merge_names()
 
     def _merge_names(self) -> None:
-        """Merge the names of the patterns seen so far (`patterns.merge_names`), and keep the
-        rows of each merged pattern under its merged one, in every table and from now on.
+        """Merge the names of the patterns seen so far, and keep the rows of each merged
+        pattern under its merged one, in every table and from now on.
 
-        Names are always merged from the patterns as their URLs gave them, so each merge is
-        the one a single pass over everything read so far makes. More patterns only merge
-        more (a group of names only grows), so a pattern's rows already kept under a merged
-        one normally move on with it. If its patterns now merge into several (a deeper merge
-        can leave a group fewer names than `pattern_min_names`), a merged pattern's rows
-        cannot be told apart again: they stay where they are.
+        Only the merges more patterns cannot undo are made (`merge_names`' `stable_only`), so
+        the rows kept under a merged pattern never need to be told apart again: `finish` makes
+        the others, and every merge, at the end and here, is made from the patterns as their
+        URLs gave them. So the names merged are those of a single merge at the end, whatever
+        the batches and however many cron runs the logs were read in.
         """
-        given = self._names.select(s.HOST, s.PATTERN)
-        merged = merge_names(given, self.settings.pattern_min_names)
-        moves = (
-            self._names.select(s.HOST, s.PATTERN, _kept())
-            .join(merged, on=[s.HOST, s.PATTERN])
-            .group_by(s.HOST, "_kept")
-            .agg(pl.col(_MERGED).unique())
-            .filter(pl.col(_MERGED).list.len() == 1)
-            .select(s.HOST, pl.col("_kept").alias(s.PATTERN), pl.col(_MERGED).list.first())
-            .filter(pl.col(s.PATTERN) != pl.col(_MERGED))
-        )
+        moves = self._moves(stable_only=True)
         seen, merged_before = self._names.height, self._renames.height
         if moves.height:
             self._move(moves)
@@ -340,6 +330,21 @@ class Tally:
         most = 2 * (self._renames.height - merged_before) >= seen - self._names_at_merge
         self._merge_at = seen + (_MERGE_NAMES_AT if most else max(_MERGE_NAMES_AT, seen))
         self._names_at_merge = seen
+
+    def _moves(self, stable_only: bool) -> pl.DataFrame:
+        """(host, pattern its rows are kept under, "merged": the pattern they move to)."""
+        given = self._names.select(s.HOST, s.PATTERN)
+        merged = merge_names(given, self.settings.pattern_min_names, stable_only=stable_only)
+        return (
+            self._names.select(s.HOST, s.PATTERN, _kept())
+            .join(merged, on=[s.HOST, s.PATTERN])
+            .group_by(s.HOST, "_kept")
+            # one pattern always, as merges kept are stable: a key is never split at random
+            .agg(pl.col(_MERGED).unique())
+            .filter(pl.col(_MERGED).list.len() == 1)
+            .select(s.HOST, pl.col("_kept").alias(s.PATTERN), pl.col(_MERGED).list.first())
+            .filter(pl.col(s.PATTERN) != pl.col(_MERGED))
+        )
 
     def _move(self, moves: pl.DataFrame) -> None:
         """Keep the rows of each host+pattern of `moves` under its "merged" one."""
@@ -388,7 +393,11 @@ class Tally:
         return q.collect(engine="in-memory")
 
     def frames(self) -> dict[str, pl.DataFrame]:
-        """The merged aggregates, one frame per table, and `names` (what cron state saves)."""
+        """The merged aggregates, one frame per table, and `names` (what cron state saves),
+        with the stable merges of every pattern seen made (a cron run's few new products
+        join `/products/{name}` in the state, not as patterns of their own)."""
+        if self._names.height > self._names_at_merge:
+            self._merge_names()
         merged = {name: self._merged(name) for name in _TABLES}
         self._parts = {name: [frame] for name, frame in merged.items()}
         return {**merged, _NAMES: self._names}
@@ -411,9 +420,14 @@ class Tally:
 
     def finish(self) -> "Traffic":
         """The aggregates as the immutable tables the detectors read, with the path segments
-        that take many names merged (`patterns.merge_names`)."""
-        self._merge_names()
-        return _finish(self.frames(), self.settings.url_sample_size)
+        that take many names merged (`patterns.merge_names`; `frames`, what cron state saves,
+        keeps only the stable merges, which no later log can undo)."""
+        k = self.settings.url_sample_size
+        frames = self.frames()
+        moves = self._moves(stable_only=False)
+        if moves.height:
+            frames.update(_renamed({name: frames[name] for name in _BY_PATTERN}, moves, k))
+        return _finish(frames, k)
 
 
 _NAMES = "names"  # the frame of every pattern seen (Tally._names), as `frames` gives it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from hypothesis import assume, given, settings as hsettings, strategies as st
+from hypothesis import assume, example, given, settings as hsettings, strategies as st
 
 from builders import letters, pinned_string_bytes
 from logtrap import schema as s
@@ -276,3 +276,41 @@ def test_merging_names_is_total_keeps_levels_and_is_idempotent(urls, min_names):
         assert levels(after) == levels(before)
     again = merge_names(out.select(s.HOST, pl.col("merged").alias(s.PATTERN)), min_names)
     assert (again[s.PATTERN] == again["merged"]).all()
+
+
+def test_stable_merges_are_those_with_no_literal_segment_after_them():
+    feeds = [f"/tag/{t}/feed" for t in "abc"]
+    pages = [f"/tag/{t}/" for t in "abc"]
+    users = [f"/u/{user}/{tab}" for user in "abc" for tab in "xyz"]
+    out = merge_names(pl.DataFrame({s.HOST: "-", s.PATTERN: feeds + pages + users}), 3,
+                      stable_only=True)
+    assert dict(zip(out[s.PATTERN], out["merged"])) == {
+        **{p: p for p in feeds},  # `feed` after the name: more tags' pages could undo it
+        **dict.fromkeys(pages, "/tag/{name}/"),
+        **dict.fromkeys(users, "/u/{name}/{name}"),  # the deeper merge leaves no literal
+    }
+
+
+_SEGMENTS = st.lists(st.sampled_from(["a", "b", "c", "feed", "{n}"]), min_size=2, max_size=4)
+_PATHS = st.tuples(_SEGMENTS, st.sampled_from(["", "", "/", "?page"])).map(
+    lambda p: "/" + "/".join(p[0]) + p[1])
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(_PATHS, max_size=20), st.lists(_PATHS, max_size=20), st.integers(2, 3))
+@example(["/a/a/feed", "/a/b/feed", "/a/c/feed"], ["/a/a/b", "/a/a/c"], 3)  # a merge undone
+def test_a_stable_merge_is_never_undone_by_later_patterns(first, later, min_names):
+    # what Tally keeps merged while reading (stable merges of the patterns so far) must be
+    # merged alike by the merge at the end, over every pattern read: it cannot be split again
+    def merges(patterns: list[str], stable_only: bool) -> dict[str, str]:
+        frame = pl.DataFrame({s.HOST: "-", s.PATTERN: patterns}, schema={
+            s.HOST: pl.String, s.PATTERN: pl.String})
+        out = merge_names(frame, min_names, stable_only=stable_only)
+        return dict(zip(out[s.PATTERN], out["merged"]))
+
+    kept, at_the_end = merges(first, True), merges(first + later, False)
+    kept_later = merges(first + later, True)
+    for p in kept:
+        for q in kept:
+            if kept[p] == kept[q]:
+                assert at_the_end[p] == at_the_end[q] and kept_later[p] == kept_later[q]

@@ -247,6 +247,16 @@ def test_a_catalog_merged_across_runs_counts_as_one_run_over_it_all(tmp_path, mo
     assert load_state(tmp_path / "state").tally["names"].height == 150
 
 
+def test_a_state_keeps_a_catalog_under_its_merged_pattern(tmp_path):
+    # hourly runs bring a few new products each: the state keeps one pattern, not one each
+    for products in (range(0, 30), range(30, 40), range(40, 45)):
+        write_products(tmp_path / "access.log", products)
+        run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    tally = load_state(tmp_path / "state").tally
+    assert tally["windows"][s.PATTERN].unique().to_list() == ["/products/{name}"]
+    assert tally["names"].height == 45
+
+
 def test_a_state_from_before_names_were_kept_is_continued(tmp_path):
     # states written before `names` held the patterns as their URLs gave them, never merged
     write_products(tmp_path / "access.log", range(0, 10))

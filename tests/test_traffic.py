@@ -148,7 +148,8 @@ def test_finish_merges_many_names_into_one_pattern_and_the_saved_frames_keep_the
         ("Googlebot", 600), ("bingbot", 600)]
     assert traffic.urls[s.URL].n_unique() == 500  # the 500 smallest hashes of all 1,200
     assert traffic.urls[s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
-    # what cron state saves: the rows under the merged pattern, and the 30 patterns it merged
+    # what cron state saves: the rows under the merged pattern (no later log can undo this
+    # merge: nothing follows the name but parameters), and the 30 patterns it merged
     frames = tally.frames()
     assert frames["windows"][s.PATTERN].unique().to_list() == ["/tag/{name}/?page"]
     names = frames["names"].sort(s.PATTERN)
@@ -204,16 +205,21 @@ def shop_batch(day: int, products: range) -> pl.DataFrame:
     return add_patterns(requests_frame(rows))
 
 
+def kept_patterns(tally: Tally) -> int:
+    """The patterns a tally's windows table keeps rows under, as read so far."""
+    return pl.concat(tally._parts["windows"])[s.PATTERN].n_unique()
+
+
 def test_names_merged_during_the_tally_are_those_one_merge_at_the_end_makes(monkeypatch):
     # six days, each fetching 120 products (60 new a day): 420 products, 105 of them with a
     # ?page too, and 2 other pages: 527 patterns; 50 URLs sampled per pattern
     frames = [shop_batch(day, range(day * 60, day * 60 + 120)) for day in range(6)]
     at_the_end = tally_of(frames, k=50)
-    assert at_the_end.frames()["windows"][s.PATTERN].n_unique() == 527  # not merged yet
+    assert kept_patterns(at_the_end) == 527  # not merged while reading
     monkeypatch.setattr(traffic_module, "_MERGE_NAMES_AT", 100)
     during = tally_of(frames, k=50)
-    # merged before the end: the tables hold the two product patterns and the few new ones
-    assert during.frames()["windows"][s.PATTERN].n_unique() < 100
+    # merged while reading: the tables hold the two product patterns and the few new ones
+    assert kept_patterns(during) < 100
     assert during.frames()["names"].height == 527  # every pattern seen, merged or not
     one, many = at_the_end.finish(), during.finish()
     assert one.patterns[s.PATTERN].to_list()[:2] == ["/products/{name}", "/products/{name}?page"]
@@ -222,18 +228,22 @@ def test_names_merged_during_the_tally_are_those_one_merge_at_the_end_makes(monk
         assert getattr(many, table).equals(getattr(one, table)), table
 
 
-def test_a_merged_pattern_whose_names_later_split_keeps_its_rows(monkeypatch):
+def test_a_merge_later_patterns_undo_is_not_made_while_reading(monkeypatch):
     # /tag/a|b|c/feed merge into /tag/{name}/feed (3 names); then /tag/a/ gains two pages, so
-    # its segment after /tag/a/ merges (feed, x, y) and leaves /tag/{name}/feed two names. One
-    # merge at the end would not make /tag/{name}/feed; made during the tally, its rows cannot
-    # be told apart again, and stay under it. No request is lost or counted twice.
+    # its segment after /tag/a/ merges (feed, x, y) and leaves the feed group two names. Made
+    # while reading, the first merge would have mixed rows that the end tells apart.
     monkeypatch.setattr(traffic_module, "_MERGE_NAMES_AT", 3)
     first = add_patterns(requests_frame(bots(["/tag/a/feed", "/tag/b/feed", "/tag/c/feed"])))
     later = add_patterns(requests_frame(bots(["/tag/a/x", "/tag/a/y", "/tag/b/feed"])))
-    tally = Tally(settings=Settings(pattern_min_names=3))
+    settings = Settings(pattern_min_names=3)
+    tally = Tally(settings=settings)
     tally.add(first)
-    assert tally.frames()["windows"][s.PATTERN].unique().to_list() == ["/tag/{name}/feed"]
+    assert tally.finish().patterns[s.PATTERN].to_list() == ["/tag/{name}/feed"]
+    assert kept_patterns(tally) == 3 and tally.frames()["windows"].height == 3  # kept apart
     tally.add(later)
     patterns = tally.finish().patterns.sort(s.PATTERN)
     assert patterns.select(s.PATTERN, s.REQUESTS).rows() == [
-        ("/tag/a/{name}", 2), ("/tag/{name}/feed", 4)]
+        ("/tag/a/{name}", 3), ("/tag/b/feed", 2), ("/tag/c/feed", 1)]
+    at_once = Tally(settings=settings)
+    at_once.add(pl.concat([first, later]))
+    assert at_once.finish().patterns.sort(s.PATTERN).equals(patterns)
