@@ -434,18 +434,20 @@ def file_fingerprint(path: str) -> str:
 
 def _to_lines(chunk: bytes) -> pl.DataFrame:
     """One row per line; invalid UTF-8 decoded lossily, CR before LF dropped."""
+    no_lines = pl.DataFrame({"line": []}, schema={"line": pl.String})
     if not chunk:
-        return pl.DataFrame({"line": []}, schema={"line": pl.String})
+        return no_lines
     # A NUL would be read as a field separator; keep it visible, escaped the way Apache would.
     chunk = chunk.replace(b"\x00", b"\\x00")
     try:
-        return pl.read_csv(
+        lines = pl.read_csv(
             chunk, has_header=False, separator="\x00", quote_char=None, encoding="utf8-lossy",
             new_columns=["line"], infer_schema=False, empty_string_is_null=False,
             raise_if_empty=False,
         )
     except Exception as e:  # Polars' reader is not expected to fail on one column of text
         raise InputError(f"cannot split input into lines ({e})") from None
+    return lines if lines.width else no_lines  # no column: a byte-order mark and nothing else
 
 
 # -- the stream --------------------------------------------------------------------------------

@@ -213,6 +213,15 @@ def test_empty_file_and_blank_only_file(tmp_path):
     assert read_logs(empty).schema == pl.Schema(s.REQUEST_SCHEMA)
 
 
+def test_a_byte_order_mark_is_no_line(tmp_path):
+    # a log saved by a Windows editor starts with one; alone, it is an empty file
+    alone = write(tmp_path / "bom.log", b"\xef\xbb\xbf")
+    first = write(tmp_path / "first.log", b"\xef\xbb\xbf" + line(1, 1).encode())
+    stream = scan_logs([alone, first])
+    assert pl.concat(list(stream))[s.PATH].to_list() == ["/"]
+    assert [(f.lines, f.rejected) for f in stream.stats.files] == [(0, 0), (1, 0)]
+
+
 def test_progress_reports_disk_bytes_and_stream_reads_once(tmp_path):
     text = "".join(line(1, h % 24) for h in range(40))
     path = write(tmp_path / "p.log.gz", text, gzip.open)
