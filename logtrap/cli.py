@@ -597,8 +597,9 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     logs). Rules that would block content are withheld, and the output says why. Pass the
     site's robots.txt with --robots to merge into it.
 
-    Files are written only where asked. An existing file is never overwritten without
-    --force: logtrap shows the diff instead and exits with 1.
+    Files are written only where asked, and only with rules in them (with none needed, a
+    file is left as it is). An existing file is never overwritten without --force: logtrap
+    shows the diff instead and exits with 1.
 
     \b
     Examples:
@@ -616,9 +617,15 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     suggestions = run_suggest(analysis.findings, analysis.traffic, analysis.settings)
     _read_summary(analysis, quiet)
     report.print_lines(_console(), report.suggestions_view(suggestions))
-    outputs = [(path, text) for path, text in ((robots_out, suggestions.robots_txt),
-                                               (htaccess_out, suggestions.htaccess),
-                                               (nginx_out, suggestions.nginx)) if path]
+    asked = [(path, text, what) for path, text, what in (
+        (robots_out, suggestions.robots_txt, "robots.txt rule"),
+        (htaccess_out, suggestions.htaccess, "server rule"),
+        (nginx_out, suggestions.nginx, "server rule")) if path]
+    # Nothing to suggest: an empty file would only wipe the rules a file holds (--force)
+    for path, _, what in [a for a in asked if not a[1]]:
+        kept = " (left as it was)" if Path(path).exists() else ""
+        click.echo(f"Nothing to write to {path}: no {what} is needed{kept}", err=True)
+    outputs = [(path, text) for path, text, _ in asked if text]
     for path in _write_user_files(outputs, force):
         if not quiet:
             click.echo(f"Wrote {path}", err=True)

@@ -512,6 +512,19 @@ def test_suggest_writes_only_where_asked_and_never_overwrites(logs):
     assert not (logs / ".htaccess").exists()
 
 
+def test_suggest_writes_no_empty_rule_file(logs):
+    # no aggressive bot: no server rule; an existing file keeps its rules, even with --force
+    (logs / ".htaccess").write_text("Require all granted\n")
+    result = run("suggest", "trap.log", "-q", "--htaccess-out", ".htaccess", "--nginx-out",
+                 "bots.conf", "--force")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "Nothing to write to .htaccess: no server rule is needed (left as it was)\n"
+        "Nothing to write to bots.conf: no server rule is needed\n")
+    assert (logs / ".htaccess").read_text() == "Require all granted\n"
+    assert not (logs / "bots.conf").exists()
+
+
 # -- the real registry on sample_logs ------------------------------------------------------------
 
 
