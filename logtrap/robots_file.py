@@ -6,6 +6,7 @@ Matching follows RFC 9309 through Protego (robots_match); groups as RFC 9309 2.1
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -67,9 +68,60 @@ def groups(text: str) -> list[_Group]:
     return out
 
 
-def _block(rules: Sequence[RobotsRule]) -> list[str]:
-    """Emitted rules with a comment each (a line already written is not repeated); withheld
-    ones as comments only."""
+_DISALLOW = "Disallow: "
+
+
+def _covers(wide: str, narrow: str) -> bool:
+    """Whether the robots.txt path pattern `wide` matches every path `narrow` matches: it
+    matches `narrow`'s own text, where each `*` of `narrow` is a character that a `*` of
+    `wide` can stand for (a sound test, not a complete one).
+
+    >>> _covers("/c/*?*&", "/c/*?*&*&"), _covers("/c/*?*&*&", "/c/*?*&"), _covers("/a", "/a$")
+    (True, False, True)
+    """
+    if wide.endswith("$") and not narrow.endswith("$"):
+        return False
+    body = "".join(".*" if c == "*" else re.escape(c) for c in wide.removesuffix("$"))
+    tail = "" if wide.endswith("$") else ".*"
+    return re.fullmatch(body + tail, narrow.removesuffix("$"), re.DOTALL) is not None
+
+
+def _redundant(lines: Sequence[str]) -> dict[str, str]:
+    """The lines another of `lines` makes redundant -> a line written that covers each.
+
+    Only among Disallow lines: beside an Allow line the longest match decides, and a narrow
+    Disallow can outweigh an Allow that a wide one does not (RFC 9309 2.2.2).
+
+    >>> _redundant(["Disallow: /c/*?*&*&", "Disallow: /s?q=", "Disallow: /c/*?*&"])
+    {'Disallow: /c/*?*&*&': 'Disallow: /c/*?*&'}
+    """
+    unique = list(dict.fromkeys(lines))
+    if not all(line.startswith(_DISALLOW) for line in unique):
+        return {}
+    kept: list[str] = []
+    by: dict[str, str] = {}  # each line left out -> the line that covered it then
+    for line in unique:
+        path = line[len(_DISALLOW):]
+        wider = next((k for k in kept if _covers(k[len(_DISALLOW):], path)), None)
+        if wider is not None:
+            by[line] = wider
+            continue
+        for k in [k for k in kept if _covers(path, k[len(_DISALLOW):])]:
+            kept.remove(k)
+            by[k] = line
+        kept.append(line)
+    for line in by:  # to the line that stays (covering is transitive)
+        while by[line] in by:
+            by[line] = by[by[line]]
+    return by
+
+
+def _block(rules: Sequence[RobotsRule], allows: bool = False) -> list[str]:
+    """Emitted rules with a comment each (a line already written, or one another line
+    covers, is not written); withheld ones as comments only. `allows`: the group holds
+    Allow lines already (no line is then left out as covered)."""
+    emitted = [line for r in rules if r.status != "withheld" for line in r.lines]
+    covered = {} if allows else _redundant(emitted)
     out: list[str] = []
     for rule in rules:
         what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
@@ -77,9 +129,21 @@ def _block(rules: Sequence[RobotsRule]) -> list[str]:
             out.append(f"# logtrap withheld ({what}): {comment(rule.reason)}")
             continue
         saved = f": {rule.saved_bot_requests:,} bot requests" if rule.saved_bot_requests else ""
-        new = [line for line in rule.lines if line not in out]
-        out += [f"# logtrap {what}{saved}" + ("" if new else " (the lines above cover it)"), *new]
+        new = [line for line in rule.lines if line not in out and line not in covered]
+        wider = next((covered[line] for line in rule.lines if line in covered), None)
+        note = " (the lines above cover it)" if wider is None else f" ({wider} covers it)"
+        out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
     return out
+
+
+def _lines_again(lines: Sequence[str], allows: bool) -> list[str]:
+    """The `*` lines written again in another group, without those another of them covers."""
+    covered = {} if allows else _redundant(lines)
+    return [line for line in dict.fromkeys(lines) if line not in covered]
+
+
+def _has_allow(rules: Sequence[str]) -> bool:
+    return any(line.startswith("Allow:") for line in rules)
 
 
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
@@ -122,12 +186,13 @@ def render(
     for group in existing:
         here = inserts.setdefault(group.last, [])
         for token in [t for t in bots if t.lower() in group.agents]:
-            here += _block(bots.pop(token))  # the crawler has a group already: add there
+            # the crawler has a group already: add there
+            here += _block(bots.pop(token), _has_allow(group.rules))
         if "*" in group.agents and not star_done:
             star_done = True
-            here += _block(star)
+            here += _block(star, _has_allow(group.rules))
         elif star_lines:
-            here += [_AGAIN, *star_lines]
+            here += [_AGAIN, *_lines_again(star_lines, _has_allow(group.rules))]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
         "" if host == "-" else f" for host {comment(host)}"
@@ -149,7 +214,7 @@ def render(
     star_rules = [r for g in existing if "*" in g.agents for r in g.rules]
     for token, bot_rules in bots.items():
         out += ["", f"User-agent: {token}", *_block(bot_rules)]
-        again = list(dict.fromkeys([*star_rules, *star_lines]))
+        again = _lines_again([*star_rules, *star_lines], _has_allow(star_rules))
         out += [_AGAIN, *again] if again else []
     if withheld:
         out += ["", *_block(withheld)]

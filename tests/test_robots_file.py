@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 from builders import bots, requests_frame, traffic_of
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from protego import Protego
 
@@ -72,6 +72,52 @@ def test_merge_keeps_every_current_line_in_order(lines):
     it = iter(merged)
     assert all(any(m == line for m in it) for line in current.splitlines())
     assert not Protego.parse(merged and "\n".join(merged)).can_fetch("http://s/t?d=1", "zbot")
+
+
+def test_a_line_another_line_covers_is_written_once():
+    # facets at two or more parameters cover the growing patterns at three or four
+    rules = [star_rule(["Disallow: /c/*?*&*&*&"], "growing_pattern", "/c/{name}?a&b&c&d"),
+             star_rule(["Disallow: /s?q="], "internal_search", "/s?q"),
+             star_rule(["Disallow: /c/*?*&*&"], "growing_pattern", "/c/{name}?a&b&c"),
+             star_rule(["Disallow: /c/*?*&"], "facets", "/c/{name}?a&b")]
+    text = robots_file.render("-", rules, None, 5)
+    assert text.splitlines()[5:] == [
+        "User-agent: *",
+        "# logtrap growing_pattern /c/{name}?a&b&c&d: 12 bot requests "
+        "(Disallow: /c/*?*& covers it)",
+        "# logtrap internal_search /s?q: 12 bot requests",
+        "Disallow: /s?q=",
+        "# logtrap growing_pattern /c/{name}?a&b&c: 12 bot requests (Disallow: /c/*?*& covers it)",
+        "# logtrap facets /c/{name}?a&b: 12 bot requests",
+        "Disallow: /c/*?*&",
+    ]
+    every_line = "User-agent: *\n" + "".join(f"{r.lines[0]}\n" for r in rules)
+    urls = ["/c/x?a=1&b=2&c=3&d=4", "/c/x?a=1&b=2&c=3", "/c/x?a=1&b=2", "/c/x?a=1", "/c/x",
+            "/s?q=1", "/s"]
+    assert verdicts(text, urls) == verdicts(every_line, urls) == [
+        False, False, False, True, True, False, True]
+    # beside an Allow line the longest match decides: every line is written
+    merged = robots_file.render("-", rules, "User-agent: *\nAllow: /c/x?a=1&b=2&c=3\n", 5)
+    assert sum(line.startswith("Disallow: /c/") for line in merged.splitlines()) == 3
+
+
+def verdicts(text: str, urls: list[str]) -> list[bool]:
+    parsed = Protego.parse(text)
+    return [parsed.can_fetch(f"http://s{u}", "anybot") for u in urls]
+
+
+_ROBOTS_PATTERNS = st.tuples(st.text("ab/?&=*", max_size=6), st.booleans()).map(
+    lambda p: "/" + p[0] + ("$" if p[1] else ""))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ROBOTS_PATTERNS, _ROBOTS_PATTERNS, st.lists(st.text("ab/?&=", max_size=8), max_size=8))
+def test_a_covering_line_blocks_every_path_the_line_it_covers_blocks(wide, narrow, paths):
+    paths = ["/" + p for p in paths] + [narrow.removesuffix("$").replace("*", "")]
+    if robots_file._covers(wide, narrow):
+        for path in paths:
+            if verdicts(f"User-agent: *\nDisallow: {narrow}\n", [path]) == [False]:
+                assert verdicts(f"User-agent: *\nDisallow: {wide}\n", [path]) == [False], path
 
 
 def test_withheld_only_rules_add_no_group():
