@@ -248,13 +248,18 @@ def test_a_catalog_merged_across_runs_counts_as_one_run_over_it_all(tmp_path, mo
 
 
 def test_a_state_keeps_a_catalog_under_its_merged_pattern(tmp_path):
-    # hourly runs bring a few new products each: the state keeps one pattern, not one each
-    for products in (range(0, 30), range(30, 40), range(40, 45)):
+    # hourly runs bring a few new products each: the state keeps one pattern, not one each;
+    # new products join it 25 at a time (each run reports them merged all the same)
+    kept = []
+    for products in (range(0, 30), range(30, 40), range(40, 45), range(45, 75)):
         write_products(tmp_path / "access.log", products)
-        run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
-    tally = load_state(tmp_path / "state").tally
+        analysis, _ = run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+        assert product_rows(analysis) == [("/products/{name}", products.stop, products.stop)]
+        tally = load_state(tmp_path / "state").tally
+        kept.append(tally["windows"][s.PATTERN].n_unique())
+    assert kept == [1, 11, 16, 1]
     assert tally["windows"][s.PATTERN].unique().to_list() == ["/products/{name}"]
-    assert tally["names"].height == 45
+    assert tally["names"].height == 75
 
 
 def test_a_state_from_before_names_were_kept_is_continued(tmp_path):

@@ -4,8 +4,12 @@ pattern, estimated within a few percent above it, and memory that does not grow 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from unittest.mock import patch
 
 import polars as pl
+from hypothesis import example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap import traffic as traffic_module
@@ -247,3 +251,35 @@ def test_a_merge_later_patterns_undo_is_not_made_while_reading(monkeypatch):
     at_once = Tally(settings=settings)
     at_once.add(pl.concat([first, later]))
     assert at_once.finish().patterns.sort(s.PATTERN).equals(patterns)
+
+
+_SEGMENTS = st.lists(st.sampled_from(["a", "b", "c", "d", "feed", "7"]), min_size=1, max_size=3)
+_URLS = st.tuples(_SEGMENTS, st.sampled_from(["", "/", "?page=2"])).map(
+    lambda u: "/" + "/".join(u[0]) + u[1])
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(st.lists(_URLS, min_size=1, max_size=60), st.integers(1, 5), st.integers(2, 3),
+       st.booleans())
+@example(["/a/a/feed", "/a/b/feed", "/a/c/feed", "/a/a/b", "/a/a/c"], 2, 3, False)  # undone
+def test_merging_while_reading_gives_what_one_merge_at_the_end_gives(urls, batches, min_names,
+                                                                      via_state):
+    # names merged every 2 patterns seen, in 1-5 batches, each saved and restored as cron
+    # state does or not: the same patterns, counts and growth as one batch merged at the end
+    settings = Settings(pattern_min_names=min_names, url_sample_size=4)
+    frame = add_patterns(requests_frame(bots(urls)))
+    one = Tally(settings=settings)
+    one.add(frame)
+    expected = one.finish()
+    with patch.object(traffic_module, "_MERGE_NAMES_AT", 2):
+        tally = Tally(settings=settings)
+        size = -(-frame.height // batches)
+        for start in range(0, frame.height, size):
+            tally.add(frame.slice(start, size))
+            if via_state:
+                tally = Tally.from_frames(tally.frames(), settings)
+        got = tally.finish()
+    columns = [s.PATTERN, s.REQUESTS, s.BOT_REQUESTS, s.UNIQUE_URLS]
+    assert got.patterns.select(columns).sort(s.PATTERN).equals(
+        expected.patterns.select(columns).sort(s.PATTERN))
+    assert got.windows.sort(s.PATTERN, s.WINDOW).equals(expected.windows.sort(s.PATTERN, s.WINDOW))
