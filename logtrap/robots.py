@@ -21,6 +21,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
@@ -576,16 +577,23 @@ def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[i
 HAS_URL = pl.col(s.URL).is_not_null() & (pl.col(s.URL) != "")
 
 
+class HostRules(NamedTuple):
+    rules: list[RobotsRule]
+    content: int  # the content URLs they were checked against
+    saved: int  # bot requests all their lines together would have saved, each counted once
+
+
 def host_rules(
     findings: pl.DataFrame,
     traffic: Traffic,
     host: str,
     sitemap_urls: Sequence[str],
     settings: Settings,
-) -> tuple[list[RobotsRule], int]:
+) -> HostRules:
     """One verified rule per robots-addressable finding of a host (symptom findings only
-    where no URL-shape finding covers the same pattern), and the number of content URLs
-    they were checked against."""
+    where no URL-shape finding covers the same pattern), the number of content URLs they
+    were checked against, and what they save together (rules that share a line each count
+    its requests)."""
     mine = findings.filter(
         pl.col(s.HOST) == host,
         pl.col(s.KIND).is_in(SHAPE_KINDS)
@@ -607,9 +615,10 @@ def host_rules(
             continue
         done.add(key)
         rules.append(_rule(finding, traffic, content, known, settings))
-    saved = saved_requests([r.lines for r in rules], counted)
+    together = [line for r in rules if r.status != "withheld" for line in r.lines]
+    *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
-    return rules, len({u for u, _ in content})
+    return HostRules(rules, len({u for u, _ in content}), total)
 
 
 def _rule(

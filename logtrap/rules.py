@@ -89,15 +89,16 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     hosts = sorted(set(traffic.hosts) | found)
     for host in hosts:
         if host in found:
-            rules, content = robots.host_rules(findings, traffic, host, sitemap, settings)
+            rules, content, saved = robots.host_rules(findings, traffic, host, sitemap, settings)
         else:  # nothing to rule on (nginx's $host logs every Host header scanners send)
-            rules, content = [], 0
+            rules, content, saved = [], 0, 0
         for finding in aggressive.get(host, []):
             name = str(finding.evidence.get(s.BOT_NAME) or "")
             routes = [str(r) for r in finding.evidence.get("routes") or []]
             rules.append(robots.bot_group_rule(host, name, routes, finding.kind))
         if current is not None:
             notes += _current_notes(traffic, host, current, sitemap, server, ignoring)
+        notes += _together(traffic, host, saved)
         if rules or current is not None:
             by_host[host] = robots_file.render(host, rules, current, content)
         all_robots += rules
@@ -157,6 +158,22 @@ def _read_robots(settings: Settings) -> str | None:
         raise InputError(f"{settings.robots} is not a robots.txt: it holds binary data",
                          hint="pass the site's robots.txt, a text file (--robots)")
     return data.decode("utf-8", errors="replace")
+
+
+def _together(traffic: Traffic, host: str, saved: int) -> list[str]:
+    """What a host's robots.txt lines save together: rules that share a line each count its
+    requests, so their "saves" overlap.
+
+    >>> from logtrap.traffic import tally
+    >>> _together(tally([]), "-", 0)
+    []
+    """
+    if not saved:
+        return []
+    bots = traffic.patterns.filter(pl.col(s.HOST) == host)[s.BOT_REQUESTS].sum()
+    where = "" if host == "-" else f" for {host}"
+    return [f"Together, the `User-agent: *` lines{where} save {saved:,} of {bots:,} bot "
+            f"requests ({saved / bots:.0%}), each request counted once."]
 
 
 def _current_notes(

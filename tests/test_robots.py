@@ -118,7 +118,7 @@ def rules_for(kind: str, urls: list[str], *, content=CONTENT, sitemap=(), extra=
         [Finding(kind, "warning", "-", p, 9, 9, tuple(u for u in urls if url_pattern(u) == p)[:5])
          for p in patterns]  # fmt: skip
     )
-    rules, _ = robots.host_rules(findings, traffic, "-", list(sitemap), Settings())
+    rules = robots.host_rules(findings, traffic, "-", list(sitemap), Settings()).rules
     return [(r.pattern, r.lines, r.status) for r in rules], rules
 
 
@@ -312,7 +312,7 @@ def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
     traffic = traffic_of(requests_frame(bots(loop) + humans(content)))
     findings = relative_loop.detect(traffic, Settings())
     assert findings["pattern"].to_list() == ["/{any}/faq/faq/{loop}", "/{any}/guide/guide/{loop}"]
-    rules, _ = robots.host_rules(findings, traffic, "-", [], Settings())
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
     assert [(r.lines, r.status) for r in rules] == [
         (("Disallow: /*/faq/faq/", "Disallow: /*/faq/*/faq/"), "emitted"),
         (("Disallow: /*/guide/guide/", "Disallow: /*/guide/*/guide/"), "emitted"),
@@ -330,6 +330,16 @@ def test_requests_without_a_url_never_reach_a_rule():
     loop = [f"/docs{'/related' * d}/x" for d in range(1, 6)]
     traffic = traffic_of(requests_frame(bots(loop) + bots([None, None]) + humans(CONTENT)))
     findings = to_frame([Finding("relative_loop", "warning", "-", None, 5, 5, tuple(loop[1:]))])
-    rules, _ = robots.host_rules(findings, traffic, "-", [], Settings())
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
     assert [(r.lines, r.status) for r in rules] == [
         (("Disallow: /*/related/related/",), "emitted")]
+
+
+def test_lines_that_block_the_same_requests_save_them_once_together():
+    # what rules.suggest's "Together" note counts: the union, not the sum of the rules'
+    urls = ["/c/x?a=1&b=2"] * 3 + ["/c/y?a=1&b=2&c=3"] * 2 + ["/s?q=1"]
+    traffic = traffic_of(requests_frame(bots(urls)))
+    counted = robots.bot_urls(traffic, "-", robots.normal_forms(urls))
+    wide, narrow, search = ["Disallow: /c/*?*&"], ["Disallow: /c/*?*&*&"], ["Disallow: /s?q="]
+    together = wide + narrow + search
+    assert robots.saved_requests([wide, narrow, search, together], counted) == [5, 2, 1, 6]

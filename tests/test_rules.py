@@ -72,6 +72,8 @@ Disallow: /calendar?date=
         "BadBot fetched 1 URLs the current robots.txt disallows for it (/cart/{n}): it ignores "
         "robots.txt, so a server rule is the answer"
     )
+    assert sug.notes[1] == ("Together, the `User-agent: *` lines save 2 of 5 bot requests (40%), "
+                            "each request counted once.")
     assert sug.notes[-1].startswith("robots.txt does not remove URLs that are already indexed")
     assert "RewriteCond %{HTTP_USER_AGENT} BadBot [NC]\nRewriteCond %{REQUEST_URI} ^/(cart)/ [NC]" in sug.htaccess
     assert sug.nginx_http in sug.nginx and sug.nginx_server in sug.nginx
