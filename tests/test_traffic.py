@@ -1,5 +1,6 @@
 """Distinct-URL counts from the bounded URL sample: exact under `url_sample_size` URLs per
-pattern, estimated within a few percent above it, and memory that does not grow with URLs."""
+pattern, estimated within a few percent above it, and memory that does not grow with URLs;
+names merged while reading: what one merge at the end makes, whatever the batches."""
 
 from __future__ import annotations
 
