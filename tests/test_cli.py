@@ -157,7 +157,7 @@ def test_json_to_stdout_is_only_json(logs, stub_registry):
     assert result.exit_code == 3
     doc = json.loads(result.stdout)
     assert set(doc) == {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess",
-                        "nginx", "bots", "sections"}
+                        "nginx", "rules", "notes", "bots", "sections"}
     assert [(x["section"], x["requests"], x["bot_requests"], x["patterns"])
             for x in doc["sections"]] == [("/calendar", 4, 4, 1), ("/article/{n}", 4, 2, 1),
                                           ("/", 1, 0, 1)]

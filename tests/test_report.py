@@ -2,7 +2,6 @@
 
 import json
 from datetime import datetime, timedelta, timezone
-from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -11,6 +10,7 @@ from logtrap import findings as f
 from logtrap import report
 from logtrap.analysis import Analysis
 from logtrap.logs import FileRead, ReadStats
+from logtrap.rules import RULE_SCHEMA, Suggestions
 from logtrap.settings import Settings
 from logtrap.traffic import Tally
 
@@ -22,7 +22,7 @@ EVIL_MARKUP = "[bold red]styled[/bold red]\x1b[31m\x07"
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
-            "bots", "sections"}
+            "rules", "notes", "bots", "sections"}
 SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests",
                 "requests_without_user_agent", "start", "end", "hosts", "rejected_examples",
                 "files"}
@@ -85,10 +85,16 @@ def sample_analysis(*, findings=True) -> Analysis:
     return Analysis(traffic=traffic, findings=f.rank(found), stats=stats, settings=Settings())
 
 
-SUGGESTIONS = SimpleNamespace(
+RULE = {"target": "robots", "host": "example.com", "kind": "calendar",
+        "pattern": "/calendar?date", "group": "*", "rule": "Disallow: /calendar?date=",
+        "status": "emitted", "reason": "blocks all 3 distinct logged URLs of the trap",
+        "saved_bot_requests": 3, "other_requests": None, "blocked_examples": ["/calendar?date=1"]}
+SUGGESTIONS = Suggestions(
     robots_txt="User-agent: *\nDisallow: /calendar?date=\n",
     htaccess="<IfModule LiteSpeed>\n</IfModule>\n",
     nginx="",
+    rules=pl.DataFrame([RULE], schema=RULE_SCHEMA),
+    notes=["Together, the `User-agent: *` lines save 3 of 7 bot requests (43%), ..."],
 )
 
 
@@ -103,6 +109,7 @@ def test_json_has_exactly_the_report_v1_keys():
     assert doc["bots"] and all(set(b) == BOT_KEYS for b in doc["bots"])
     assert (doc["robots_txt"], doc["htaccess"], doc["nginx"]) == (
         SUGGESTIONS.robots_txt, SUGGESTIONS.htaccess, "")
+    assert (doc["rules"], doc["notes"]) == ([RULE], SUGGESTIONS.notes)
 
 
 def test_json_values():

@@ -243,7 +243,7 @@ def to_dict(
     >>> from logtrap.report._common import example_run
     >>> run = example_run()  # one Googlebot request for /cal?date=2030-01
     >>> sorted(to_dict(run))
-    ['bots', 'findings', 'htaccess', 'nginx', 'patterns', 'robots_txt', 'schema', 'sections', 'summary']
+    ['bots', 'findings', 'htaccess', 'nginx', 'notes', 'patterns', 'robots_txt', 'rules', 'schema', 'sections', 'summary']
     """
     return _document(analysis, suggestions, rows, pattern_dicts, section_dicts)
 
@@ -267,6 +267,9 @@ def _document(
         "robots_txt": suggestions.robots_txt,
         "htaccess": suggestions.htaccess,
         "nginx": suggestions.nginx,
+        # each rule of the three files, with its status, its reason and what it saves
+        "rules": suggestions.rules.to_dicts(),
+        "notes": suggestions.notes,
         "bots": bot_dicts(analysis.bots),
     }
 
