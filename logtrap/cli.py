@@ -622,9 +622,10 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
         (htaccess_out, suggestions.htaccess, "server rule"),
         (nginx_out, suggestions.nginx, "server rule")) if path]
     # Nothing to suggest: an empty file would only wipe the rules a file holds (--force)
-    for path, _, what in [a for a in asked if not a[1]]:
-        kept = " (left as it was)" if Path(path).exists() else ""
-        click.echo(f"Nothing to write to {path}: no {what} is needed{kept}", err=True)
+    for path, text, what in asked:
+        if not text:
+            kept = " (left as it was)" if Path(path).exists() else ""
+            click.echo(f"Nothing to write to {path}: no {what} is needed{kept}", err=True)
     outputs = [(path, text) for path, text, _ in asked if text]
     for path in _write_user_files(outputs, force):
         if not quiet:

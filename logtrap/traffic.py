@@ -408,8 +408,9 @@ class Tally:
 
     def frames(self) -> dict[str, pl.DataFrame]:
         """The merged aggregates, one frame per table, and `names` (what cron state saves),
-        with the stable merges of every pattern seen made (a cron run's few new products
-        join `/products/{name}` in the state, not as patterns of their own)."""
+        with the stable merges of every pattern seen made (a cron run's new products join
+        `/products/{name}` in the state once `pattern_min_names` of them are seen, and do
+        not stay patterns of their own)."""
         if self._names.height > self._names_at_merge:
             self._merge_names()
         merged = {name: self._merged(name) for name in _TABLES}
@@ -452,12 +453,14 @@ def _empty_names() -> pl.DataFrame:
 
 
 def _given_names(frame: pl.DataFrame) -> pl.DataFrame:
-    """Distinct host+pattern rows of `frame`, as `Tally._names` keeps patterns not merged."""
+    """Distinct host+pattern rows of `frame` (with their PATTERN_HASH, or not), as
+    `Tally._names` keeps patterns not merged."""
+    hashed = pl.col(s.PATTERN_HASH) if s.PATTERN_HASH in frame.columns else _PATTERN_KEY
     return frame.select(
         s.HOST,
         s.PATTERN,
         pl.lit(None, pl.String).alias(_MERGED),
-        _PATTERN_KEY.alias(s.PATTERN_HASH),
+        hashed.alias(s.PATTERN_HASH),
     )
 
 
