@@ -172,13 +172,24 @@ def _as_matched(text: str) -> str:
 
 
 def valid_addresses(addresses: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
-    """(IP addresses, rejected values): log clients can be host names or garbage."""
+    """(IP addresses, rejected values): log clients can be host names or garbage.
+
+    An IPv4-mapped address (`::ffff:198.51.100.8`, logged by a dual-stack socket) gives both
+    its forms: nginx's geo looks such a client up among the IPv4 entries, and Apache's
+    REMOTE_ADDR is the form it logged (Python would print it `::ffff:c633:6408`).
+
+    >>> valid_addresses(["::ffff:198.51.100.8", "2001:DB8::1", "crawler.example"])
+    (('198.51.100.8', '::ffff:198.51.100.8', '2001:db8::1'), ['crawler.example'])
+    """
     good, bad = [], []
     for a in addresses:
         try:
-            good.append(str(ipaddress.ip_address(str(a).strip())))
+            address = ipaddress.ip_address(str(a).strip())
         except ValueError:
             bad.append(str(a))
+            continue
+        v4 = getattr(address, "ipv4_mapped", None)
+        good += [str(v4), f"::ffff:{v4}"] if v4 else [str(address)]
     return tuple(dict.fromkeys(good)), bad
 
 

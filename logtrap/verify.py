@@ -78,6 +78,23 @@ _DNS_CANNOT_DISPROVE = frozenset({"DuckDuckBot"})
 _Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+def client_address(client: str) -> _Address | None:
+    """The IP address a client field holds (None for a host name or junk), as IPv4 where it
+    is an IPv4-mapped IPv6 address: nginx on a dual-stack socket logs `::ffff:66.249.66.1`,
+    and only the IPv4 form is in the engines' ranges and in their DNS.
+
+    >>> str(client_address("::ffff:66.249.66.1")), str(client_address("2001:db8::1"))
+    ('66.249.66.1', '2001:db8::1')
+    >>> client_address("crawl.example") is None
+    True
+    """
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
+
+
 @dataclass(frozen=True)
 class Ranges:
     """Published address ranges per bot name, merged into sorted intervals for bisection."""
@@ -363,10 +380,7 @@ def _dns_verdict(client: str, domains: tuple[str, ...], settings: Settings, cach
             table[key] = answer
         return answer
 
-    try:
-        address = ipaddress.ip_address(client)
-    except ValueError:
-        address = None
+    address = client_address(client)
     if address is None:  # a host name as logged: the name must be the engine's and must exist
         if not in_domains(client):
             return "fake"
@@ -418,10 +432,7 @@ def _check_all(
         if bot not in SEARCH_ENGINES and not ranges.covers(bot):
             verdicts[(client, bot)] = None
             continue
-        try:
-            address = ipaddress.ip_address(client)
-        except ValueError:
-            address = None
+        address = client_address(client)
         if address is not None and ranges.covers(bot):
             if ranges.contains(bot, address):
                 verdicts[(client, bot)] = "verified"

@@ -128,6 +128,18 @@ def test_fake_bot_rule_by_address_scoped_to_the_claimed_agent():
     assert (wrong.status, wrong.reason) == ("withheld", "would deny 1 request of the verified Googlebot")
 
 
+def test_a_fake_bot_logged_by_a_dual_stack_socket_is_denied_in_both_forms():
+    """nginx's geo matches a `::ffff:a.b.c.d` client against IPv4 entries; Apache compares the
+    text it logged. The rule names both, and matches the client's requests as logged."""
+    rows = bots(["/a", "/b"], client="::ffff:203.0.113.7")
+    traffic = traffic_of(requests_frame(rows))
+    traffic = traffic.replace(claims=traffic.claims.with_columns(pl.lit("fake").alias(s.VERIFIED)))
+    rule = sr.check(sr.rule_for("-", "fake_bot", "Googlebot", addresses=["::ffff:203.0.113.7"]), traffic)
+    assert (rule.status, rule.offending_requests) == ("emitted", 2)
+    assert rule.addresses == ("203.0.113.7", "::ffff:203.0.113.7")
+    assert sr._conditions(rule, False)[0] == r"RewriteCond %{REMOTE_ADDR} ^(203\.0\.113\.7|::ffff:203\.0\.113\.7)$"
+
+
 def test_many_fake_addresses_are_or_chained():
     addresses = [f"198.51.100.{i}" for i in range(45)]
     conds = sr._conditions(sr.rule_for("-", "fake_bot", "bingbot", addresses=addresses), False)
@@ -251,7 +263,8 @@ http {{
 def sample_rules():
     return [
         aggressive(),
-        sr.rule_for("-", "fake_bot", "Googlebot", addresses=["203.0.113.7", "2001:db8::1"]),
+        sr.rule_for("-", "fake_bot", "Googlebot",
+                    addresses=["203.0.113.7", "2001:db8::1", "::ffff:198.51.100.8"]),
         sr.rule_for("-", "ignores_robots", 'ev"il {x}; #$%{HTTP_HOST}\nbot\\', ["/a b/", "/x$y", "/é/"]),
     ]
 

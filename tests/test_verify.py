@@ -53,6 +53,15 @@ def test_ranges_verify_and_expose_fakes_ipv4_and_ipv6() -> None:
     assert out.columns == [CLIENT, BOT_NAME, VERIFIED]
 
 
+def test_an_ipv4_mapped_address_is_checked_as_its_ipv4_address() -> None:
+    """nginx on a dual-stack socket logs IPv4 clients as ::ffff:a.b.c.d: Googlebot from
+    66.249.66.1 logged so is Googlebot, not a fake (the ranges list it as IPv4)."""
+    df = claims(("::ffff:66.249.66.1", "Googlebot"), ("::ffff:66.249.67.1", "Googlebot"))
+    assert verify_clients(df, Settings(ip_ranges=RANGES))[VERIFIED].to_list() == [
+        "verified", "fake",
+    ]
+
+
 def test_each_pair_once_and_order_kept() -> None:
     df = claims(*[("66.249.67.1", "Googlebot"), ("66.249.66.1", "Googlebot")] * 1000)
     out = verify_clients(df, Settings(ip_ranges=RANGES))
@@ -193,10 +202,12 @@ def test_dns_verifies_and_exposes_fakes(dns: TinyDns) -> None:
         ("scraper.example.net", "Googlebot"),  # host name outside Google's domains
         ("5.6.7.8", "DuckDuckBot"),  # DDG publishes no rDNS domain: never "fake" by DNS
         ("1.2.3.4", "curl"),
+        ("::ffff:66.249.66.1", "Googlebot"),  # logged by a dual-stack socket: its IPv4 PTR
     )
     out = verify_clients(df, settings)
     assert out[VERIFIED].to_list() == [
         "verified", "fake", "fake", "fake", "verified", "verified", "verified", "fake", "unverified", None,
+        "verified",
     ]
 
 
