@@ -160,7 +160,9 @@ def render(
 
     The `*` lines go into the `User-agent: *` group and are repeated in every other group
     already in the file (a crawler obeys only its most specific group, RFC 9309 2.2.1); a
-    crawler's own group gets its routes plus the `*` rules for the same reason. A group is
+    crawler's own group gets its routes plus the `*` rules for the same reason. A crawler
+    whose group names other crawlers too gets a group of its own: RFC 9309 combines its
+    groups, and lines added to the shared one would bind the others. A group is
     only written with at least one rule line: a bare `User-agent` line would join the next
     group (RFC 9309 2.1).
 
@@ -183,11 +185,14 @@ def render(
     existing = groups(current or "")
     inserts: dict[int, list[str]] = {}
     star_done = False
+    shared: set[str] = set()  # crawlers named in a group with others: a group of their own
     for group in existing:
         here = inserts.setdefault(group.last, [])
         for token in [t for t in bots if t.lower() in group.agents]:
-            # the crawler has a group already: add there
-            here += _block(bots.pop(token), _has_allow(group.rules))
+            if set(group.agents) == {token.lower()}:  # the crawler's own group: add there
+                here += _block(bots.pop(token), _has_allow(group.rules))
+            else:  # added there, the lines would bind the group's other crawlers too
+                shared.add(token)
         if "*" in group.agents and not star_done:
             star_done = True
             here += _block(star, _has_allow(group.rules))
@@ -213,7 +218,11 @@ def render(
         out += ["", "User-agent: *", *_block(star)] if out else ["User-agent: *", *_block(star)]
     star_rules = [r for g in existing if "*" in g.agents for r in g.rules]
     for token, bot_rules in bots.items():
-        out += ["", f"User-agent: {token}", *_block(bot_rules)]
+        out += ["", f"User-agent: {token}"]
+        if token in shared:
+            out += [f"# (and the lines of the group {comment(token)} shares above: RFC 9309 "
+                    "combines a crawler's groups)"]
+        out += _block(bot_rules)
         again = _lines_again([*star_rules, *star_lines], _has_allow(star_rules))
         out += [_AGAIN, *again] if again else []
     if withheld:

@@ -64,6 +64,26 @@ Disallow: /calendar?date=
     assert verdicts == [False, False, False, False, True]
 
 
+def test_a_crawler_sharing_a_group_gets_its_lines_in_a_group_of_its_own():
+    # AhrefsBot hammers /product/; the current file gives it a group with SemrushBot, which
+    # did nothing: lines added to that group would keep SemrushBot off every product page
+    current = "User-agent: AhrefsBot\nUser-agent: SemrushBot\nDisallow: /private/\n"
+    rule = robots.RobotsRule("-", "aggressive_bot", "/product/{n}", "AhrefsBot",
+                             ("Disallow: /product/",), "emitted", "", 12)
+    merged = robots_file.render("-", [rule], current, 0)
+    assert merged.startswith(current)
+    assert merged[len(current):] == (
+        "\nUser-agent: AhrefsBot\n"
+        "# (and the lines of the group AhrefsBot shares above: RFC 9309 combines a crawler's "
+        "groups)\n# logtrap aggressive_bot /product/{n}: 12 bot requests\nDisallow: /product/\n"
+    )
+    parsed = Protego.parse(merged)
+    verdicts = [parsed.can_fetch(f"http://s{u}", a) for u, a in [
+        ("/product/1", "AhrefsBot"), ("/private/1", "AhrefsBot"),
+        ("/product/1", "SemrushBot"), ("/private/1", "SemrushBot")]]  # fmt: skip
+    assert verdicts == [False, False, True, False]
+
+
 @given(st.lists(st.sampled_from(["User-agent: *", "User-agent: a", "Disallow: /x", "Allow: /y",
                                  "# c", "", "Sitemap: https://s/s.xml", "junk"]), max_size=12))  # fmt: skip
 def test_merge_keeps_every_current_line_in_order(lines):
