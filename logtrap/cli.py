@@ -582,7 +582,8 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
 @click.option("--robots-out", metavar="FILE", help="Write the suggested robots.txt to FILE.")
 @click.option("--htaccess-out", metavar="FILE",
               help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE.")
-@click.option("--nginx-out", metavar="FILE", help="Write the suggested nginx rules to FILE.")
+@click.option("--nginx-out", metavar="FILE",
+              help="Write the suggested nginx rules to FILE (for inside http {}).")
 @click.option("--force", is_flag=True,
               help="Overwrite existing --robots-out / --htaccess-out / --nginx-out files.")
 @_with_logs
@@ -605,7 +606,11 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     Examples:
       logtrap suggest /var/log/nginx/access.log* --sitemap sitemap.xml
       logtrap suggest access.log --robots /var/www/robots.txt --robots-out robots.new.txt
-      logtrap suggest access.log --nginx-out /etc/nginx/snippets/bots.conf --force
+      logtrap suggest access.log --nginx-out /etc/nginx/conf.d/logtrap.conf --force
+
+    A robots.txt serves one host: for logs of several, --robots-out needs --host. The
+    --nginx-out file goes inside http {} (conf.d/ is included there); the one line each
+    server {} needs is printed when it is written.
     """
     for path in (robots_out, htaccess_out, nginx_out):
         _check_output(path, report=False)
@@ -617,11 +622,22 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     suggestions = run_suggest(analysis.findings, analysis.traffic, analysis.settings)
     _read_summary(analysis, quiet)
     report.print_lines(_console(), report.suggestions_view(suggestions))
+    hosts = list(suggestions.robots_by_host)
+    if robots_out and len(hosts) > 1:  # one file for all, a host's rule would bind the others
+        listed = ", ".join(hosts[:5]) + (", ..." if len(hosts) > 5 else "")
+        raise OutputError(
+            f"not writing {robots_out}: a robots.txt serves one host, and these logs give "
+            f"one for {len(hosts):,} hosts ({listed})",
+            hint="write each host's with --host NAME --robots-out FILE",
+        )
+    rules = suggestions.rules
+    serving = rules.filter(pl.col("target") != "robots", pl.col("status") != "withheld").height
     asked = [(path, text, what) for path, text, what in (
         (robots_out, suggestions.robots_txt, "robots.txt rule"),
-        (htaccess_out, suggestions.htaccess, "server rule"),
-        (nginx_out, suggestions.nginx, "server rule")) if path]
-    # Nothing to suggest: an empty file would only wipe the rules a file holds (--force)
+        (htaccess_out, suggestions.htaccess if serving else "", "server rule"),
+        (nginx_out, suggestions.nginx_conf if serving else "", "server rule")) if path]
+    # Nothing to suggest (or withheld rules only): a file of comments would only wipe the
+    # rules a file holds (--force)
     for path, text, what in asked:
         if not text:
             kept = " (left as it was)" if Path(path).exists() else ""
@@ -630,6 +646,9 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     for path in _write_user_files(outputs, force):
         if not quiet:
             click.echo(f"Wrote {path}", err=True)
+        if path == nginx_out:  # what the file cannot hold (see server_rules.nginx_conf)
+            click.echo(f"Include {path} inside http {{}}, and add to each server {{}} of the "
+                       f"site: {' '.join(suggestions.nginx_server.split())}", err=True)
 
 
 def main() -> None:

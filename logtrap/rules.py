@@ -61,6 +61,7 @@ class Suggestions:
     robots_by_host: Mapping[str, str] = field(default_factory=dict)
     nginx_http: str = ""  # the part of `nginx` that goes in http {}
     nginx_server: str = ""  # the part of `nginx` that goes in server {}
+    nginx_conf: str = ""  # the file for inside http {}, the server part in a comment
 
 
 def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None = None) -> Suggestions:
@@ -119,6 +120,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
         robots_by_host=by_host,
         nginx_http=server_rules.nginx_http(server) if server else "",
         nginx_server=server_rules.nginx_server() if server else "",
+        nginx_conf=server_rules.nginx_conf(server) if server else "",
     )
 
 

@@ -381,6 +381,22 @@ def nginx_server(status: int = 403) -> str:
     return f"if ($logtrap_block) {{\n    return {int(status)};\n}}\n"
 
 
+def nginx_conf(rules: Sequence[ServerRule], status: int = 403) -> str:
+    """The file `--nginx-out` writes: the `http {}` part, ready to include there (the stock
+    nginx.conf includes conf.d/*.conf inside http {}), and the `server {}` part as a comment
+    to add by hand. nginx refuses `map` inside server {} and `if` inside http {}, so one file
+    holding both could be included nowhere; the server part never changes with the rules."""
+    head = [
+        "# nginx rules suggested by logtrap (scoped by user agent AND path), for inside",
+        "# http {} (e.g. /etc/nginx/conf.d/logtrap.conf). Then add these lines to each",
+        "# server {} of the site, once:",
+        *(f"#     {line}" for line in nginx_server(status).splitlines()),
+    ]
+    if not any(r.status != "withheld" for r in rules):
+        return "\n".join(["# No nginx rule is needed.", *_withheld(rules)]) + "\n"
+    return "\n".join([*head, nginx_http(rules).rstrip("\n"), *_withheld(rules)]) + "\n"
+
+
 def nginx(rules: Sequence[ServerRule], status: int = 403) -> str:
     """Both nginx parts, each headed by where it goes."""
     head = ["# nginx rules suggested by logtrap (scoped by user agent AND path)."]

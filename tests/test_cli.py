@@ -525,6 +525,35 @@ def test_suggest_writes_no_empty_rule_file(logs):
     assert not (logs / "bots.conf").exists()
 
 
+def test_suggest_writes_no_robots_file_for_several_hosts(logs):
+    # with --robots each host gets its file; in one, a host's Disallow would bind the others
+    paths = sorted(str(p) for p in (SAMPLES / "vhost").glob("access.log*"))
+    robots_txt = str(SAMPLES / "robots.txt")
+    result = run("suggest", *paths, "-q", "--robots", robots_txt, "--robots-out", "robots.txt")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: not writing robots.txt: a robots.txt serves one host, and these logs give one "
+        "for 2 hosts (news.example.net, www.example.net)\n"
+        "Hint: write each host's with --host NAME --robots-out FILE\n")
+    assert not (logs / "robots.txt").exists()
+    one = run("suggest", *paths, "-q", "--robots", robots_txt, "--robots-out", "robots.txt",
+              "--host", "news.example.net")
+    assert one.exit_code == 0
+    assert "Disallow: /s/\n" in (logs / "robots.txt").read_text()
+
+
+def test_suggest_nginx_file_is_for_http_and_names_the_server_line(logs):
+    paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
+    result = run("suggest", *paths, "-q", "--nginx-out", "logtrap.conf")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "Include logtrap.conf inside http {}, and add to each server {} of the site: "
+        "if ($logtrap_block) { return 403; }\n")
+    text = (logs / "logtrap.conf").read_text()
+    assert "map $http_user_agent $logtrap_bot {" in text
+    assert "\nif (" not in text  # `if` is refused inside http {}; the file holds it as a comment
+
+
 # -- the real registry on sample_logs ------------------------------------------------------------
 
 

@@ -281,6 +281,31 @@ def test_nginx_accepts_the_generated_snippets(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+@needs_nginx
+def test_nginx_accepts_the_written_file_inside_http(tmp_path):
+    # the --nginx-out file as is inside http {}, and the server line its comment gives
+    (tmp_path / "logtrap.conf").write_text(sr.nginx_conf(sample_rules()))
+    server = [line.removeprefix("#     ") for line in sr.nginx_conf(sample_rules()).splitlines()
+              if line.startswith("#     ")]
+    assert server == ["if ($logtrap_block) {", "    return 403;", "}"]
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(f"""pid {tmp_path}/nginx.pid;
+error_log {tmp_path}/error.log;
+events {{}}
+http {{
+    access_log off;
+    include {tmp_path}/logtrap.conf;
+    server {{
+        listen 127.0.0.1:18081;
+        {" ".join(server)}
+    }}
+}}
+""")
+    done = subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(tmp_path)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+
+
 @needs_apache
 @needs_nginx
 @hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
