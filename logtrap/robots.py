@@ -683,7 +683,7 @@ def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -
     lines = []
     for route in routes:
         value = escape_value(route)
-        lines += [f"Disallow: {value}"] if route.endswith("/") else [
+        lines += [f"Disallow: {value}"] if route.endswith(("/", ";")) else [
             f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
     reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"
     return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason))

@@ -142,15 +142,16 @@ def agent_regex(bot_name: str) -> str:
 
 
 def route_regex(routes: Sequence[str]) -> str:
-    """One anchored regex for decoded URL paths: prefixes end in `/`, other routes are exact.
+    """One anchored regex for decoded URL paths: prefixes end in `/` (or `;`, matrix
+    parameters), other routes are exact.
 
-    >>> route_regex(["/asl/", "/psl/"]), route_regex(["/asl/", "/about"])
-    ('^/(asl|psl)/', '^/(asl/|about$)')
+    >>> route_regex(["/asl/", "/psl/"]), route_regex(["/asl/", "/about", "/img;"])
+    ('^/(asl|psl)/', '^/(asl/|about$|img\\\\x3b)')
     """
     decoded = [unquote_to_bytes(r) for r in routes]
     if all(r.endswith(b"/") for r in decoded):
         return "^/(" + "|".join(_literal(r[1:-1]) for r in decoded) + ")/"
-    parts = [_literal(r[1:]) + ("" if r.endswith(b"/") else "$") for r in decoded]
+    parts = [_literal(r[1:]) + ("" if r.endswith((b"/", b";")) else "$") for r in decoded]
     return "^/(" + "|".join(parts) + ")"
 
 
@@ -234,6 +235,10 @@ def check(rule: ServerRule, traffic: Traffic) -> ServerRule:
         requests.filter(pl.col(s.BOT_NAME) == rule.bot_name).sum().alias("offending"),
         requests.filter(pl.col(s.BOT_NAME).is_in(matched)).sum().alias("other"),
     ).row(0)
+    if not offending:  # the finding's own requests: a rule matching none of them is wrong
+        others = f", and {other:,} of other bots" if other else ""
+        return replace(rule, status="withheld", other_requests=other,
+                       reason=f"its regexes match none of {rule.bot_name}'s logged requests{others}")
     if other:
         why.append(f"its user-agent regex also matches {other:,} requests of other bots")
     return replace(rule, offending_requests=offending, other_requests=other, reason="; ".join(why))
@@ -274,6 +279,9 @@ def _check_addresses(rule: ServerRule, traffic: Traffic, agent: re.Pattern, why:
         return replace(rule, status="withheld", other_requests=other, offending_requests=offending,
                        reason=f"would deny {other:,} request{'' if other == 1 else 's'} "
                        f"of the verified {rule.bot_name}")
+    if not offending:
+        return replace(rule, status="withheld",
+                       reason=f"its regexes match none of {rule.bot_name}'s logged requests")
     return replace(rule, offending_requests=offending, reason="; ".join(why))
 
 

@@ -15,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from builders import bots, humans, requests_frame, traffic_of
+from logtrap import robots
 from logtrap import schema as s
 from logtrap import server_rules as sr
+from logtrap.detectors.aggressive_bot import route_of
 
 META = {"bot_name": "meta-externalagent", "bot_kind": "ai", "user_agent": "meta-externalagent/1.1"}
 
@@ -86,11 +88,32 @@ map "$logtrap_bot:$logtrap_fake_addr:$uri" $logtrap_block {
 
 
 def test_check_counts_offending_and_other_requests():
+    traffic = traffic_of(requests_frame(
+        bots(["/asl/1"], bot_name="meta", user_agent="meta/1")
+        + bots(["/asl/1", "/asl/2", "/psl/3"], **META)
+        + bots(["/asl/1"])))  # fmt: skip
     rule = aggressive()
     assert (rule.status, rule.offending_requests, rule.other_requests) == ("emitted", 3, 0)
-    broad = sr.check(sr.rule_for("-", "aggressive_bot", "agent", ["/asl/"]), meta_traffic())
-    assert (broad.status, broad.offending_requests, broad.other_requests) == ("emitted", 0, 2)
-    assert broad.reason == "its user-agent regex also matches 2 requests of other bots"
+    broad = sr.check(sr.rule_for("-", "aggressive_bot", "meta", ["/asl/", "/psl/"]), traffic)
+    assert (broad.status, broad.offending_requests, broad.other_requests) == ("emitted", 1, 3)
+    assert broad.reason == "its user-agent regex also matches 3 requests of other bots"
+    # a rule that matches none of its own bot's requests is wrong, whatever else it matches
+    wrong = sr.check(sr.rule_for("-", "aggressive_bot", "agent", ["/asl/"]), traffic)
+    assert (wrong.status, wrong.offending_requests, wrong.other_requests) == ("withheld", 0, 2)
+    assert wrong.reason == "its regexes match none of agent's logged requests, and 2 of other bots"
+
+
+def test_a_route_with_matrix_parameters_matches_them():
+    # the pattern /img;v keeps the parameter's name; the server sees /img;v=2
+    rows = bots(["/img;v=2", "/img;v=3", "/img;v=3"], **META) + bots(["/img"], **META)
+    traffic = traffic_of(requests_frame(rows))
+    pattern = traffic.patterns.filter(pl.col("pattern").str.contains(";"))["pattern"].item()
+    route = pl.select(route_of(pl.lit(pattern))).item()
+    assert (pattern, route) == ("/img;v", "/img;")
+    rule = sr.check(sr.rule_for("-", "aggressive_bot", "meta-externalagent", [route]), traffic)
+    assert (rule.status, rule.offending_requests, rule.route_regex) == ("emitted", 3, r"^/(img\x3b)")
+    assert robots.bot_group_rule("-", "meta-externalagent", [route], "aggressive_bot").lines == (
+        "Disallow: /img;",)
 
 
 @pytest.mark.parametrize(

@@ -52,19 +52,24 @@ _BOT = [s.HOST, s.BOT_NAME]
 def route_of(pattern: pl.Expr) -> pl.Expr:
     """The path prefix a pattern lives under: its first path segment.
 
-    `/asl/{n}?page` -> `/asl/`; `/about` -> `/about`; `/{n}/x` and `/` -> `/`.
+    `/asl/{n}?page` -> `/asl/`; `/about` -> `/about`; `/{n}/x` and `/` -> `/`. A segment
+    with matrix parameters gives its stem and `;`, a prefix too: the pattern `/img;v` keeps
+    the parameter's name only, and the server sees `/img;v=2`.
 
-    >>> pl.select(route_of(pl.lit("/asl/{n}?page"))).item()
-    '/asl/'
+    >>> pl.select(route_of(pl.Series(["/asl/{n}?page", "/img;v"]))).to_series().to_list()
+    ['/asl/', '/img;']
     """
     path = pattern.str.split("?").list.first()
     first = path.str.extract(r"^/([^/]*)", 1).fill_null("")
     nested = path.str.contains(r"^/[^/]*/")
+    matrix = first.str.contains(";", literal=True)
     return (
-        pl.when((first == "") | first.str.contains("{", literal=True))
+        pl.when((first == "") | first.str.contains("{", literal=True) | first.str.starts_with(";"))
         .then(pl.lit("/"))
         .when(nested)
         .then(pl.lit("/") + first + pl.lit("/"))
+        .when(matrix)
+        .then(pl.lit("/") + first.str.split(";").list.first() + pl.lit(";"))
         .otherwise(pl.lit("/") + first)
     )
 
