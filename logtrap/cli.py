@@ -449,11 +449,15 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     _check_output(state_path, report=False)  # a foreign file there is refused when it is read
 
     from logtrap.analysis import analyze as run_analysis
-    from logtrap.state import run_incremental
+    from logtrap.state import read_incremental
 
+    increment = None
     with _progress(quiet) as on_progress:
         if state_path is not None:
-            analysis, alerting = run_incremental(logs, state_path, settings, on_progress=on_progress)
+            # saved once the reports and alerts are out: a run that fails to write them reads
+            # the same lines, and alerts, again next time
+            increment = read_incremental(logs, state_path, settings, on_progress=on_progress)
+            analysis, alerting = increment.analysis, increment.new
         else:
             analysis = run_analysis(logs, settings, on_progress=on_progress)
             alerting = analysis.findings
@@ -484,6 +488,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             report.print_lines(_console(), report.summary_view(analysis, top))
         elif failing.height:
             report.print_lines(_console(), report.findings_view(failing))
+    if increment is not None:
+        increment.save()
     if failing.height:
         sys.exit(EXIT_FINDINGS)
 

@@ -4,41 +4,70 @@ and the findings already reported.
 A state file is a zip archive holding `meta.json` (schema `logtrap/state-v1`: the files read
 and how far, the findings already reported) and one Parquet file per aggregate table. It is
 written to a temporary file beside the target and renamed over it, so a run killed mid-write
-leaves the previous state intact.
+leaves the previous state intact. Keys a newer logtrap adds to `meta.json` are ignored.
 
-Log files are recognised by a fingerprint of their first line, not by name or inode, because
-logrotate changes both: `access.log` renamed to `access.log.1` keeps its content and so its
-fingerprint; compressed to `access.log.2.gz` it keeps it too (fingerprints are of the
-decompressed stream); with `copytruncate` the copy keeps the old fingerprint and the
-truncated original starts a new one. A file is resumed where it was left whatever it is now
-called; a file never seen is read from its start; so no line is read twice or missed.
+Log files are recognised by their content, not by name, because logrotate renames them. Each
+mark keeps a fingerprint of the file's first line (of the decompressed stream, so a file keeps
+it when compressed) and its device and inode. `plan_sources` resumes a file
+
+1. from the mark of the same file (device, inode and first line), unless it is a plain file
+   now shorter than what was read (truncated, then refilled): the live log appended to, or
+   renamed by rotation (`create`, `dateext`, `olddir` on the same disk);
+2. else from a mark of its first line whose file holds that content no more: the content
+   compressed into a new file (`compress`, `delaycompress`), copied before the original was
+   truncated (`copytruncate`), or moved to another disk. Two logs may share a first line (a
+   health check every vhost logs at the same second), so a mark of the file's own path, then
+   of the nearest name in its folder (`a.log.1` for `a.log.2.gz`, not `b.log.1`) is taken;
+   if nothing tells marks apart, the one read furthest (reading less never counts a line
+   twice);
+3. else, if its decompressed start (64 KiB) is the start of a file read in this run and it is
+   no longer (for two plain files), it is taken for that file's copy and not read: while
+   logrotate compresses (`access.log.2` and `access.log.2.gz`) or between copytruncate's copy
+   and its truncate (`access.log.1` and `access.log`). It gets no mark: the next run decides
+   again, resuming it from the original's mark once the original is gone or truncated;
+4. else from its start.
+
+Where content cannot decide, a line may be counted late, never twice: a log that so far is
+the start of another log with the same first line (a quiet vhost holding only that health
+check) waits until it grows apart, then is read from its start; a new log with the first line
+of a log no longer on disk takes that log's mark. A .gz so new it holds hardly anything yet
+cannot be fingerprinted: that run fails with an error, and the next one resumes it.
 """
 
 from __future__ import annotations
 
+import bz2
 import io
 import json
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from logtrap import schema as s
 from logtrap.analysis import Analysis, Progress, analyze
-from logtrap.errors import ConfigError, StateError
+from logtrap.errors import ConfigError, InputError, LogtrapError, StateError
 from logtrap.logs import FileRead, Source, expand_sources, file_fingerprint
 from logtrap.patterns import rules_id
 from logtrap.settings import Settings
 from logtrap.traffic import Tally
 
 STATE_SCHEMA = "logtrap/state-v1"
-_MAX_MARKS = 200  # files remembered; older marks are of files long rotated away (judgement)
+# Marks of files not read in a run that are kept (the files of a run all keep theirs): older
+# ones are of files long rotated away (judgement).
+_MAX_MARKS = 200
 _KNOWN = "known_findings"
+# Decompressed bytes compared to tell a copy of a log from another log with the same first
+# line: two logs alike this far are one (judgement; a few hundred lines).
+_COMPARED = 1 << 16
+_REPORTED = "reported_severity"  # the severity a finding was last reported at (a temporary column)
 
 
 @dataclass(frozen=True)
@@ -53,9 +82,16 @@ class FileMark:
     inode: int = 0
 
 
+_MARK_TYPES: dict[str, Any] = {
+    "path": str, "fingerprint": (str, type(None)), "offset": int, "line_no": int,
+    "device": int, "inode": int,
+}
+
+
 @dataclass
 class State:
-    """A cron run's memory. `tally` continues the aggregates; `known` the findings reported."""
+    """A cron run's memory. `tally` continues the aggregates; `known` the findings reported
+    (kind, host, pattern and the highest severity reported)."""
 
     marks: list[FileMark] = field(default_factory=list)
     tally: dict[str, pl.DataFrame] = field(default_factory=dict)
@@ -79,6 +115,8 @@ def load_state(path: str | Path) -> State:
     try:
         with zipfile.ZipFile(path) as archive:
             meta = json.loads(archive.read("meta.json"))
+            if not isinstance(meta, dict):
+                raise ValueError("meta.json holds no JSON object")
             if meta.get("schema") != STATE_SCHEMA:
                 raise StateError(
                     f"{path} is a state file of another kind ({meta.get('schema')!r}), "
@@ -98,6 +136,7 @@ def load_state(path: str | Path) -> State:
                 for name in archive.namelist()
                 if name.endswith(".parquet")
             }
+            return _state_of(meta, tables)
     except StateError:
         raise
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, pl.exceptions.PolarsError) as exc:
@@ -105,15 +144,57 @@ def load_state(path: str | Path) -> State:
             f"{path} is not a logtrap state file or is corrupt ({exc})",
             hint="delete it to start over (the next run reads the logs from the start)",
         ) from exc
+
+
+def _state_of(meta: dict[str, Any], tables: dict[str, pl.DataFrame]) -> State:
+    """The State `meta.json` describes; ValueError naming the first entry that is not right."""
+    files = _field(meta, "files", list, "meta.json", [])
+    known = _field(meta, _KNOWN, list, "meta.json", [])
+    hosts = _field(meta, "hosts", (list, type(None)), "meta.json", None)
+    if hosts is not None and not all(isinstance(h, str) for h in hosts):
+        raise ValueError(f"meta.json['hosts'] is {hosts!r}")
     return State(
-        marks=[FileMark(**m) for m in meta.get("files", [])],
+        marks=[_mark_of(m, f"meta.json files[{i}]") for i, m in enumerate(files)],
         tally=tables,
-        known=meta.get(_KNOWN, []),
-        runs=meta.get("runs", 0),
-        created=meta.get("created", ""),
-        pattern_rules=meta.get("pattern_rules", ""),
-        hosts=meta.get("hosts"),
+        known=[_known_of(k, f"meta.json {_KNOWN}[{i}]") for i, k in enumerate(known)],
+        runs=_field(meta, "runs", int, "meta.json", 0),
+        created=_field(meta, "created", str, "meta.json", ""),
+        pattern_rules=_field(meta, "pattern_rules", str, "meta.json", ""),
+        hosts=hosts,
     )
+
+
+def _field(entry: object, key: str, kind: Any, where: str, default: Any = MISSING) -> Any:
+    """`entry[key]`, of type `kind`, or `default` when it is not there (MISSING: required)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} is not an object")
+    if key not in entry:
+        if default is MISSING:
+            raise ValueError(f"{where} has no {key!r}")
+        return default
+    if not isinstance(entry[key], kind):
+        raise ValueError(f"{where}[{key!r}] is {entry[key]!r}")
+    return entry[key]
+
+
+def _mark_of(entry: object, where: str) -> FileMark:
+    """A FileMark from its JSON; keys a newer logtrap added are ignored."""
+    return FileMark(**{
+        f.name: _field(entry, f.name, _MARK_TYPES[f.name], where, f.default)
+        for f in fields(FileMark)
+    })
+
+
+def _known_of(entry: object, where: str) -> dict[str, str | None]:
+    """A reported finding from its JSON; a state from before severities were kept gives none,
+    taken as the lowest (a finding reported then is reported again once, if above it)."""
+    known = {s.KIND: _field(entry, s.KIND, str, where)}
+    for key in (s.HOST, s.PATTERN):  # None where a finding has no host or pattern
+        known[key] = _field(entry, key, (str, type(None)), where)
+    known[s.SEVERITY] = _field(entry, s.SEVERITY, str, where, s.SEVERITIES[0])
+    if known[s.SEVERITY] not in s.SEVERITIES:
+        raise ValueError(f"{where}[{s.SEVERITY!r}] is {known[s.SEVERITY]!r}")
+    return known
 
 
 def save_state(path: str | Path, state: State) -> None:
@@ -153,27 +234,167 @@ def save_state(path: str | Path, state: State) -> None:
         raise
 
 
-def plan_sources(paths: Sequence[str | Path], marks: Sequence[FileMark]) -> list[Source]:
-    """Where to start in each file: after what an earlier run read of the same content."""
-    by_print = {m.fingerprint: m for m in marks if m.fingerprint}
-    sources = []
+def plan_sources(
+    paths: Sequence[str | Path], marks: Sequence[FileMark]
+) -> tuple[list[Source], list[FileMark]]:
+    """Where to start in each file: after what an earlier run read of the same content (see
+    the module docstring); copies of a file read in this run are left out. Also returns the
+    marks resumed (the others stay, for files not given this time)."""
+    files = []
     for path in expand_sources(paths):
         if path == "-":
             raise ConfigError(
                 "--state cannot follow standard input", hint="give the log files by path"
             )
-        mark = by_print.pop(file_fingerprint(path), None)
-        if mark is None:
-            sources.append(Source(path, whole_lines=True))
+        files.append(_probe(path))
+    resume: dict[str, FileMark] = {}
+    skip: set[str] = set()
+    free = list(marks)
+    inodes: set[tuple[int, int]] = set()
+    for f in files:  # 1. the same file
+        if (f.device, f.inode) in inodes:  # a hard link to a file given before: read once
+            skip.add(f.path)
+            continue
+        inodes.add((f.device, f.inode))
+        mark = next((m for m in free if f.holds(m)), None)
+        if mark is not None:
+            resume[f.path] = mark
+            free.remove(mark)
+    rest = [f for f in files if f.path not in resume and f.path not in skip]
+    prints = {f.fingerprint for f in rest}
+    free = [m for m in free if m.fingerprint in prints and not _still_there(m, inodes)]
+    pairs = [  # 2. the same content in another file; its inode's file is newer content
+        (f, m) for f in rest for m in free
+        if m.fingerprint == f.fingerprint and (m.device, m.inode) != (f.device, f.inode)
+    ]
+    taken: set[int] = set()
+    for f, m in sorted(pairs, key=lambda pair: _affinity(*pair), reverse=True):
+        if f.path not in resume and id(m) not in taken:
+            resume[f.path] = m
+            taken.add(id(m))
+    read: dict[str, list[_OnDisk]] = {}  # 3. copies of the files read, per first line
+    for f in files:
+        if f.path in resume:
+            read.setdefault(f.fingerprint, []).append(f)
+    heads: dict[str, bytes] = {}
+    for f in sorted(rest, key=lambda f: (f.compressed, -f.size)):  # the likely original first
+        if f.path in resume:
+            continue
+        same = read.setdefault(f.fingerprint, [])
+        if any(_is_copy(f, g, heads) for g in same):
+            skip.add(f.path)
         else:
-            sources.append(
-                Source(path, offset=mark.offset, line_no=mark.line_no, whole_lines=True)
-            )
-    return sources
+            same.append(f)
+    sources = [
+        Source(f.path, offset=m.offset, line_no=m.line_no, whole_lines=True)
+        if (m := resume.get(f.path)) else Source(f.path, whole_lines=True)
+        for f in files if f.path not in skip
+    ]
+    return sources, list(resume.values())
+
+
+@dataclass(frozen=True)
+class _OnDisk:
+    """A log file as it is now, to match against the marks."""
+
+    path: str
+    fingerprint: str
+    device: int
+    inode: int
+    size: int  # bytes on disk (compressed, for a .gz or .bz2)
+    compressed: bool
+
+    def holds(self, mark: FileMark) -> bool:
+        """Whether this is the file the mark was made of, with what was read still in it."""
+        same = (self.device, self.inode, self.fingerprint) == (
+            mark.device, mark.inode, mark.fingerprint)
+        return same and (self.compressed or self.size >= mark.offset)
+
+
+def _probe(path: str) -> _OnDisk:
+    fingerprint = file_fingerprint(path)  # an InputError naming the file if it cannot be read
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            magic = f.read(3)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    # as logs.py chooses, by content: a rotated `access.log.2` may well be gzip
+    compressed = magic[:2] == b"\x1f\x8b" or magic == b"BZh"
+    return _OnDisk(path, fingerprint, st.st_dev, st.st_ino, st.st_size, compressed)
+
+
+def _still_there(mark: FileMark, given: set[tuple[int, int]]) -> bool:
+    """Whether the mark's file, not given this time, still holds what was read where it was
+    (so another log with the same first line does not take its mark)."""
+    if (mark.device, mark.inode) in given:
+        return False  # given, and not matched: it holds other content now
+    try:
+        st = os.stat(mark.path)
+        return (st.st_dev, st.st_ino) == (mark.device, mark.inode) and (
+            file_fingerprint(mark.path) == mark.fingerprint
+        )
+    except (OSError, LogtrapError):
+        return False
+
+
+def _affinity(f: _OnDisk, mark: FileMark) -> tuple[bool, bool, int, bool, int]:
+    """How likely the mark is of this file's content, among marks of its first line: its own
+    path, its folder, the longest shared start of the name (`a.log.1` for `a.log.2.gz`), a
+    mark the file can hold (a plain file as long as the offset), the mark read furthest."""
+    folder, name = os.path.split(f.path)
+    mark_folder, mark_name = os.path.split(mark.path)
+    return (
+        f.path == mark.path,
+        folder == mark_folder,
+        len(os.path.commonprefix([name, mark_name])),
+        f.compressed or f.size >= mark.offset,
+        mark.offset,
+    )
+
+
+def _is_copy(f: _OnDisk, g: _OnDisk, heads: dict[str, bytes]) -> bool:
+    """Whether `f` holds nothing `g` does not: its start is a start of `g`'s, and it is no
+    longer (known for two plain files; a compressed file is a copy of a plain one, never the
+    reverse)."""
+    if not (f.compressed or g.compressed) and f.size > g.size:
+        return False
+    for file in (f, g):
+        if file.path not in heads:
+            heads[file.path] = _head(file.path)
+    return heads[g.path].startswith(heads[f.path])
+
+
+def _head(path: str) -> bytes:
+    """The first `_COMPARED` bytes of the decompressed stream, or what there is of them: a .gz
+    still being written gives what it holds so far (it is only compared, never parsed)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(_COMPARED)
+            unpack: Any
+            if raw[:2] == b"\x1f\x8b":
+                unpack = zlib.decompressobj(31)
+            elif raw[:3] == b"BZh":
+                unpack = bz2.BZ2Decompressor()
+            else:
+                return raw
+            out = b""
+            while raw and len(out) < _COMPARED and not unpack.eof:
+                try:
+                    out += unpack.decompress(raw)
+                except (OSError, EOFError, zlib.error):  # corrupt: compared as far as it goes
+                    break
+                raw = f.read(_COMPARED)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    return out[:_COMPARED]
 
 
 def _marks(
-    sources: Sequence[Source], files: Sequence[FileRead], earlier: Sequence[FileMark]
+    sources: Sequence[Source],
+    files: Sequence[FileRead],
+    earlier: Sequence[FileMark],
+    resumed: Sequence[FileMark],
 ) -> list[FileMark]:
     start_line = {src.path: src.line_no for src in sources}
     now = [
@@ -187,28 +408,64 @@ def _marks(
         )
         for f in files
     ]
-    seen = {m.fingerprint for m in now}
     # Keep marks of files not given this time but still on disk, so a later run that names
-    # them again does not read them twice.
-    kept = [m for m in earlier if m.fingerprint not in seen and Path(m.path).exists()]
-    return (now + kept)[:_MAX_MARKS]
+    # them again does not read them twice. Only those are capped: a file read now without
+    # its mark would be read again from its start.
+    kept = [m for m in earlier if m not in resumed and Path(m.path).exists()]
+    return now + kept[: max(_MAX_MARKS - len(now), 0)]
 
 
-def _finding_keys(findings: pl.DataFrame) -> pl.DataFrame:
-    return findings.select(s.KIND, s.HOST, s.PATTERN)
+def _new_findings(findings: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
+    """The findings not reported before, or reported at a lower severity (a trap that grew
+    from info to warning alerts again)."""
+    reported = known.rename({s.SEVERITY: _REPORTED})
+    return (
+        findings.join(reported, on=[s.KIND, s.HOST, s.PATTERN], how="left", nulls_equal=True,
+                      maintain_order="left")
+        .filter(
+            pl.col(_REPORTED).is_null()
+            | (pl.col(s.SEVERITY).to_physical() > pl.col(_REPORTED).to_physical())
+        )
+        .drop(_REPORTED)
+    )
 
 
-def run_incremental(
+@dataclass(frozen=True)
+class Increment:
+    """One cron run, read and not yet remembered: `save()` once its findings are reported."""
+
+    analysis: Analysis  # `stats` count this run's lines; patterns and findings everything kept
+    new: pl.DataFrame  # the findings not reported before, or reported at a lower severity
+    state: State  # what the next run continues from
+    path: Path
+
+    def save(self) -> None:
+        """Remember this run: its lines as read, its findings as reported."""
+        save_state(self.path, self.state)
+
+
+def read_incremental(
     paths: Sequence[str | Path],
     state_path: str | Path,
     settings: Settings | None = None,
     *,
     on_progress: Progress | None = None,
-) -> tuple[Analysis, pl.DataFrame]:
-    """Analyse only what was appended since the last run, continuing its aggregates.
+) -> Increment:
+    """Analyse only what was appended since the last run, continuing its aggregates; the
+    state is saved only by `Increment.save()`, so a run whose reports or alerts fail to go
+    out is read again, and alerts again, next time (the CLI saves after writing them).
 
-    Returns the analysis (its `stats` count this run's lines; its patterns and findings
-    cover everything remembered) and the findings not reported by an earlier run.
+    >>> import tempfile
+    >>> logs = Path(tempfile.mkdtemp())
+    >>> _ = (logs / "access.log").write_text(
+    ...     '10.0.0.1 - - [01/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8"\\n')
+    >>> run = read_incremental([logs / "access.log"], logs / "state")
+    >>> run.analysis.stats.lines, (logs / "state").exists()
+    (1, False)
+    >>> run.save()
+    >>> read_incremental([logs / "access.log"], logs / "state").analysis.stats.lines
+    0
+    >>> import shutil; shutil.rmtree(logs)
     """
     settings = settings or Settings()
     state = load_state(state_path)
@@ -230,33 +487,52 @@ def run_incremental(
             f"asks for {_hosts_text(hosts)}",
             hint="give each --host its own --state file, or delete it to start over",
         )
-    sources = plan_sources(paths, state.marks)
+    sources, resumed = plan_sources(paths, state.marks)
     tally = Tally.from_frames(state.tally, settings)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
 
     known = pl.DataFrame(
-        state.known, schema={s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String}
+        state.known,
+        schema={s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String,
+                s.SEVERITY: s.SEVERITY_DTYPE},
     )
-    keys = _finding_keys(analysis.findings)
-    is_new = ~pl.struct(s.KIND, s.HOST, s.PATTERN).is_in(
-        known.select(pl.struct(s.KIND, s.HOST, s.PATTERN)).to_series().implode()
+    reported = (  # the highest severity each finding was reported at
+        pl.concat([known, analysis.findings.select(known.columns)])
+        .group_by(s.KIND, s.HOST, s.PATTERN, maintain_order=True)
+        .agg(pl.col(s.SEVERITY).max())
     )
-    new = analysis.findings.filter(is_new)
-
     files = analysis.stats.files if analysis.stats is not None else []
-    save_state(
-        state_path,
-        State(
-            marks=_marks(sources, files, state.marks),
+    return Increment(
+        analysis=analysis,
+        new=_new_findings(analysis.findings, known),
+        state=State(
+            marks=_marks(sources, files, state.marks, resumed),
             tally=tally.frames(),
-            known=pl.concat([known, keys]).unique(maintain_order=True).to_dicts(),
+            known=reported.to_dicts(),
             runs=state.runs + 1,
             created=state.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             pattern_rules=rules,
             hosts=hosts,
         ),
+        path=Path(state_path),
     )
-    return analysis, new
+
+
+def run_incremental(
+    paths: Sequence[str | Path],
+    state_path: str | Path,
+    settings: Settings | None = None,
+    *,
+    on_progress: Progress | None = None,
+) -> tuple[Analysis, pl.DataFrame]:
+    """`read_incremental`, saved at once: the analysis (its `stats` count this run's lines;
+    its patterns and findings cover everything remembered) and the findings not reported by an
+    earlier run (or reported at a lower severity). For a notebook; where the findings go out
+    after this returns (reports, alerts), use `read_incremental` and save once they are out.
+    """
+    run = read_incremental(paths, state_path, settings, on_progress=on_progress)
+    run.save()
+    return run.analysis, run.new
 
 
 def _hosts_text(hosts: Sequence[str]) -> str:

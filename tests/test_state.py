@@ -1,6 +1,9 @@
 """Cron state: every line counted exactly once across appends, logrotate (rename,
-copytruncate, compression) and half-written lines; atomic writes; clear errors."""
+copytruncate, compression, and runs in the middle of them), logs sharing a first line and
+half-written lines; findings alerted when new or grown; atomic writes, saved only once the
+reports are out; clear errors."""
 
+import errno
 import gzip
 import json
 import os
@@ -12,14 +15,18 @@ import time
 import zipfile
 from pathlib import Path
 
+import polars as pl
 import pytest
+from click.testing import CliRunner
 
 from logtrap import schema as s
+from logtrap import state as state_module
 from logtrap import traffic
 from logtrap.analysis import analyze
+from logtrap.cli import cli
 from logtrap.errors import StateError
 from logtrap.settings import Settings
-from logtrap.state import load_state, run_incremental
+from logtrap.state import load_state, read_incremental, run_incremental
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
 
@@ -47,25 +54,29 @@ class Log:
             f.write(self.lines(count))
 
 
-def run(log: Log) -> tuple[int, int]:
-    """One cron run over access.log*: (lines read this run, requests remembered in all)."""
-    analysis, _ = run_incremental(
-        [str(log.dir / "access.log*")], log.dir / "state", Settings()
-    )
+def run(log: Log, names: str = "access.log*") -> tuple[int, int]:
+    """One cron run over the files `names` matches: (lines read this run, requests remembered
+    in all)."""
+    analysis, _ = run_incremental([str(log.dir / names)], log.dir / "state", Settings())
     return analysis.stats.lines, analysis.traffic.patterns[s.REQUESTS].sum()
+
+
+def rewrite_meta(state: Path, edit) -> None:
+    """Rewrite a state file's meta.json as `edit` returns it, given the one it holds."""
+    with zipfile.ZipFile(state) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    meta = edit(json.loads(files["meta.json"]))
+    with zipfile.ZipFile(state, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, json.dumps(meta) if name == "meta.json" else data)
 
 
 def drop_from_meta(state: Path, key: str) -> object:
     """Rewrite a state file without one key of its meta.json (as an older logtrap wrote it);
     returns the value it had."""
-    with zipfile.ZipFile(state) as z:
-        files = {name: z.read(name) for name in z.namelist()}
-    meta = json.loads(files["meta.json"])
-    value = meta.pop(key)
-    with zipfile.ZipFile(state, "w") as z:
-        for name, data in files.items():
-            z.writestr(name, json.dumps(meta) if name == "meta.json" else data)
-    return value
+    dropped = []
+    rewrite_meta(state, lambda meta: dropped.append(meta.pop(key)) or meta)
+    return dropped[0]
 
 
 def gzip_file(src: Path, dst: Path) -> None:
@@ -113,6 +124,64 @@ def test_copytruncate_rotation(log):
     assert run(log) == (5, 15)
 
 
+def test_a_run_while_logrotate_compresses_reads_each_line_once(log):
+    # compress without delaycompress: access.log.1.gz is written, access.log.1 not yet removed
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 3)  # written just before the rename, unread so far
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 4)
+    packed = gzip.compress((log.dir / "access.log.1").read_bytes())
+    (log.dir / "access.log.1.gz").write_bytes(packed)
+    assert run(log) == (7, 17)  # the .gz is the same content: not read again from its start
+    (log.dir / "access.log.1").unlink()  # logrotate is done: the .gz resumes where it was read
+    log.append("access.log", 2)
+    assert run(log) == (2, 19)
+
+
+def test_a_first_run_while_logrotate_compresses_reads_the_log_once(log):
+    # no state yet, and gzip is half-way through access.log.1.gz (it cannot be read whole)
+    log.append("access.log.1", 200)
+    log.append("access.log", 5)
+    packed = gzip.compress((log.dir / "access.log.1").read_bytes())
+    (log.dir / "access.log.1.gz").write_bytes(packed[: len(packed) // 2])
+    assert run(log) == (205, 205)
+    (log.dir / "access.log.1.gz").write_bytes(packed)
+    (log.dir / "access.log.1").unlink()
+    assert run(log) == (0, 205)
+
+
+def test_a_run_between_copytruncate_copy_and_truncate_reads_each_line_once(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 2)
+    shutil.copy(log.dir / "access.log", log.dir / "access.log.1")  # copied, not yet truncated
+    log.append("access.log", 1)  # logged after the copy: read now, truncated away later
+    assert run(log) == (3, 13)  # the copy holds nothing the live file does not
+    with open(log.dir / "access.log", "r+") as f:
+        f.truncate(0)
+    log.append("access.log", 3)
+    assert run(log) == (3, 16)  # the copy resumes where the live file was read
+
+
+HEALTH = '127.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /health HTTP/1.1" 200 2 "-" "Monit/5"\n'
+
+
+def test_logs_with_the_same_first_line_each_resume_where_they_were(log):
+    # a health check every vhost logs at the same second: one first line, two logs
+    (log.dir / "a.example.log").write_text(HEALTH + log.lines(8))
+    (log.dir / "b.example.log").write_text(HEALTH + log.lines(5))
+    assert run(log, "*.example.log*") == (15, 15)
+    assert run(log, "*.example.log*") == (0, 15)
+    log.append("a.example.log", 2)  # unread when logrotate comes
+    log.append("b.example.log", 1)
+    for vhost in ("a", "b"):  # rotated and compressed: new inodes, the same first line
+        gzip_file(log.dir / f"{vhost}.example.log", log.dir / f"{vhost}.example.log.1.gz")
+        log.append(f"{vhost}.example.log", 1)
+    assert run(log, "*.example.log*") == (5, 20)
+    assert run(log, "*.example.log*") == (0, 20)
+
+
 def test_half_written_line_waits_for_the_next_run(log):
     log.append("access.log", 4)
     whole = log.lines(1)
@@ -136,6 +205,20 @@ def test_a_file_not_named_this_time_is_not_read_twice_later(log):
     assert analysis.traffic.patterns[s.REQUESTS].sum() == 9
 
 
+def test_files_past_the_marks_kept_are_resumed_too(log, monkeypatch):
+    # every file read keeps its mark (dropped, it was read from its start on every run); only
+    # the marks of files not given this time are capped
+    monkeypatch.setattr(state_module, "_MAX_MARKS", 3)
+    for site in range(5):
+        log.append(f"site{site}.log", 2)
+    assert run(log, "site*.log") == (10, 10)
+    assert run(log, "site*.log") == (0, 10)
+    assert len(load_state(log.dir / "state").marks) == 5
+    assert run(log, "site0.log") == (0, 10)
+    assert [m.path for m in load_state(log.dir / "state").marks] == [
+        str(log.dir / f"site{site}.log") for site in (0, 1, 2)]
+
+
 def test_findings_are_new_once(tmp_path):
     trap = tmp_path / "access.log"
     lines = [
@@ -152,6 +235,49 @@ def test_findings_are_new_once(tmp_path):
     assert new.height == 0
     assert again.findings.select(s.KIND, s.PATTERN).equals(first.findings.select(s.KIND, s.PATTERN))
     assert load_state(tmp_path / "state").runs == 2
+
+
+GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+
+def session_trap(path: Path, ids: range, pages: int = 0) -> None:
+    """Googlebot fetching the home page under a new session id each (a session_id trap),
+    then `pages` times a page of content; appended to `path`."""
+    with open(path, "a") as f:
+        for i in ids:
+            f.write(f'66.249.66.1 - - [01/Jan/2026:10:{i // 60 % 60:02d}:{i % 60:02d} +0000] '
+                    f'"GET /?sid={i:08x}{i * 7919:08x} HTTP/1.1" 200 4000 "-" "{GOOGLEBOT}"\n')
+        for i in range(pages):
+            f.write(f'66.249.66.1 - - [01/Jan/2026:11:{i // 60 % 60:02d}:{i % 60:02d} +0000] '
+                    f'"GET /about HTTP/1.1" 200 3000 "-" "{GOOGLEBOT}"\n')
+
+
+def alerts(tmp_path: Path) -> list[tuple[str, str]]:
+    _, new = run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    return new.select(s.KIND, pl.col(s.SEVERITY).cast(pl.String)).rows()
+
+
+def test_a_finding_is_new_again_when_its_severity_rises(tmp_path):
+    # 29 of 3,030 bot requests wasted: info; then 99 of 3,100: warning; then most: critical
+    session_trap(tmp_path / "access.log", range(0, 30), pages=3000)
+    assert alerts(tmp_path) == [("session_id", "info")]
+    session_trap(tmp_path / "access.log", range(30, 100))
+    assert alerts(tmp_path) == [("session_id", "warning")]
+    assert alerts(tmp_path) == []
+    session_trap(tmp_path / "access.log", range(100, 1200))
+    assert alerts(tmp_path) == [("session_id", "critical")]
+    assert load_state(tmp_path / "state").known == [
+        {s.KIND: "session_id", s.HOST: "-", s.PATTERN: "/?sid", s.SEVERITY: "critical"}]
+
+
+def test_a_state_from_before_severities_were_kept_takes_them_as_the_lowest(tmp_path):
+    session_trap(tmp_path / "access.log", range(0, 100), pages=3000)
+    assert alerts(tmp_path) == [("session_id", "warning")]
+    rewrite_meta(tmp_path / "state", lambda meta: {**meta, "known_findings": [
+        {k: v for k, v in known.items() if k != "severity"} for known in meta["known_findings"]]})
+    assert load_state(tmp_path / "state").known[0][s.SEVERITY] == "info"
+    assert alerts(tmp_path) == [("session_id", "warning")]  # reported at info, for all we know
+    assert alerts(tmp_path) == []
 
 
 def test_corrupt_state_is_a_clear_error(tmp_path):
@@ -172,6 +298,43 @@ def test_foreign_state_is_a_clear_error(tmp_path, meta, message):
         z.writestr("meta.json", meta)
     with pytest.raises(StateError, match=message):
         load_state(state)
+
+
+def without(entry: dict, key: str) -> dict:
+    return {k: v for k, v in entry.items() if k != key}
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda meta: [meta], "meta.json holds no JSON object"),
+    (lambda meta: {**meta, "files": [without(meta["files"][0], "offset")]},
+     "meta.json files[0] has no 'offset'"),
+    (lambda meta: {**meta, "files": [{**meta["files"][0], "line_no": "3"}]},
+     "meta.json files[0]['line_no'] is '3'"),
+    (lambda meta: {**meta, "files": {}}, "meta.json['files'] is {}"),
+    (lambda meta: {**meta, "known_findings": [{"kind": "calendar"}]},
+     "meta.json known_findings[0] has no 'host'"),
+    (lambda meta: {**meta, "known_findings": [
+        {"kind": "calendar", "host": "-", "pattern": "/c", "severity": "dire"}]},
+     "meta.json known_findings[0]['severity'] is 'dire'"),
+])
+def test_a_malformed_meta_is_a_clear_error(log, edit, message):
+    log.append("access.log", 3)
+    run(log)
+    state = log.dir / "state"
+    rewrite_meta(state, edit)
+    with pytest.raises(StateError) as err:
+        run(log)
+    assert str(err.value) == f"{state} is not a logtrap state file or is corrupt ({message})"
+    assert err.value.hint == "delete it to start over (the next run reads the logs from the start)"
+
+
+def test_keys_a_newer_logtrap_adds_are_ignored(log):
+    log.append("access.log", 3)
+    assert run(log) == (3, 3)
+    rewrite_meta(log.dir / "state", lambda meta: {
+        **meta, "retention": "30d", "files": [{**f, "size": 1} for f in meta["files"]]})
+    log.append("access.log", 2)
+    assert run(log) == (2, 5)
 
 
 def test_aggregates_made_by_other_pattern_rules_are_not_continued(log):
@@ -333,3 +496,42 @@ def test_a_state_that_cannot_be_written_is_an_error_not_a_traceback(log):
     with pytest.raises(StateError, match="cannot write state .*/missing/state: No such file"):
         run_incremental([str(log.dir / "access.log")], log.dir / "missing" / "state", Settings())
     assert list(log.dir.glob("**/.state.*")) == []  # nothing left behind
+
+
+def test_a_state_is_saved_only_when_asked(log):
+    # for a caller that sends the findings out after the read: saved once they are out
+    log.append("access.log", 4)
+    first = read_incremental([str(log.dir / "access.log")], log.dir / "state")
+    assert (first.analysis.stats.lines, (log.dir / "state").exists()) == (4, False)
+    again = read_incremental([str(log.dir / "access.log")], log.dir / "state")
+    assert again.analysis.stats.lines == 4  # not remembered: read again
+    again.save()
+    assert run(log) == (0, 4)
+
+
+def test_a_report_that_cannot_be_written_alerts_again_next_run(tmp_path, monkeypatch):
+    # the disk is full when the report is written: the run fails, and the next one (the disk
+    # freed) still reports the trap as new, instead of taking it as reported
+    monkeypatch.chdir(tmp_path)
+    session_trap(tmp_path / "access.log", range(300))
+    replace = os.replace
+
+    def full_disk(src, dst):
+        if str(dst).endswith("report.json"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    args = ["analyze", "access.log", "--state", "state", "--quiet", "--json", "report.json"]
+    failed = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert (failed.exit_code, failed.stdout) == (1, "")
+    assert failed.stderr == "Error: cannot write report.json: No space left on device\n"
+    assert not (tmp_path / "state").exists()
+    monkeypatch.setattr(os, "replace", replace)
+    again = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert again.exit_code == 3
+    assert again.stdout.startswith("Findings: 2 critical, 0 warning, 0 info\n\n"
+                                   "CRITICAL session_id /?sid\n")
+    assert [f["kind"] for f in json.loads((tmp_path / "report.json").read_text())["findings"]] \
+        == ["session_id", "budget_hog"]
+    assert load_state(tmp_path / "state").runs == 1
