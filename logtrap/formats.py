@@ -1,4 +1,4 @@
-"""Apache `LogFormat` / nginx `log_format` strings -> one regex and a Polars parser; auto-detection.
+r"""Apache `LogFormat` / nginx `log_format` strings -> a regex and a Polars parser; auto-detection.
 
 A format string compiles to one anchored regex with a capture group only for the fields logtrap
 uses (fields it does not use are matched but not captured: captures are what the regex engine
@@ -10,17 +10,32 @@ Fields recognised (anything else is matched as an opaque field):
 - Apache: `%h %a %{c}a %l %u %t %{strftime}t %{sec|msec|usec|msec_frac|usec_frac}t %r %s %>s
   %b %B %O %D %T %{ms|us|s}T %v %V %p %U %q %m %H %{Referer}i %{User-Agent}i %%`
   (mod_log_config); `%{...}e/n/x/C/o/i` and letters such as `%A %I %R %X` are opaque.
+  Several `%{strftime}t` make one time (`[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t]`); `%>s` is
+  the status kept when `%s` or `%<s` is logged too.
 - nginx: `$remote_addr $time_local $time_iso8601 $msec $request $request_method $request_uri
   $uri $args $query_string $server_protocol $status $body_bytes_sent $bytes_sent $http_referer
   $http_user_agent $host $server_name $http_host $request_time`; any other `$var` is opaque.
+
+A field of free text (the request, a header, the user name) may hold spaces where that is
+unambiguous: when it is quoted, the last field of the line, or ends at a literal that is not a
+space (`%r\t%>s`, `$status|$http_user_agent`). A user name may hold spaces, but no word `-`
+(`_loose_user`); an X-Forwarded-For list `a, b` is one field.
+
+Escapes are undone the way the server wrote them (`_unescape_rows`): `\"`, `\\`, `\x22`,
+`\x5C` everywhere; in the URL, path and query every other `\xHH` byte (and escape=json's
+`\t \n \r \b \f \u00HH`) becomes `%HH`, the URL as the client sent it. Times that are not
+in years 1-9999 once in UTC are "bad time": Python's datetime cannot hold them.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
+from typing import NamedTuple
 
 import polars as pl
 
@@ -71,7 +86,11 @@ _TOKEN = r"[^ ]*"
 _DIGITS = r"[0-9]+"
 _NUMBER_OR_DASH = r"(?:[0-9]+|-)"
 _FLOAT_OR_DASH = r"(?:[0-9]+(?:\.[0-9]*)?|-)"
-_APACHE_TIME = r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}"
+# The offset's hours 00-23 and minutes 00-59 (as chrono's `%z`): `+0060` and `+9999` are no
+# offsets. The character classes cost the match nothing; the same check as an expression on
+# the time (`_apache_time`) cost 5%, so such a line "does not match" rather than "bad time".
+_APACHE_TIME = (r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9]{2}:[0-9]{2}:[0-9]{2} "
+                r"[+-](?:[01][0-9]|2[0-3])[0-5][0-9]")
 _ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})"
 _LIST = r"[^ ]*(?:(?:, | : )[^ ]+)*"  # nginx upstream_* and X-Forwarded-For: "a, b" lists
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
@@ -86,6 +105,13 @@ _STRFTIME_RX = {
     "j": "[0-9]{3}", "I": "[0-9]{2}", "p": "[AP]M", "T": "[0-9]{2}:[0-9]{2}:[0-9]{2}",
     "F": "[0-9]{4}-[0-9]{2}-[0-9]{2}", "D": "[0-9]{2}/[0-9]{2}/[0-9]{2}", "R": "[0-9]{2}:[0-9]{2}",
     "s": "[0-9]+", "%": "%",
+}
+# What each strftime directive sets, so that `%{...}t` pieces that complement each other
+# (`%{%d/%b/%Y %T}t %{%z}t`) make one time and a repeated one (`%{end:...}t`) is left out.
+_STRFTIME_SETS = {
+    "Y": "Y", "y": "Y", "m": "m", "b": "m", "h": "m", "B": "m", "d": "d", "e": "d", "j": "md",
+    "H": "H", "I": "H", "M": "M", "S": "S", "T": "HMS", "R": "HM", "F": "Ymd", "D": "mdY",
+    "z": "z", "Z": "Z", "s": "YmdHMSz", "p": "p", "a": "a", "A": "a",
 }
 
 
@@ -105,7 +131,8 @@ class LogFormat:
     kind: str  # "apache" | "nginx"
     regex: str
     fields: tuple[str, ...]
-    time_format: str | None = None  # strptime format of a `%{...}t` strftime field
+    # strptime format of the `%{...}t` strftime fields, joined by a space (`_time_expr`)
+    time_format: str | None = None
     # the format cut at its `"` (`_quote_pieces`), for the fast path; None: regex only
     pieces: tuple[_Piece, ...] | None = field(default=None, repr=False)
 
@@ -120,8 +147,23 @@ class LogFormat:
 
 
 # -- tokenising format strings ----------------------------------------------------------------
-_APACHE_DIRECTIVE = re.compile(r"%[<>]?!?[0-9,]*(?:\{([^}]*)\})?([a-zA-Z%*])")
+_APACHE_DIRECTIVE = re.compile(
+    r"%(?P<when>[<>]?)!?[0-9,]*(?:\{(?P<arg>[^}]*)\})?(?P<letter>[a-zA-Z%*])"
+)
 _NGINX_VARIABLE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
+# Fields of free text, which may hold spaces: the request line, headers, notes, environment
+# and SSL variables, cookies (Apache letters; nginx variables and name prefixes).
+_APACHE_TEXT = frozenset("rioneCx")
+_NGINX_TEXT = ("http_", "sent_http_", "upstream_http_", "cookie_")
+
+
+class _Item(NamedTuple):
+    """One piece of a format string, before `_parts` decides what its fields may match."""
+
+    typ: str  # "lit" | "field"
+    text: str | None  # the literal text, or the field's role (None: matched, not kept)
+    rx: str | None = None  # the field's own regex; None: a token, as its neighbours allow
+    free: str = ""  # "text": free text that may hold spaces; "user": a user name (`_USER`)
 
 
 def _escape(text: str) -> str:
@@ -129,7 +171,7 @@ def _escape(text: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in text)
 
 
-def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
+def _apache_role(arg: str | None, letter: str, when: str = "") -> tuple[str | None, str | None]:
     """(role, regex) for one Apache directive; role None = matched, not captured."""
     a = (arg or "").lower()
     if letter == "h":
@@ -142,13 +184,13 @@ def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
         a = a.removeprefix("begin:").removeprefix("end:")
         if a in ("sec", "msec", "usec"):
             return f"time_epoch_{a}", _DIGITS
-        if a in ("msec_frac", "usec_frac"):
-            return a, _DIGITS
+        if a in ("msec_frac", "usec_frac"):  # mod_log_config pads them: %03d, %06d
+            return a, "[0-9]{3}" if a == "msec_frac" else "[0-9]{6}"
         return "time_strftime", _strftime_regex(arg.removeprefix("begin:").removeprefix("end:"))
     if letter == "r":
         return "request", None
-    if letter == "s":
-        return "status", r"(?:[0-9]{3}|-)"
+    if letter == "s":  # %>s is the final status; %s and %<s the original one (mod_log_config)
+        return "status" if when == ">" else "status_first", r"(?:[0-9]{3}|-)"
     if letter == "b":
         return "bytes", _NUMBER_OR_DASH
     if letter == "B":
@@ -179,6 +221,8 @@ def _apache_role(arg: str | None, letter: str) -> tuple[str | None, str]:
         return "user_agent", None
     if letter == "i" and a == "host":
         return "host_http", None
+    if letter == "i" and a in ("x-forwarded-for", "forwarded"):
+        return None, _LIST  # a proxy chain, "203.0.113.9, 10.0.0.1", as nginx's variable
     return None, None
 
 
@@ -192,6 +236,12 @@ def _strftime_regex(fmt: str) -> str:
             out.append(_escape(fmt[i]))
             i += 1
     return "".join(out)
+
+
+def _strftime_sets(fmt: str) -> set[str]:
+    """What a strftime format sets, as `_STRFTIME_SETS` letters."""
+    directives = re.findall(r"%(.)", fmt.replace("%%", ""))
+    return {c for d in directives for c in _STRFTIME_SETS.get(d, "")}
 
 
 _NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
@@ -226,79 +276,147 @@ _NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
 }
 
 
-def _tokens(spec: str, kind: str) -> list[tuple[str, str | None, str | None]]:
-    """Split a spec into ("lit", text, None) and ("field", role, regex) items."""
+def _tokens(spec: str, kind: str) -> tuple[list[_Item], str | None]:
+    """Split a spec into literal and field items; and the strptime format of its time, when
+    `%{...}t` strftime fields give it.
+
+    Strftime fields that complement each other are one time: each is captured ("time_strftime",
+    "time_strftime_1", ...) and `_time_expr` parses them joined by a space. One that repeats
+    what an earlier one set (`%{end:...}t` after `%{begin:...}t`) is matched, not kept.
+    """
     pattern = _APACHE_DIRECTIVE if kind == "apache" else _NGINX_VARIABLE
-    items: list[tuple[str, str | None, str | None]] = []
+    items: list[_Item] = []
+    times: list[str] = []
+    time_sets: set[str] = set()
     pos = 0
     for m in pattern.finditer(spec):
         if m.start() > pos:
-            items.append(("lit", spec[pos : m.start()], None))
+            items.append(_Item("lit", spec[pos : m.start()]))
         pos = m.end()
         if kind == "apache":
-            arg, letter = m.group(1), m.group(2)
+            arg, letter = m["arg"], m["letter"]
             if letter == "%":
-                items.append(("lit", "%", None))
+                items.append(_Item("lit", "%"))
                 continue
             if letter == "*":  # logtrap's own "any trailing fields" marker (combined_extra)
-                items.append(("field", None, ".*"))
+                items.append(_Item("field", None, ".*"))
                 continue
-            role, rx = _apache_role(arg, letter)
+            role, rx = _apache_role(arg, letter, m["when"])
+            free = "user" if letter == "u" else "text" if letter in _APACHE_TEXT else ""
             if letter == "t" and arg is None:  # Apache writes %t as [28/Nov/2026:10:00:00 +0000]
-                items += [("lit", "[", None), ("field", role, rx), ("lit", "]", None)]
+                items += [_Item("lit", "["), _Item("field", role, rx), _Item("lit", "]")]
                 continue
+            if role == "time_strftime":
+                fmt = arg.removeprefix("begin:").removeprefix("end:")  # type: ignore[union-attr]
+                sets = _strftime_sets(fmt)
+                if sets & time_sets:
+                    role = None
+                else:
+                    role = "time_strftime" + (f"_{len(times)}" if times else "")
+                    times.append(fmt)
+                    time_sets |= sets
         else:
             name = m.group(1) or m.group(2)
             role, rx = _NGINX_ROLES.get(name, (None, None))
-        items.append(("field", role, rx))
+            free = ("user" if name == "remote_user"
+                    else "text" if name == "request" or name.startswith(_NGINX_TEXT) else "")
+        items.append(_Item("field", role, rx, free))
     if pos < len(spec):
-        items.append(("lit", spec[pos:], None))
-    return items
+        items.append(_Item("lit", spec[pos:]))
+    if "Z" in time_sets and "z" not in time_sets:
+        raise FormatError(
+            f"log format {spec!r}: its time has a zone name (%Z) but no UTC offset (%z)",
+            hint="a zone name such as CET cannot be turned into UTC: log %z (or %t) as well",
+        )
+    return items, " ".join(times) or None
 
 
-_Part = tuple[str, str, "str | None"]  # ("lit", text, None) | ("field", regex body, role or None)
+class _Part(NamedTuple):
+    """A literal, or a field with the regex body it gets."""
+
+    typ: str  # "lit" | "field"
+    body: str  # the literal text, or the field's regex body (the quote-cut pieces use it)
+    role: str | None = None  # the capture's name; None: matched, not captured
+    full: str | None = None  # the body or text in the full regex, where it differs
 
 
-def _parts(items: list[tuple[str, str | None, str | None]]) -> list[_Part]:
+def _parts(items: list[_Item]) -> list[_Part]:
     """Items -> literal text and field bodies; a field keeps its role only where it is captured
-    (the first field of a role, not an opaque one). Quoted fields get `_QUOTED` as body."""
+    (the first field of a role, not an opaque one). Quoted fields get `_QUOTED` as body.
+
+    An unquoted field of free text takes spaces where nothing else can claim them: as the last
+    field it takes the rest of the line, before a literal that starts with something else than a
+    space (a tab, `|`) everything up to that character. Before a space it is one token, except a
+    user name in the full regex (`_loose_user`, which takes that space too): the fast path tries
+    the one token, and a line it rejects gets the full regex.
+    """
     parts: list[_Part] = []
     seen: set[str] = set()
-    for i, (typ, role, rx) in enumerate(items):
-        if typ == "lit":
-            parts.append(("lit", role or "", None))
+    took_space = False  # the field before took this literal's first space (`_loose_user`)
+    for i, it in enumerate(items):
+        if it.typ == "lit":
+            text = it.text or ""
+            parts.append(_Part("lit", text, full=text[1:] if took_space else None))
+            took_space = False
             continue
-        before = items[i - 1][1] if i > 0 and items[i - 1][0] == "lit" else ""
-        after = items[i + 1][1] if i + 1 < len(items) and items[i + 1][0] == "lit" else ""
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        follow = "".join(x.text or "" for x in itertools.takewhile(lambda x: x.typ == "lit",
+                                                                   items[i + 1 :]))
+        before = (items[i - 1].text or "") if i > 0 and items[i - 1].typ == "lit" else ""
+        after = (nxt.text or "") if nxt is not None and nxt.typ == "lit" else ""
         quoted = bool(before and after and before.endswith('"') and after.startswith('"'))
+        full = None
         if quoted:
             body = _QUOTED
-        elif rx is not None:
-            body = rx
+        elif it.free and nxt is None:
+            body = ".*"
+        elif it.free and after and after[0] != " ":
+            body = "[^" + _escape(after[0]) + "]*"
+        elif it.rx is not None:
+            body = it.rx
         elif after and after[0] != " ":
             body = "[^ " + _escape(after[0]) + "]*"  # e.g. %v in "%v:%p"
         else:
             body = _TOKEN
-        captured = role is not None and role not in seen
-        if captured:
-            seen.add(role)  # type: ignore[arg-type]
-        parts.append(("field", body, role if captured else None))
+            if it.free == "user" and len(follow) > 1 and follow[0] == " " and follow[1] != " ":
+                full, took_space = _loose_user(follow[1]), True
+        role = it.text if it.text is not None and it.text not in seen else None
+        if role is not None:
+            seen.add(role)
+        parts.append(_Part("field", body, role, full))
     return parts
+
+
+def _loose_user(stop: str) -> str:
+    """A user name (`%u`, `$remote_user`) that may hold spaces, and the space after it, where
+    the literal after it is a space then `stop` (` [` before the time).
+
+    One word as ever, or several of which none is a lone "-" or holds a quote, and none after
+    the first starts with `stop`. Without the "-" guard `vhost 1.2.3.4 - frank [...]` would
+    read as combined with the user "- frank" (and detection would take it): a line of a
+    format with more leading fields puts identd's "-" there. Each branch is chosen by the next
+    byte, and the space is taken before the choice to go on, so the regex stays one-pass (a
+    lazy `(?: word)+?` made the full regex three times slower).
+    """
+    word = "(?:[^ " + _escape(stop) + '"-][^ "]*|-[^ "]+)'
+    return f"(?:-(?: |[^ ][^ ]* (?:{word} )*)|[^ -][^ ]* (?:{word} )*| )"
 
 
 def _field_rx(body: str, role: str | None) -> str:
     return "(" + body + ")" if role is not None else "(?:" + body + ")"
 
 
-def _build_regex(items: list[tuple[str, str | None, str | None]]) -> tuple[str, tuple[str, ...]]:
+def _build_regex(items: list[_Item]) -> tuple[str, tuple[str, ...]]:
     parts = _parts(items)
-    regex = "^" + "".join(_escape(x) if typ == "lit" else _field_rx(x, role) for typ, x, role in parts)
-    fields = tuple(role for typ, _, role in parts if typ == "field" and role is not None)
+    full = [p.body if p.full is None else p.full for p in parts]
+    regex = "^" + "".join(_escape(x) if p.typ == "lit" else _field_rx(x, p.role)
+                          for p, x in zip(parts, full))
+    fields = tuple(p.role for p in parts if p.typ == "field" and p.role is not None)
     # A truncated line may end inside its last quoted field (elastic's line 8899 ends in
     # `"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html`): the closing
     # quote may be missing at the very end of the line. `"?$` keeps the regex one-pass; a
     # form such as `(?:"|$)` made the whole match three times slower.
-    if regex.endswith('"') and items and items[-1][0] == "lit" and items[-1][1] == '"':
+    if regex.endswith('"') and items and items[-1].typ == "lit" and items[-1].text == '"':
         regex = regex + "?"
     return regex + "$", fields
 
@@ -313,7 +431,7 @@ class _Piece:
     fields: tuple[str, ...] = ()  # the regex's capture groups
 
 
-def _quote_pieces(items: list[tuple[str, str | None, str | None]]) -> tuple[_Piece, ...] | None:
+def _quote_pieces(items: list[_Item]) -> tuple[_Piece, ...] | None:
     """The format cut at its literal `"`, for the fast path of `_extract`; None without any.
 
     In a line with no backslash and exactly as many `"` as the format has, every `"` is one of
@@ -341,7 +459,7 @@ def _quote_pieces(items: list[tuple[str, str | None, str | None]]) -> tuple[_Pie
         rx.clear(), text.clear(), fields.clear(), quoted.clear()
         is_literal, in_quoted = True, False
 
-    for typ, x, role in _parts(items):
+    for typ, x, role, _ in _parts(items):
         if typ == "field" and x == _QUOTED:
             in_quoted = True
             quoted.append(role)
@@ -392,15 +510,8 @@ def compile_format(spec_or_preset: str) -> LogFormat:
             "and it has no % directives or $ variables",
             hint="pass a preset name or the LogFormat / log_format string from the server config",
         )
-    items = _tokens(spec, kind)
+    items, time_format = _tokens(spec, kind)
     regex, fields = _build_regex(items)
-    time_format = None
-    for typ, role, _ in items:
-        if typ == "field" and role == "time_strftime":
-            arg = next(m.group(1) for m in _APACHE_DIRECTIVE.finditer(spec)
-                       if m.group(2) == "t" and m.group(1) and _is_strftime(m.group(1)))
-            time_format = arg.removeprefix("begin:").removeprefix("end:")
-            break
     try:
         pl.Series([""], dtype=pl.String).str.extract_groups(regex)
     except Exception as e:  # a literal the regex engine rejects
@@ -409,40 +520,71 @@ def compile_format(spec_or_preset: str) -> LogFormat:
                      time_format=time_format, pieces=_quote_pieces(items))
 
 
+_CONFIG_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
+
+
 def _unquote_config(spec: str) -> str:
     r"""Accept a format pasted from a server config: nginx's `'...' '...'` pieces are joined,
-    and Apache's `\"` inside a quoted LogFormat becomes `"`.
+    Apache's quoted LogFormat loses its quotes, and the escapes both servers' config readers
+    undo are undone: `\"` `\'` `\\` `\t` `\n` `\r` (mod_log_config's
+    `parse_log_misc_string`, nginx's `ngx_conf_read_token`), left to right; any other
+    backslash stays.
 
     >>> print(_unquote_config("'$remote_addr - ' '\"$request\" $status'"))
     $remote_addr - "$request" $status
     >>> print(_unquote_config(r'"%h \"%r\" %>s"'))
     %h "%r" %>s
+    >>> _unquote_config(r"%h\t%u\\t%r")
+    '%h\t%u\\t%r'
     """
     text = spec.strip()
     if text.startswith("'") and text.endswith("'") and "$" in text:
-        return "".join(re.findall(r"'([^']*)'", text))
-    if "$" not in text and '\\"' in text:
-        text = text.replace('\\"', '"')
-        if text.startswith('"') and text.endswith('"'):
-            text = text[1:-1]
-    return text
-
-
-def _is_strftime(arg: str) -> bool:
-    a = arg.lower().removeprefix("begin:").removeprefix("end:")
-    return a not in ("sec", "msec", "usec", "msec_frac", "usec_frac")
+        text = "".join(re.findall(r"'((?:[^'\\]|\\.)*)'", text))
+    elif "$" not in text and '\\"' in text and text[:1] == '"' and text.endswith('"'):
+        text = text[1:-1]
+    return re.sub(r"\\(.)", lambda m: _CONFIG_ESCAPES.get(m[1], m[0]), text)
 
 
 # -- parsing ------------------------------------------------------------------------------------
-_UNESCAPE_FROM = ['\\"', "\\x22", "\\\\", "\\x5C", "\\x5c"]
-_UNESCAPE_TO = ['"', '"', "\\", "\\", "\\"]
 _METHOD_RX = r"^[A-Za-z][A-Za-z0-9_.-]*$"
 _ESCAPED = (s.URL, s.PATH, s.QUERY, s.REFERER, s.USER_AGENT)  # columns that may hold escapes
+_URL_COLUMNS = (s.URL, s.PATH, s.QUERY)
+# Apache (`ap_escape_logitem`) writes `"` and `\` as `\"` `\\`, nginx as `\x22` `\x5C` (and
+# escape=json as `\"` `\\`): in every column they are the characters themselves.
+_UNESCAPE = {'\\"': '"', "\\\\": "\\", "\\x22": '"', "\\x5C": "\\", "\\x5c": "\\"}
+_HEX = "0123456789abcdefABCDEF"
+# Every other byte they escape (control bytes, and each byte of a non-ASCII character) is
+# `\xHH` (nginx upper case, Apache lower case), `\t`-like (Apache, escape=json) or `\u00HH`
+# (escape=json). In the URL it becomes `%HH`, upper case: the URL as the client sent it, the
+# form crawlers request and robots.txt and server rules match (`/caf\xC3\xA9` -> `/caf%C3%A9`).
+_URL_UNESCAPE = (
+    {f"\\x{a}{b}": f"%{a}{b}".upper() for a in _HEX for b in _HEX}
+    | {f"\\u00{a}{b}": f"%{a}{b}".upper() for a in "01234567" for b in _HEX}
+    | {"\\b": "%08", "\\t": "%09", "\\n": "%0A", "\\v": "%0B", "\\f": "%0C", "\\r": "%0D"}
+    | {"\\u0022": '"', "\\u005C": "\\", "\\u005c": "\\"}
+    | _UNESCAPE
+)
+# Time bounds in UTC: Polars holds years far outside them, Python's datetime (every report,
+# `to_list()`) cannot. A time outside them is a bad time, whichever field it came from.
+_TIME_MIN = datetime(1, 1, 1, tzinfo=UTC)
+_TIME_MAX = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC)
+_EPOCH_MAX_US = 253_402_300_799_999_999  # _TIME_MAX in microseconds since 1970
+# $time_iso8601 (`2026-11-28T11:00:00+01:00`), with a fraction or `Z` as others write it. An
+# explicit format: without one Polars infers it from the batch's first value, so one odd
+# line made every other line of its batch a bad time.
+_ISO_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%#z"
 
 
-def _unescape(e: pl.Expr) -> pl.Expr:
-    """Undo Apache's `\\"`/`\\\\` and nginx's `\\x22`/`\\x5C` escapes in one left-to-right pass."""
-    return e.str.replace_many(_UNESCAPE_FROM, _UNESCAPE_TO)
+def _unescape(e: pl.Expr, url: bool) -> pl.Expr:
+    """Undo the escapes (`_UNESCAPE`; `_URL_UNESCAPE` in the URL) in one left-to-right pass:
+    `\\\\x41` is a backslash then `x41`.
+
+    In the user agent and referer any other `\\xHH`, `\\t` or `\\u00HH` stays as the server
+    wrote it: `\\xC3\\xA9` is half a character each, which no string expression can join into
+    one, and a control byte is better seen escaped than sent to a terminal.
+    """
+    table = _URL_UNESCAPE if url else _UNESCAPE
+    return e.str.replace_many(list(table), list(table.values()))
 
 
 def _dash_null(e: pl.Expr) -> pl.Expr:
@@ -454,32 +596,46 @@ def _apache_time(e: pl.Expr) -> pl.Expr:
     costs four times as much as without it plus this integer arithmetic."""
     local = e.str.slice(0, 20).str.strptime(pl.Datetime("us"), "%d/%b/%Y:%H:%M:%S", strict=False)
     # "-0130" -> -130 and -1 (the regex fixed the layout): -130 - 40 * -1 = -90 minutes. Each
-    # slice is used once: an expression used three times was computed three times.
+    # slice is used once: an expression used three times was computed three times. The regex
+    # also checked the offset (`_APACHE_TIME`): checking it here cost 5% of the whole parse.
     hhmm = e.str.slice(21).cast(pl.Int32, strict=False)
     hours = e.str.slice(21, 3).cast(pl.Int32, strict=False)
     return (local - pl.duration(minutes=hhmm - 40 * hours)).dt.replace_time_zone("UTC")
 
 
-def _time_expr(cols: set[str], fmt: LogFormat) -> tuple[pl.Expr, bool]:
-    """(time expression in UTC, whether the format has a time at all)."""
+def _time_expr(fmt: LogFormat) -> tuple[pl.Expr, bool]:
+    """(time expression in UTC, whether the format has a time at all).
+
+    Strftime fields come last: a time without offset (netnea) is taken as UTC, and an epoch
+    time logged beside it is UTC for sure. The caller rejects times outside
+    `_TIME_MIN`..`_TIME_MAX` (`_plan`).
+    """
+    cols = set(fmt.fields)
+    strftime = [c for c in fmt.fields if c.startswith("time_strftime")]
+    epoch = [u for u in ("sec", "msec", "usec") if f"time_epoch_{u}" in cols]
     t: pl.Expr | None = None
     if "time_apache" in cols:
         t = _apache_time(pl.col("time_apache"))
     elif "time_iso" in cols:
-        t = pl.col("time_iso").str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
-    elif "time_strftime" in cols and fmt.time_format:
-        has_tz = "%z" in fmt.time_format or "%Z" in fmt.time_format
-        t = pl.col("time_strftime").str.strptime(pl.Datetime("us"), fmt.time_format, strict=False)
-        if not has_tz:  # no offset in the log (netnea): taken as UTC
-            t = t.dt.replace_time_zone("UTC")
+        t = pl.col("time_iso").str.to_datetime(_ISO_FORMAT, time_unit="us", time_zone="UTC",
+                                               strict=False)
     elif "time_epoch_float" in cols:
-        t = (pl.col("time_epoch_float").cast(pl.Float64, strict=False) * 1e6).cast(pl.Int64, strict=False)
-        t = pl.from_epoch(t, time_unit="us").dt.replace_time_zone("UTC")
-    else:
-        for unit, mult in (("sec", 1_000_000), ("msec", 1_000), ("usec", 1)):
-            if f"time_epoch_{unit}" in cols:
-                v = pl.col(f"time_epoch_{unit}").cast(pl.Int64, strict=False) * mult
-                t = pl.from_epoch(v, time_unit="us").dt.replace_time_zone("UTC")
+        us = pl.col("time_epoch_float").cast(pl.Float64, strict=False) * 1e6
+        t = pl.from_epoch(us.cast(pl.Int64, strict=False), time_unit="us")
+        t = t.dt.replace_time_zone("UTC")
+    elif epoch:
+        mult = {"sec": 1_000_000, "msec": 1_000, "usec": 1}[epoch[0]]
+        v = pl.col(f"time_epoch_{epoch[0]}").cast(pl.Int64, strict=False)
+        # bounded before the product: 99999999999999 s * 10**6 wraps around Int64
+        v = pl.when(v <= _EPOCH_MAX_US // mult).then(v * mult)
+        t = pl.from_epoch(v, time_unit="us").dt.replace_time_zone("UTC")
+    elif strftime and fmt.time_format:
+        # the pieces of one time (`%{%d/%b/%Y %T}t ... %{%z}t`), joined as `_tokens` joined
+        # their formats
+        text = pl.concat_str([pl.col(c) for c in strftime], separator=" ")
+        t = text.str.strptime(pl.Datetime("us"), fmt.time_format, strict=False)
+        if "%z" not in fmt.time_format.replace("%%", ""):  # no offset (netnea): taken as UTC
+            t = t.dt.replace_time_zone("UTC")
     if t is None:
         return pl.lit(None, dtype=s.TIME_DTYPE), False
     t = t.dt.convert_time_zone("UTC").cast(s.TIME_DTYPE, strict=False)
@@ -597,7 +753,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
     Escapes are not undone here (see `_unescape_rows`): nearly no row has one.
     """
     cols = set(fmt.fields)
-    time, has_time = _time_expr(cols, fmt)
+    time, has_time = _time_expr(fmt)
     str_or_null = pl.lit(None, dtype=pl.String)
     if "request" in cols:
         lf = _split_request(lf, "request")
@@ -622,12 +778,16 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
         # "example.com:8080" -> "example.com"; a bare IPv6 address keeps its colons
         host = host.str.replace(HOST_PORT, "$1").str.to_lowercase()
     size = _first(cols, "bytes", "bytes_B", "bytes_O")
+    status = _first(cols, "status", "status_first")  # %>s, the final status, over %s / %<s
     rt = None
     for name, digits in (("rt_us", 6), ("rt_ms", 3), ("rt_s", 0)):
         if name in cols:
             rt = _seconds(pl.col(name), digits)
             break
     matched = pl.col("_matched")
+    # null, or outside the years Python's datetime holds: a bad time (`_TIME_MIN`)
+    time_ok = (pl.col(s.TIME).is_between(_TIME_MIN, _TIME_MAX).fill_null(False) if has_time
+               else pl.lit(True))
     return lf.select(
         "row", "line",
         (host if host is not None else pl.lit("-")).alias(s.HOST),
@@ -636,7 +796,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
         method.alias(s.METHOD),
         url.alias(s.URL),
         protocol.alias(s.PROTOCOL),
-        (pl.col("status").cast(pl.UInt16, strict=False) if "status" in cols
+        (status.cast(pl.UInt16, strict=False) if status is not None
          else pl.lit(None, dtype=pl.UInt16)).alias(s.STATUS),
         (size.cast(pl.Int64, strict=False) if size is not None
          else pl.lit(None, dtype=pl.Int64)).alias(s.BYTES),
@@ -647,7 +807,7 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
         matched.alias("_matched"),
         *keep,
     ).with_columns(
-        (pl.col("_matched") & (pl.col(s.TIME).is_not_null() | (not has_time))).alias("_ok"),
+        (pl.col("_matched") & time_ok).alias("_ok"),
         # path/query split after the url is known; unescaping later may change both
         pl.col(s.URL).str.splitn("?", 2).alias("_pq"),
     ).with_columns(
@@ -668,7 +828,7 @@ def _unescape_rows(out: pl.DataFrame, maybe: pl.Series | None = None) -> pl.Data
     if idx.len() == 0:
         return out
     escaped = [c for c in _ESCAPED if c in out.columns]
-    fixed = out[idx].select(_unescape(pl.col(c)).alias(c) for c in escaped)
+    fixed = out[idx].select(_unescape(pl.col(c), c in _URL_COLUMNS).alias(c) for c in escaped)
     return out.with_columns(out.get_column(c).scatter(idx, fixed.get_column(c)) for c in escaped)
 
 

@@ -261,7 +261,10 @@ def test_format_kind_from_sigils():
 @given(lines=st.lists(st.text(max_size=200), max_size=8),
        fmt=st.sampled_from(["combined", "common", "vhost_combined", "nginx", NETNEA,
                             '$remote_addr [$time_iso8601] "$request" $status $request_time',
-                            "%h %{%Y-%m-%d}t %U%q %>s %D"]))
+                            "%h %{%Y-%m-%d}t %U%q %>s %D",
+                            ("%h\t%u\t[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t]\t%r\t%>s\t"
+                             "%{User-Agent}i"),
+                            '%{X-Forwarded-For}i %u %{sec}t "%r" %s %>s %{Referer}i']))
 def test_parse_lines_never_raises_and_accounts_for_every_line(lines, fmt):
     lines = [ln.replace("\n", " ").replace("\r", " ") for ln in lines]
     req, bad = parse_lines(pl.DataFrame({"line": lines}, schema={"line": pl.String}),
@@ -400,3 +403,180 @@ def test_streamed_batch_equals_small_batches():
     parts = [parse_lines(frame.slice(i, 600), fmt) for i in range(0, frame.height, 600)]
     assert req.equals(pl.concat([p[0] for p in parts]))
     assert bad.height == 5000 and bad["row"].to_list() == list(range(3, len(lines), 6))
+
+
+# -- times outside Python's datetime, offsets, split and explicit time layouts -----------------
+@pytest.mark.parametrize("fmt,line", [
+    ("combined", '1.2.3.4 - - [01/Jan/0001:00:00:00 +0100] "GET / HTTP/1.1" 200 1 "-" "-"'),
+    ("combined", '1.2.3.4 - - [01/Jan/0000:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "-"'),
+    ("combined", '1.2.3.4 - - [31/Dec/9999:23:59:59 -0100] "GET / HTTP/1.1" 200 1 "-" "-"'),
+    ('%h [%{%d/%b/%Y:%T %z}t] "%r" %>s',
+     '1.2.3.4 [01/Jan/0001:00:00:00 +0100] "GET / HTTP/1.1" 200'),
+    ('%h [%{%Y-%m-%d %T}t] "%r" %>s', '1.2.3.4 [0000-10-10 13:55:36] "GET / HTTP/1.1" 200'),
+    ('$remote_addr $time_iso8601 "$request" $status',
+     '1.2.3.4 0001-01-01T00:30:00+01:00 "GET / HTTP/1.1" 200'),
+    ('%h %{sec}t "%r" %>s', '1.2.3.4 99999999999999 "GET / HTTP/1.1" 200'),  # wrapped around
+    ('%h %{sec}t "%r" %>s', '1.2.3.4 253402300800 "GET / HTTP/1.1" 200'),
+    ('%h %{msec}t "%r" %>s', '1.2.3.4 99999999999999999 "GET / HTTP/1.1" 200'),
+    ('%h %{usec}t "%r" %>s', '1.2.3.4 99999999999999999999 "GET / HTTP/1.1" 200'),
+    ('$remote_addr $msec "$request" $status', '1.2.3.4 253402300800.000 "GET / HTTP/1.1" 200'),
+])
+def test_times_outside_years_1_to_9999_in_utc_are_bad_times(fmt, line):
+    assert parse(fmt, line) == ([], [(0, line, "bad time")])
+
+
+def test_times_at_the_edges_of_years_1_to_9999_are_kept():
+    rows, bad = parse("combined",
+                      '1.2.3.4 - - [01/Jan/0001:00:00:00 -0100] "GET / HTTP/1.1" 200 1 "-" "-"',
+                      '1.2.3.4 - - [31/Dec/9999:23:59:59 +0000] "GET / HTTP/1.1" 200 1 "-" "-"')
+    assert bad == []
+    assert [r[s.TIME] for r in rows] == [datetime(1, 1, 1, 1, 0, tzinfo=UTC),
+                                         datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)]
+    row = one('%h %{sec}t.%{msec_frac}t "%r" %>s', '1.2.3.4 253402300799.999 "GET / HTTP/1.1" 200')
+    assert row[s.TIME] == datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+
+
+def test_utc_offsets_that_are_no_offsets_do_not_match():
+    lines = [f'1.2.3.4 - - [28/Nov/2026:10:00:00 {o}] "GET / HTTP/1.1" 200 1 "-" "-"'
+             for o in ("+0060", "+9999", "-2400", "-2359", "+1345")]
+    rows, bad = parse("combined", *lines)
+    assert bad == [(i, lines[i], "does not match combined") for i in range(3)]
+    assert [r[s.TIME] for r in rows] == [datetime(2026, 11, 29, 9, 59, tzinfo=UTC),
+                                         datetime(2026, 11, 27, 20, 15, tzinfo=UTC)]
+
+
+def test_a_time_split_across_strftime_fields_keeps_its_offset():
+    row = one('%h %l %u [%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] "%r" %>s %b',
+              '192.0.2.1 - - [10/Oct/2000 13:55:36.123 -0700] "GET / HTTP/1.1" 200 5')
+    assert row[s.TIME] == datetime(2000, 10, 10, 20, 55, 36, 123000, tzinfo=UTC)
+    row = one('%h [%{%d/%b/%Y:%H:%M:%S}t %{%z}t] "%r" %>s',
+              '192.0.2.1 [10/Oct/2000:13:55:36 +0130] "GET / HTTP/1.1" 200')
+    assert row[s.TIME] == datetime(2000, 10, 10, 12, 25, 36, tzinfo=UTC)
+
+
+def test_a_repeated_strftime_time_is_matched_not_combined():
+    fmt = '%h [%{begin:%d/%b/%Y:%T %z}t] [%{end:%d/%b/%Y:%T %z}t] "%r" %>s'
+    assert compile_format(fmt).fields == ("client", "time_strftime", "request", "status")
+    row = one(fmt, '1.2.3.4 [10/Oct/2000:13:55:36 -0700] [10/Oct/2000:13:55:37 -0700] '
+                   '"GET / HTTP/1.1" 200')
+    assert row[s.TIME] == datetime(2000, 10, 10, 20, 55, 36, tzinfo=UTC)
+
+
+def test_an_epoch_time_wins_over_a_strftime_time_without_offset():
+    row = one('%h [%{%Y-%m-%d %T}t] %{sec}t "%r" %>s',
+              '1.2.3.4 [2000-10-10 06:55:36] 971186136 "GET / HTTP/1.1" 200')
+    assert row[s.TIME] == datetime(2000, 10, 10, 13, 55, 36, tzinfo=UTC)
+
+
+def test_a_zone_name_without_an_offset_is_a_format_error():
+    with pytest.raises(FormatError, match=r"zone name \(%Z\) but no UTC offset"):
+        compile_format('%h [%{%d/%b/%Y %T %Z}t] "%r" %>s')
+    row = one('%h [%{%d/%b/%Y %T %z %Z}t] "%r" %>s',
+              '1.2.3.4 [10/Oct/2000 13:55:36 +0200 CEST] "GET / HTTP/1.1" 200')
+    assert row[s.TIME] == datetime(2000, 10, 10, 11, 55, 36, tzinfo=UTC)
+
+
+def test_iso_times_have_an_explicit_layout_whatever_the_batch_starts_with():
+    fmt = ('{"time":"$time_iso8601","remote_addr":"$remote_addr","request":"$request",'
+           '"status":$status}')
+    junk = '{"date":"2000-10-10","client":"1.2.3.4","req":"GET /odd HTTP/1.1","code":200}'
+    odd = junk.replace('"date"', '"time"').replace('"client"', '"remote_addr"').replace(
+        '"req"', '"request"').replace('"code"', '"status"')
+    times = ("2000-10-10T13:55:36+00:00", "2000-10-10T13:55:36.25Z", "2000-10-10T13:55:36-0130")
+    good = [f'{{"time":"{t}","remote_addr":"1.2.3.4","request":"GET / HTTP/1.1","status":200}}'
+            for t in times]
+    rows, bad = parse(fmt, junk, odd, *good)
+    assert bad == [(0, junk, f"does not match nginx log_format {fmt!r}"), (1, odd, "bad time")]
+    assert [r[s.TIME] for r in rows] == [
+        datetime(2000, 10, 10, 13, 55, 36, tzinfo=UTC),
+        datetime(2000, 10, 10, 13, 55, 36, 250000, tzinfo=UTC),
+        datetime(2000, 10, 10, 15, 25, 36, tzinfo=UTC)]
+
+
+# -- status, escapes ---------------------------------------------------------------------------
+@pytest.mark.parametrize("statuses,values,status", [
+    ("%s %>s", "301 200", 200), ("%<s %>s", "301 200", 200), ("%>s %s", "404 302", 404),
+    ("%<s", "302", 302), ("%s", "302", 302),
+])
+def test_the_final_status_wins_over_the_original_one(statuses, values, status):
+    row = one(f'%h %t "%r" {statuses} %b',
+              f'1.2.3.4 [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" {values} 5')
+    assert row[s.STATUS] == status
+
+
+def test_hex_escapes_in_the_url_become_percent_escapes():
+    start = '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /caf'
+    nginx = one("nginx", start + '\\xC3\\xA9?q=\\x22a\\x5C HTTP/1.1" 200 5 "-" '
+                '"Mozilla \\xD0\\x9F \\x22q\\x22"')
+    apache = one("combined", start + '\\xc3\\xa9?q=\\"a\\\\ HTTP/1.1" 200 5 "-" '
+                 '"Mozilla \\xd0\\x9f \\"q\\""')
+    assert (nginx[s.URL], nginx[s.PATH], nginx[s.QUERY], nginx[s.USER_AGENT]) == (
+        "/caf%C3%A9?q=\"a\\", "/caf%C3%A9", "q=\"a\\", 'Mozilla \\xD0\\x9F "q"')
+    assert (apache[s.URL], apache[s.USER_AGENT]) == ("/caf%C3%A9?q=\"a\\", 'Mozilla \\xd0\\x9f "q"')
+
+
+def test_unescaping_is_one_left_to_right_pass():
+    # `\\x41` is an escaped backslash, then the text x41; `\x4` and `\xZZ` are no escapes
+    row = one("combined", '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a\\\\x41\\x4\\xZZ\\x7f '
+              'HTTP/1.1" 200 5 "-" "-"')
+    assert row[s.URL] == "/a\\x41\\x4\\xZZ%7F"
+
+
+def test_json_escapes_in_the_url_become_percent_escapes():
+    row = one('{"request":"$request","status":$status}',
+              '{"request":"GET /a\\tb\\u001f\\u00e9\\"\\\\ HTTP/1.1","status":200}')
+    assert row[s.URL] == '/a%09b%1F\\u00e9"\\'  # \u00e9 is a character, not a byte: kept
+
+
+# -- fields that hold spaces, formats pasted from configs ----------------------------------------
+def test_formats_pasted_with_config_escapes():
+    fmt = '%h\\t%u\\t%t\\t"%r"\\t%>s\\t%b\\t"%{User-Agent}i"'
+    assert compile_format(fmt).spec == '%h\t%u\t%t\t"%r"\t%>s\t%b\t"%{User-Agent}i"'
+    row = one(fmt, '1.2.3.4\tbob smith\t[10/Oct/2000:13:55:36 -0700]\t"GET /a HTTP/1.1"\t200\t5\t'
+                   '"UA x"')
+    assert (row[s.CLIENT], row[s.PATH], row[s.STATUS], row[s.USER_AGENT]) == (
+        "1.2.3.4", "/a", 200, "UA x")
+    assert compile_format("'$remote_addr\\t' '$status\\\\t'").spec == "$remote_addr\t$status\\t"
+    assert compile_format(r'%h \\t %>s \d').spec == r"%h \t %>s \d"
+
+
+def test_an_apache_x_forwarded_for_list_is_one_field():
+    fmt = '%{X-Forwarded-For}i %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"'
+    tail = ' - - [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "-" "UA"'
+    rows, bad = parse(fmt, "203.0.113.9, 10.0.0.1" + tail.format("a"),
+                      "203.0.113.9" + tail.format("b"))
+    assert bad == [] and [(r[s.CLIENT], r[s.PATH]) for r in rows] == [(None, "/a"), (None, "/b")]
+
+
+@pytest.mark.parametrize("fmt", ["combined", "nginx", "common"])
+def test_a_user_name_may_hold_spaces(fmt):
+    line = '1.2.3.4 - bob smith [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 401 5'
+    line += "" if fmt == "common" else ' "-" "UA"'
+    row = one(fmt, line)
+    assert (row[s.CLIENT], row[s.PATH], row[s.STATUS]) == ("1.2.3.4", "/a", 401)
+
+
+def test_a_user_name_does_not_swallow_a_leading_field():
+    # a line with one field more in front puts identd's "-" first in the user's place
+    for extra in ("shop.example.com " + COMBINED, "ex.org " + COMBINED.replace(" frank ", " - ")):
+        assert parse("combined", extra)[1] == [(0, extra, "does not match combined")]
+        assert detect_format([extra]).name == "host_combined"
+    vhost_common = 'ex.org 1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1'
+    assert parse("common", vhost_common)[0] == []
+    assert detect_format([vhost_common]).name == "vhost_common"
+    # no word of a user name is a lone "-": `- 66.249.66.1 - frank` is no user
+    assert parse("combined", "ex.org - " + COMBINED)[0] == []
+
+
+@pytest.mark.parametrize("fmt,line", [
+    ('%h\t%t\t%r\t%>s\t%{User-Agent}i',
+     '1.2.3.4\t[10/Oct/2000:13:55:36 -0700]\tGET /a HTTP/1.1\t200\tMozilla/5.0 (X11)'),
+    ('$remote_addr|[$time_local]|$request|$status|$http_user_agent',
+     '1.2.3.4|[10/Oct/2000:13:55:36 -0700]|GET /a HTTP/1.1|200|Mozilla/5.0 (X11)'),
+    ('%h %t "%r" %>s %b %{User-Agent}i',
+     '1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 Mozilla/5.0 (X11)'),
+])
+def test_free_text_ending_at_a_tab_a_bar_or_the_line_may_hold_spaces(fmt, line):
+    row = one(fmt, line)
+    assert (row[s.TIME], row[s.METHOD], row[s.PATH], row[s.STATUS], row[s.USER_AGENT]) == (
+        datetime(2000, 10, 10, 20, 55, 36, tzinfo=UTC), "GET", "/a", 200, "Mozilla/5.0 (X11)")
