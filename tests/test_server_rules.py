@@ -264,9 +264,10 @@ Include {tmp}/lite.conf
     return subprocess.run([APACHE, "-t", "-f", str(conf)], capture_output=True, text=True, timeout=30)
 
 
-def nginx_ok(rules, tmp: Path) -> subprocess.CompletedProcess:
-    (tmp / "http.conf").write_text(sr.nginx_http(rules))
-    (tmp / "server.conf").write_text(sr.nginx_server())
+def nginx_ok(rules, tmp: Path, http: str | None = None, server: str | None = None):
+    """`nginx -t` on the rules' http and server parts (or on the texts given) in a config."""
+    (tmp / "http.conf").write_text(sr.nginx_http(rules) if http is None else http)
+    (tmp / "server.conf").write_text(sr.nginx_server() if server is None else server)
     conf = tmp / "nginx.conf"
     conf.write_text(f"""pid {tmp}/nginx.pid;
 error_log {tmp}/error.log;
@@ -307,25 +308,10 @@ def test_nginx_accepts_the_generated_snippets(tmp_path):
 @needs_nginx
 def test_nginx_accepts_the_written_file_inside_http(tmp_path):
     # the --nginx-out file as is inside http {}, and the server line its comment gives
-    (tmp_path / "logtrap.conf").write_text(sr.nginx_conf(sample_rules()))
     server = [line.removeprefix("#     ") for line in sr.nginx_conf(sample_rules()).splitlines()
               if line.startswith("#     ")]
     assert server == ["if ($logtrap_block) {", "    return 403;", "}"]
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(f"""pid {tmp_path}/nginx.pid;
-error_log {tmp_path}/error.log;
-events {{}}
-http {{
-    access_log off;
-    include {tmp_path}/logtrap.conf;
-    server {{
-        listen 127.0.0.1:18081;
-        {" ".join(server)}
-    }}
-}}
-""")
-    done = subprocess.run([NGINX, "-t", "-c", str(conf), "-p", str(tmp_path)],
-                          capture_output=True, text=True, timeout=30)
+    done = nginx_ok([], tmp_path, http=sr.nginx_conf(sample_rules()), server="\n".join(server))
     assert done.returncode == 0, done.stderr
 
 
