@@ -140,6 +140,10 @@ class Settings:
     budget_hog_error_share: float = 0.5  # most fetches answered with a redirect or error (judgement)
     budget_hog_max_human_share: float = 0.01  # humans practically never go there (judgement)
     budget_hog_min_human_requests: int = 100  # ...on a host humans do use (judgement)
+    # ...unless its URLs are each a page of their own: at most this many sampled 200-URLs per
+    # distinct size (a B2B catalog people rarely open, an image library an image bot crawls:
+    # 1.0-1.08 measured; a trap's repeated page is 2 or more) (judgement)
+    budget_hog_distinct_urls_per_size: float = 1.1
 
     # growing_pattern: distinct URLs (or patterns) still growing in the last windows
     growing_pattern_windows: int = 3  # last (and first) windows compared (judgement)

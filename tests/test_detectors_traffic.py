@@ -158,6 +158,24 @@ def test_budget_hog_silent_when_bots_mostly_fetch_real_articles():
     assert budget_hog.detect(traffic, Settings()).height == 0
 
 
+def test_budget_hog_bots_only_is_no_waste_where_each_url_is_a_page_of_its_own():
+    # a B2B catalog (or an image library an image bot crawls): bots fetch 600 products, each
+    # its own page; people use the site but opened 2 of them (0.3%)
+    def catalog(size) -> list[dict]:
+        rows = [req(f"/product/{i}", "/product/{n}", at=T0 + timedelta(seconds=i), size=size(i))
+                for i in range(600)]
+        rows += [req("/product/1", "/product/{n}", bot=None, size=size(1))] * 2
+        return rows + articles(100) + [req("/", "/", bot=None, size=9000)] * 150
+
+    assert budget_hog.detect(traffic_of(catalog(lambda i: 6000 + 7 * i)), Settings()).height == 0
+    # the same URLs answering one of 3 pages: bots only there is waste
+    out = budget_hog.detect(traffic_of(catalog(lambda i: 6000 + i % 3)), Settings())
+    assert evidence(out)["wasteful_because"] == ["repeated_answers", "bots_only"]
+    # answers nearly all distinct, 1.2 URLs per size: not each a page of its own
+    out = budget_hog.detect(traffic_of(catalog(lambda i: 6000 + i % 500)), Settings())
+    assert (evidence(out)["urls_per_size"], evidence(out)["wasteful_because"]) == (1.2, ["bots_only"])
+
+
 SHELL = 2345  # a single-page app's index.html: every route answers with it
 
 

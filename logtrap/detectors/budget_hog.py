@@ -12,7 +12,10 @@ The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches")
    - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
      with a redirect or an error (3xx except 304, 4xx, 5xx);
    - *bots only*: humans use the host (`budget_hog_min_human_requests`) but under
-     `budget_hog_max_human_share` of this pattern's requests are theirs.
+     `budget_hog_max_human_share` of this pattern's requests are theirs, and its URLs are not
+     each a page of their own (at most `budget_hog_distinct_urls_per_size` sampled URLs per
+     distinct size, over at least `_MIN_SAMPLED` of them): a catalog few people open, or an
+     image library crawled by an image bot, is content, however few people fetch it.
 
 Why step 2: a blog's bots mostly fetch its articles (`/article/{n}/{slug}`), and that is the
 budget well spent — each URL a distinct page, answered 200, read by people too. Detectors are
@@ -41,6 +44,8 @@ ADVICE = (
 )
 
 _KEYS = [s.HOST, s.PATTERN]
+# Sampled 200-URLs below which their sizes tell nothing about distinct pages (judgement)
+_MIN_SAMPLED = 20
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -144,8 +149,13 @@ def _reasons(settings: Settings) -> pl.Expr:
     """The wasteful signals a pattern shows, by name (empty list = looks like real content)."""
     repeated = pl.col("urls_per_size").fill_null(0.0) >= settings.budget_hog_urls_per_size
     failing = pl.col("error_share") >= settings.budget_hog_error_share
-    bots_only = (pl.col("host_human_requests") >= settings.budget_hog_min_human_requests) & (
-        pl.col("human_share") < settings.budget_hog_max_human_share
+    distinct_pages = (pl.col("sampled_ok_urls") >= _MIN_SAMPLED) & (
+        pl.col("urls_per_size").fill_null(0.0) <= settings.budget_hog_distinct_urls_per_size
+    )
+    bots_only = (
+        (pl.col("host_human_requests") >= settings.budget_hog_min_human_requests)
+        & (pl.col("human_share") < settings.budget_hog_max_human_share)
+        & ~distinct_pages
     )
     return pl.concat_list(
         pl.when(repeated).then(pl.lit(["repeated_answers"])).otherwise(pl.lit([], pl.List(pl.String))),
