@@ -408,7 +408,8 @@ def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
               help="Write patterns, findings, windows and bots tables as Parquet into DIR.")
 @click.option("--fail-on", type=click.Choice(s.SEVERITIES), default="warning",
               show_default=True,
-              help="Exit with 3 when there are findings of this severity or worse.")
+              help="Exit with 3 when there are findings of this severity or worse (with "
+                   "--state: new ones).")
 @click.option("--state", "state_path", metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Cron mode: remember what was read in FILE, read only new lines next "
@@ -614,9 +615,9 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
       logtrap suggest access.log --robots /var/www/robots.txt --robots-out robots.new.txt
       logtrap suggest access.log --nginx-out /etc/nginx/conf.d/logtrap.conf --force
 
-    A robots.txt serves one host: for logs of several, --robots-out needs --host. The
-    --nginx-out file goes inside http {} (conf.d/ is included there); the one line each
-    server {} needs is printed when it is written.
+    A robots.txt serves one host: where the logs give one for several, --robots-out needs
+    --host. The --nginx-out file goes inside http {} (conf.d/ is included there); the one
+    line each server {} needs is printed when it is written.
     """
     for path in (robots_out, htaccess_out, nginx_out):
         _check_output(path, report=False)

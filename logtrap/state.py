@@ -140,9 +140,11 @@ def load_state(path: str | Path) -> State:
     except StateError:
         raise
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, pl.exceptions.PolarsError) as exc:
+        # not "delete it": the path may well be a log or a report given by mistake
         raise StateError(
             f"{path} is not a logtrap state file or is corrupt ({exc})",
-            hint="delete it to start over (the next run reads the logs from the start)",
+            hint="if it is a state logtrap wrote, delete it to start over (the next run reads "
+            "the logs from the start); if not, give --state a path of its own",
         ) from exc
 
 

@@ -182,6 +182,22 @@ def test_a_binary_file_given_as_robots_txt_is_refused(tmp_path):
         rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
 
 
+@pytest.mark.parametrize("text", [
+    '1.2.3.4 - - [01/Jan/2026:00:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8"\n',
+    "<html><body>Not found</body></html>\n",
+])
+def test_a_file_without_a_robots_line_given_as_robots_txt_is_refused(tmp_path, text):
+    # merged, every line of a log given by mistake went into the file suggested for publishing
+    (tmp_path / "robots.txt").write_text("# not it\n" + text)
+    findings, traffic = site()
+    with pytest.raises(InputError) as err:
+        rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
+    assert str(err.value) == (f"{tmp_path / 'robots.txt'} is not a robots.txt: no line of it "
+                              "is a User-agent, Allow, Disallow or Sitemap line")
+    (tmp_path / "robots.txt").write_text("# nothing disallowed\n\n")  # valid: allows all
+    assert rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt")).notes
+
+
 def test_sample_shop_merges_the_current_robots_txt():
     from logtrap.analysis import analyze
 

@@ -325,7 +325,20 @@ def test_a_malformed_meta_is_a_clear_error(log, edit, message):
     with pytest.raises(StateError) as err:
         run(log)
     assert str(err.value) == f"{state} is not a logtrap state file or is corrupt ({message})"
-    assert err.value.hint == "delete it to start over (the next run reads the logs from the start)"
+    assert err.value.hint == NOT_A_STATE
+
+
+NOT_A_STATE = ("if it is a state logtrap wrote, delete it to start over (the next run reads the "
+               "logs from the start); if not, give --state a path of its own")
+
+
+def test_a_log_given_as_the_state_is_not_said_to_be_deleted(log):
+    # a mistyped --state access.log.1: "delete it" would be the admin's log
+    log.append("access.log", 3)
+    with pytest.raises(StateError) as err:
+        run_incremental([str(log.dir / "access.log")], log.dir / "access.log", Settings())
+    assert str(err.value).endswith("is not a logtrap state file or is corrupt (File is not a zip file)")
+    assert err.value.hint == NOT_A_STATE
 
 
 def test_keys_a_newer_logtrap_adds_are_ignored(log):
