@@ -26,6 +26,10 @@ _AT_LEAST_ONE = frozenset({
 })  # fmt: skip
 
 
+# Settings that hold several values (a tuple)
+_MANY = ("hosts", "session_params", "tracking_params", "ip_ranges", "sitemaps")
+
+
 @dataclass(frozen=True)
 class Settings:
     # -- reading ---------------------------------------------------------------------------
@@ -180,12 +184,26 @@ class Settings:
         Traceback (most recent call last):
         ...
         logtrap.errors.ConfigError: analysis_rows must be at least 1, not 0
+        >>> Settings(hosts="Example.com:443", robots="robots.txt").hosts
+        ('example.com',)
         """
+        # What a notebook naturally writes: one name or path where several may go
+        # (`hosts="example.com"` was read letter by letter), a str where a Path is asked.
+        for name in _MANY:
+            value = getattr(self, name)
+            one = isinstance(value, (str, Path))
+            object.__setattr__(self, name, (value,) if one else tuple(value))
+        object.__setattr__(self, "sitemaps", tuple(Path(p) for p in self.sitemaps))
+        if isinstance(self.robots, str):
+            object.__setattr__(self, "robots", Path(self.robots))
         # hosts as the reader leaves them: lower case, no port ("Example.com:443")
         hosts = tuple(re.sub(HOST_PORT, r"\1", h.strip()).lower() for h in self.hosts)
         object.__setattr__(self, "hosts", hosts)
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
+            number = isinstance(f.default, (int, float)) and not isinstance(f.default, bool)
+            if number and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ConfigError(f"{f.name} must be a number, not {value!r}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
             if f.name in _AT_LEAST_ONE and value < 1:

@@ -142,3 +142,17 @@ def test_numbers_that_would_break_a_run_are_refused(name, value, message):
     with pytest.raises(ConfigError, match=f"^{message}$"):
         build_settings({}, {name: value})
     assert build_settings({}, {"pattern_min_names": 0}).pattern_min_names == 0  # 0: allowed
+
+
+def test_settings_take_what_a_notebook_naturally_writes(tmp_path):
+    # `hosts="www.example.net"` was read letter by letter ("no request for w, w, w, ...") and
+    # `robots="robots.txt"` failed with an AttributeError deep in the suggestions
+    settings = Settings(hosts="WWW.example.net:443", robots="robots.txt", sitemaps="s.xml",
+                        ip_ranges="Googlebot=g.json", session_params="sid")
+    assert settings.hosts == ("www.example.net",)
+    assert (settings.robots, settings.sitemaps) == (Path("robots.txt"), (Path("s.xml"),))
+    assert (settings.ip_ranges, settings.session_params) == (("Googlebot=g.json",), ("sid",))
+    with pytest.raises(ConfigError, match="^url_sample_size must be a number, not 'many'$"):
+        Settings(url_sample_size="many")
+    with pytest.raises(ConfigError, match="^dns_timeout must be a number, not True$"):
+        Settings(dns_timeout=True)
