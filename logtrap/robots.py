@@ -669,10 +669,12 @@ def _rule(
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 
 
-def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -> RobotsRule:
+def bot_group_rule(
+    host: str, bot_name: str, routes: Sequence[str], kind: str, saved: int = 0
+) -> RobotsRule:
     """A robots.txt group keeping one crawler off a few routes (polite bots obey it; the
     server rules stop the rest). Not checked against content: keeping this one bot off
-    these routes is the point."""
+    these routes is the point. `saved`: the crawler's requests on them (the finding's)."""
     token = bot_name if re.fullmatch(r"[A-Za-z_-]+", bot_name or "") else None
     if token is None:
         reason = f"{comment(bot_name)!r} is not a robots.txt product token ([A-Za-z_-]+)"
@@ -686,4 +688,4 @@ def bot_group_rule(host: str, bot_name: str, routes: Sequence[str], kind: str) -
         lines += [f"Disallow: {value}"] if route.endswith(("/", ";")) else [
             f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
     reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"
-    return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason))
+    return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason), saved)

@@ -99,7 +99,8 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
         for finding in aggressive.get(host, []):
             name = str(finding.evidence.get(s.BOT_NAME) or "")
             routes = [str(r) for r in finding.evidence.get("routes") or []]
-            rules.append(robots.bot_group_rule(host, name, routes, finding.kind))
+            on_routes = finding.wasted_requests  # the bot's requests on its routes
+            rules.append(robots.bot_group_rule(host, name, routes, finding.kind, on_routes))
         if current is not None:
             notes += _current_notes(traffic, host, current, sitemap, server, ignoring)
         notes += _together(host, saved, bot_requests)

@@ -48,7 +48,7 @@ Disallow: /cart/
 Disallow: /calendar?date=
 
 User-agent: meta-externalagent
-# logtrap aggressive_bot
+# logtrap aggressive_bot: 2 bot requests
 Disallow: /asl/
 Disallow: /psl/
 # logtrap: the * rules again (a crawler obeys only its most specific group)
@@ -59,7 +59,7 @@ Disallow: /calendar?date=
     table = sug.rules.select("target", "kind", "group", "status", "saved_bot_requests").rows()
     assert table == [
         ("robots", "calendar", "*", "emitted", 2),
-        ("robots", "aggressive_bot", "meta-externalagent", "emitted", 0),
+        ("robots", "aggressive_bot", "meta-externalagent", "emitted", 2),
         ("litespeed", "ignores_robots", "BadBot", "emitted", 1),
         ("apache", "ignores_robots", "BadBot", "emitted", 1),
         ("nginx", "ignores_robots", "BadBot", "emitted", 1),
