@@ -110,6 +110,18 @@ No crawler traps found.
 """
 
 
+def test_an_empty_log_is_not_an_all_clear(logs):
+    (logs / "empty.log").write_text("")
+    (logs / "blank.log").write_text("\n \n")
+    result = run("analyze", "empty.log", "blank.log")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "No request was read: there is nothing to judge (what was read is on stderr).\n")
+    assert result.stderr == (
+        "Read 2 lines from 2 files (3 B): 0 parsed, 0 rejected\n"
+        "  empty.log: empty\n  blank.log: blank lines only\nHosts: none\n")
+
+
 def test_analyze_with_findings_exits_3(logs, stub_registry):
     result = run("analyze", "trap.log")
     assert result.exit_code == 3

@@ -48,7 +48,9 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
         )
         for fr in stats.files[:FILES_LISTED]:
             if fr.format_name is None:  # nothing (new) in it
-                out.append(f"  {safe(fr.path)}: no new lines")
+                what = ("no new lines" if fr.start_offset else
+                        "blank lines only" if fr.lines else "empty")
+                out.append(f"  {safe(fr.path)}: {what}")
                 continue
             out.append(
                 f"  {safe(fr.path)}: {safe(fr.format_name)}, "
@@ -288,6 +290,8 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
 
 def summary_view(analysis: "Analysis", top: int = TOP_PATTERNS) -> list[RenderableType]:
     """The ranked `analyze` summary: budget per host, findings, and where the rules are."""
+    if analysis.patterns.height == 0:  # not "no traps found": nothing was looked at
+        return ["No request was read: there is nothing to judge (what was read is on stderr)."]
     out = [*budget_view(analysis.patterns, top), "", *findings_view(analysis.findings)]
     if analysis.findings.height:
         out += ["", "Rules that block these traps (robots.txt, .htaccess, nginx): "
