@@ -156,7 +156,8 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="Site config (TOML); default: ./logtrap.toml if it exists."),
         click.option("-q", "--quiet", is_flag=True,
-                     help="No read summary or progress on stderr."),
+                     help="No read summary or progress on stderr (analyze: and only the "
+                          "findings at or above --fail-on on stdout, nothing if none)."),
     ]
     for option in reversed(options):
         fn = option(fn)
