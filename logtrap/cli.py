@@ -338,6 +338,7 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
         target = Path(path)
         if target.is_dir():
             raise OutputError(f"cannot write {path}: it is a folder")
+        _refuse_a_log(target)
         if target.exists() and not force:
             try:
                 current = target.read_text(encoding="utf-8", errors="replace")
@@ -363,6 +364,26 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
         _write_text(path, text)
         written.append(path)
     return written
+
+
+def _refuse_a_log(target: Path) -> None:
+    """A rule file given the path of an access log (`--robots-out access.log`) is refused even
+    with --force, which the diff's hint would otherwise offer: it would replace the log."""
+    from logtrap.formats import detect_format
+
+    try:
+        with open(target, "rb") as f:
+            head = f.read(64 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return  # absent (or unreadable: writing it says why)
+    sample = [line for line in head.splitlines()[:-1] or head.splitlines() if line.strip()][:5]
+    fmt = detect_format(sample) if sample else None
+    if fmt is not None:
+        raise OutputError(
+            f"{target} looks like an access log ({fmt.describe()}): logtrap does not write "
+            "rules over it, even with --force",
+            hint="give the rules a path of their own",
+        )
 
 
 # -- the commands ----------------------------------------------------------------------------

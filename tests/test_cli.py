@@ -537,6 +537,18 @@ def test_suggest_writes_no_empty_rule_file(logs):
     assert not (logs / "bots.conf").exists()
 
 
+def test_suggest_never_writes_rules_over_an_access_log(logs):
+    # the diff's hint offers --force, which would have replaced the log with the rules
+    paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
+    before = (logs / "trap.log").read_text()
+    result = run("suggest", *paths, "-q", "--robots-out", "trap.log", "--force")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: trap.log looks like an access log (combined): logtrap does not write rules "
+        "over it, even with --force\nHint: give the rules a path of their own\n")
+    assert (logs / "trap.log").read_text() == before
+
+
 def test_suggest_writes_no_robots_file_for_several_hosts(logs):
     # with --robots each host gets its file; in one, a host's Disallow would bind the others
     paths = sorted(str(p) for p in (SAMPLES / "vhost").glob("access.log*"))
