@@ -44,6 +44,7 @@ __all__ = [
     "AgentCache",
     "add_bots",
     "bot_family_pattern",
+    "bot_names",
     "classify_agents",
     "named_bot",
 ]
@@ -609,6 +610,15 @@ def _escape(token: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def bot_names() -> tuple[str, ...]:
+    """The names logtrap gives the bots it knows by name, search engines first.
+
+    >>> bot_names()[:2]
+    ('Googlebot', 'AdsBot-Google')
+    """
+    return tuple(dict.fromkeys([*SEARCH_ENGINES, *(name for name, _, _ in _FAMILIES)]))
 
 
 # Search engines that can be verified by reverse DNS (then forward confirmation), with the

@@ -44,7 +44,7 @@ from typing import Iterable
 
 import polars as pl
 
-from logtrap.bots import SEARCH_ENGINES
+from logtrap.bots import SEARCH_ENGINES, bot_names
 from logtrap.errors import ConfigError, InputError, LogtrapError
 from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
 from logtrap.settings import Settings
@@ -176,11 +176,20 @@ def load_ranges(specs: Iterable[str | Path]) -> Ranges:
 
 
 def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
+    """(bot names, path) of `path` or `Name=path`. A name is taken in the spelling logtrap
+    gives the bot (`googlebot=` is Googlebot: in another spelling no request would be covered,
+    and every address would stay unverified without a word).
+
+    >>> _parse_spec("googlebot=g.json"), _parse_spec("PetalBot=p.json")
+    ((('Googlebot',), PosixPath('g.json')), (('PetalBot',), PosixPath('p.json')))
+    """
     text = str(spec)
     head, sep, tail = text.partition("=")
     if sep and not Path(text).exists() and head and "/" not in head:
-        return (head,), Path(tail)
+        return (_KNOWN_NAMES.get(head.lower(), head),), Path(tail)
     path = Path(text)
+    if not path.exists():  # before guessing its bot from its name
+        raise InputError(f"cannot read IP range file {path}: No such file or directory")
     stem = path.name.lower()
     for fragment, names in _FILE_NAMES:
         if fragment in stem:
@@ -189,6 +198,10 @@ def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
         f"cannot tell which bot the range file {path} is for",
         hint="name it after the bot (googlebot.json, bingbot.json...) or write Googlebot=path",
     )
+
+
+# Bot names as logtrap spells them, by their lower case (for `Name=path` range files)
+_KNOWN_NAMES = {name.lower(): name for name in bot_names()}
 
 
 def _read_prefixes(path: Path) -> tuple[list[str], datetime | None]:

@@ -82,6 +82,13 @@ def test_named_range_spec(tmp_path: Path) -> None:
     assert not ranges.contains("Applebot", ipaddress.ip_address("17.58.128.1"))
 
 
+def test_a_named_range_spec_in_another_spelling_covers_the_bot(tmp_path: Path) -> None:
+    # "googlebot=" covered no request: every Googlebot stayed unverified, without a word
+    path = tmp_path / "ranges.json"
+    path.write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')
+    assert load_ranges([f"googlebot={path}"]).covers("Googlebot")
+
+
 def test_a_range_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = tmp_path / "googlebot.json"
     path.write_bytes(b'\xef\xbb\xbf{"prefixes": [{"ipv4Prefix": "66.249.64.0/27"}]}')
@@ -106,6 +113,9 @@ def test_bad_range_file_is_a_config_error(tmp_path: Path, text: str) -> None:
 def test_missing_range_file_is_a_logtrap_error(tmp_path: Path) -> None:
     with pytest.raises(LogtrapError, match="cannot read"):
         load_ranges([tmp_path / "googlebot.json"])
+    # not "cannot tell which bot the range file nosuch.json is for"
+    with pytest.raises(LogtrapError, match="^cannot read IP range file .*nosuch.json: No such"):
+        load_ranges([tmp_path / "nosuch.json"])
 
 
 # -- DNS through a local resolver ------------------------------------------------------------
