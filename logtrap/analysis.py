@@ -156,10 +156,15 @@ def _no_such_host(hosts: Sequence[str], stats: ReadStats) -> ConfigError:
     names = {"-": "no virtual host in the log", "": "no host"}  # as the terminal names them
     listed = ", ".join(f"{names.get(host, host)} ({n:,})" for host, n in seen[:10])
     close = [m for h in hosts for m in difflib.get_close_matches(h, stats.other_hosts, n=1)]
+    if set(stats.other_hosts) <= {"-", ""}:
+        hint = ("these logs' format records no virtual host: drop --host (or `hosts` in "
+                "logtrap.toml)")
+    else:
+        hint = f"did you mean --host {close[0]}?" if close else "check the --host values"
     return ConfigError(
         f"no request for {', '.join(hosts)} in these logs ({stats.parsed:,} requests parsed; "
         f"hosts: {listed or 'none'}{', ...' if len(seen) > 10 else ''})",
-        hint=f"did you mean --host {close[0]}?" if close else "check the --host values",
+        hint=hint,
     )
 
 

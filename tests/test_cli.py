@@ -345,7 +345,8 @@ def test_config_in_working_directory_filters_hosts(logs, stub_registry):
     assert result.stderr == (
         "Error: no request for www.example.com in these logs (9 requests parsed; hosts: no "
         "virtual host in the log (9))\n"
-        "Hint: check the --host values\n")
+        "Hint: these logs' format records no virtual host: drop --host (or `hosts` in "
+        "logtrap.toml)\n")
 
 
 def test_a_mistyped_host_is_an_error_that_names_the_closest(logs, stub_registry):
