@@ -657,11 +657,17 @@ def _rule(
             rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
+    gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
     if not trap and any(why == OWN_NOT_LOGGED for _, why in own):
         lines, status, reason = (), "withheld", (
             "the log records no user agent for this pattern's requests, so any of its pages "
             "answered with success may be one people read: no rule can be checked not to "
             "block them; fix it at the source (the finding's advice)"
+        )
+    elif gone:  # a search engine drops a URL once it sees the 404; a Disallow would hide it
+        lines, status, reason = (), "withheld", (
+            "every logged URL of it answers 404 or 410: crawlers drop such URLs once they "
+            "see that answer, and a Disallow would hide it from them (keep answering 404/410)"
         )
     else:
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)

@@ -150,6 +150,25 @@ def test_exact_rule_per_kind(kind, urls, expected):
     assert got == expected
 
 
+def test_a_pattern_whose_urls_all_answer_404_gets_no_disallow():
+    # a removed section Google re-checks: it drops each URL once it sees the 404, which a
+    # Disallow would hide from it
+    gone = ["/blogs/an-old-story/", "/blogs/another-old-one/", "/blogs/a-third-story/"]
+    finding = to_frame([Finding("growing_pattern", "warning", "-", "/blogs/{slug}/", 9, 9,
+                                tuple(gone))])
+
+    def rules(statuses):
+        rows = [r for u, st in zip(gone, statuses) for r in bots([u], status=st)]
+        traffic = traffic_of(requests_frame(rows + humans(CONTENT)))
+        return robots.host_rules(finding, traffic, "-", [], Settings()).rules
+
+    (rule,) = rules([404, 410, 404])
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason.startswith("every logged URL of it answers 404 or 410: crawlers drop")
+    (rule,) = rules([404, 200, 404])  # one answers 200: checked and written as before
+    assert (rule.lines, rule.status) == (("Disallow: /blogs/*-*-*/",), "emitted")
+
+
 def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
     # /tag/{slug} is three words or more: a rule for any word would block /tag/apache
     trap = ["/tag/no-such-tag-1", "/tag/not_a_real_tag", "/tag/made-up-words"]
