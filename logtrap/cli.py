@@ -142,10 +142,11 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--sitemap", "sitemaps", multiple=True, metavar="FILE",
                      type=click.Path(exists=True, dir_okay=False, path_type=Path),
                      help="The site's sitemap.xml: its URLs are content, never blocked "
-                          "(repeatable)."),
+                          "(repeatable; for the rules of analyze and suggest)."),
         click.option("--robots", metavar="FILE",
                      type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="The site's current robots.txt (suggestions are merged into it)."),
+                     help="The site's current robots.txt (suggestions are merged into it; "
+                          "analyze and suggest)."),
         click.option("--session-param", "session_params", multiple=True, metavar="NAME",
                      help="A query parameter holding a session id on this site (repeatable)."),
         click.option("--tracking-param", "tracking_params", multiple=True, metavar="NAME",
