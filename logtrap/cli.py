@@ -645,6 +645,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     for path in (robots_out, htaccess_out, nginx_out):
         _check_output(path, report=False)
     from logtrap.analysis import analyze as run_analysis
+    from logtrap.rules import STATUS, TARGET
     from logtrap.rules import suggest as run_suggest
 
     with _progress(quiet) as on_progress:
@@ -661,7 +662,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
             hint="write each host's with --host NAME --robots-out FILE",
         )
     rules = suggestions.rules
-    serving = rules.filter(pl.col("target") != "robots", pl.col("status") != "withheld").height
+    serving = rules.filter(pl.col(TARGET) != "robots", pl.col(STATUS) != "withheld").height
     asked = [(path, text, what) for path, text, what in (
         (robots_out, suggestions.robots_txt, "robots.txt rule"),
         (htaccess_out, suggestions.htaccess if serving else "", "server rule"),

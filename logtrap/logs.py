@@ -255,9 +255,10 @@ class _Input:
 
     def _decompress(self, magic: bytes) -> None:
         """Choose by content, not by name: a rotated `access.log.2` may well be gzip."""
-        if magic[:2] == b"\x1f\x8b":
+        kind = compression(magic)
+        if kind == "gzip":
             self.stream = _Gunzip(self.raw)  # type: ignore[assignment]
-        elif magic == b"BZh":
+        elif kind == "bz2":
             self.stream = bz2.BZ2File(self.raw, mode="rb")  # type: ignore[assignment]
         else:
             self.stream = self.raw
@@ -430,6 +431,34 @@ def file_fingerprint(path: str) -> str:
         return _fingerprint(inp.read(_FINGERPRINT_BYTES))
     finally:
         inp.close()
+
+
+def compression(magic: bytes) -> str | None:
+    """"gzip", "bz2" or None (plain), from a file's first three bytes.
+
+    >>> compression(b"\\x1f\\x8b\\x08"), compression(b"BZh"), compression(b"1.2")
+    ('gzip', 'bz2', None)
+    """
+    return "gzip" if magic[:2] == b"\x1f\x8b" else "bz2" if magic[:3] == b"BZh" else None
+
+
+def file_start(path: str, size: int) -> bytes:
+    """The first `size` bytes of a file's decompressed stream, or as many as can be read: a
+    .gz still being written gives what it holds so far (for comparing, never parsing). An
+    InputError only when the file cannot be opened."""
+    inp = _Input(path)
+    parts: list[bytes] = []
+    try:
+        while (got := sum(map(len, parts))) < size:
+            part = inp.read(min(4096, size - got))  # small reads: a cut stream loses little
+            if not part:
+                break
+            parts.append(part)
+    except InputError:
+        pass  # compressed, and cut short (or corrupt) here: what came before it stands
+    finally:
+        inp.close()
+    return b"".join(parts)
 
 
 def _to_lines(chunk: bytes) -> pl.DataFrame:

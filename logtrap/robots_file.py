@@ -42,6 +42,22 @@ def _directive(line: str) -> tuple[str, str] | None:
     return name.strip().lower().replace(" ", "-"), value.strip()
 
 
+_DIRECTIVES = frozenset({"user-agent", "useragent", "allow", "disallow", "sitemap", "host",
+                         "crawl-delay"})
+
+
+def is_robots_txt(text: str) -> bool:
+    """Whether the text can be a robots.txt: some line of it is a directive, or it has nothing
+    but comments and blank lines (a file that allows everything).
+
+    >>> is_robots_txt("# open\\n"), is_robots_txt("Disallow: /x"), is_robots_txt("1.2.3.4 - - [")
+    (True, True, False)
+    """
+    parsed = [_directive(line) for line in text.splitlines()]
+    names = [p[0] for p in parsed if p is not None]
+    return not names or any(name in _DIRECTIVES for name in names)
+
+
 def groups(text: str) -> list[_Group]:
     """The groups of a robots.txt (RFC 9309 2.1: user-agent lines, then their rules).
 

@@ -9,7 +9,6 @@ stop (aggressive bots, bots that ignore the current robots.txt, fake search bots
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -146,7 +145,6 @@ def unified_diff(old: str, new: str, name: str = "robots.txt") -> str:
 
 
 _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f")
-_ROBOTS_LINE = re.compile(r"(?i)\s*(?:user-agent|allow|disallow|sitemap|crawl-delay)\s*:")
 
 
 def _read_robots(settings: Settings) -> str | None:
@@ -166,9 +164,8 @@ def _read_robots(settings: Settings) -> str | None:
                          hint="pass the site's robots.txt, a text file (--robots)")
     text = data.decode("utf-8", errors="replace")
     # A log or a page given by mistake would be merged, every line of it, into the file
-    # suggested for publishing. An empty file (or comments only) is a valid robots.txt.
-    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    if lines and not any(_ROBOTS_LINE.match(line) for line in lines):
+    # suggested for publishing.
+    if not robots_file.is_robots_txt(text):
         raise InputError(
             f"{settings.robots} is not a robots.txt: no line of it is a User-agent, Allow, "
             "Disallow or Sitemap line",

@@ -15,7 +15,6 @@ match the offending requests and no person or search engine.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from logtrap import schema as s
 from logtrap.bots import SEARCH_ENGINES, bot_family_pattern
 from logtrap.robots import comment
 from logtrap.traffic import Traffic
+from logtrap.verify import client_address
 
 FLAGS = re.IGNORECASE | re.ASCII  # [NC] / ~*: PCRE folds ASCII letters only
 ADDRESSES_PER_LINE = 20  # addresses per RewriteCond alternation, to keep lines short (judgement)
@@ -184,13 +184,13 @@ def valid_addresses(addresses: Sequence[str]) -> tuple[tuple[str, ...], list[str
     """
     good, bad = [], []
     for a in addresses:
-        try:
-            address = ipaddress.ip_address(str(a).strip())
-        except ValueError:
+        text = str(a).strip()
+        address = client_address(text)  # the IPv4 form of a mapped one
+        if address is None:
             bad.append(str(a))
             continue
-        v4 = getattr(address, "ipv4_mapped", None)
-        good += [str(v4), f"::ffff:{v4}"] if v4 else [str(address)]
+        mapped = address.version == 4 and ":" in text
+        good += [str(address), f"::ffff:{address}"] if mapped else [str(address)]
     return tuple(dict.fromkeys(good)), bad
 
 

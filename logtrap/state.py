@@ -36,13 +36,11 @@ cannot be fingerprinted: that run fails with an error, and the next one resumes 
 
 from __future__ import annotations
 
-import bz2
 import io
 import json
 import os
 import tempfile
 import zipfile
-import zlib
 from collections.abc import Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
@@ -54,7 +52,14 @@ import polars as pl
 from logtrap import schema as s
 from logtrap.analysis import Analysis, Progress, analyze
 from logtrap.errors import ConfigError, InputError, LogtrapError, StateError
-from logtrap.logs import FileRead, Source, expand_sources, file_fingerprint
+from logtrap.logs import (
+    FileRead,
+    Source,
+    compression,
+    expand_sources,
+    file_fingerprint,
+    file_start,
+)
 from logtrap.patterns import rules_id
 from logtrap.settings import Settings
 from logtrap.traffic import Tally
@@ -321,8 +326,7 @@ def _probe(path: str) -> _OnDisk:
             magic = f.read(3)
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    # as logs.py chooses, by content: a rotated `access.log.2` may well be gzip
-    compressed = magic[:2] == b"\x1f\x8b" or magic == b"BZh"
+    compressed = compression(magic) is not None  # by content: `access.log.2` may be gzip
     return _OnDisk(path, fingerprint, st.st_dev, st.st_ino, st.st_size, compressed)
 
 
@@ -363,33 +367,8 @@ def _is_copy(f: _OnDisk, g: _OnDisk, heads: dict[str, bytes]) -> bool:
         return False
     for file in (f, g):
         if file.path not in heads:
-            heads[file.path] = _head(file.path)
+            heads[file.path] = file_start(file.path, _COMPARED)
     return heads[g.path].startswith(heads[f.path])
-
-
-def _head(path: str) -> bytes:
-    """The first `_COMPARED` bytes of the decompressed stream, or what there is of them: a .gz
-    still being written gives what it holds so far (it is only compared, never parsed)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(_COMPARED)
-            unpack: Any
-            if raw[:2] == b"\x1f\x8b":
-                unpack = zlib.decompressobj(31)
-            elif raw[:3] == b"BZh":
-                unpack = bz2.BZ2Decompressor()
-            else:
-                return raw
-            out = b""
-            while raw and len(out) < _COMPARED and not unpack.eof:
-                try:
-                    out += unpack.decompress(raw)
-                except (OSError, EOFError, zlib.error):  # corrupt: compared as far as it goes
-                    break
-                raw = f.read(_COMPARED)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    return out[:_COMPARED]
 
 
 def _marks(
