@@ -183,10 +183,11 @@ def example_run() -> Analysis:
     from logtrap.analysis import analyze
     from logtrap.logs import read_logs
 
-    log = pathlib.Path(tempfile.mkdtemp()) / "access.log"
-    log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
-                   'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\n')
-    return analyze(read_logs(log))
+    with tempfile.TemporaryDirectory() as folder:
+        log = pathlib.Path(folder) / "access.log"
+        log.write_text('1.2.3.4 - - [01/Jan/2026:10:00:00 +0000] "GET /cal?date=2030-01 '
+                       'HTTP/1.1" 200 5 "-" "Googlebot/2.1"\n')
+        return analyze(read_logs(log))
 
 
 _EVIDENCE_ITEMS = 8  # list items shown per evidence value in a report (the JSON has all)
