@@ -23,7 +23,7 @@ from logtrap.errors import ConfigError
 from logtrap.logs import ReadStats, Source, scan_logs
 from logtrap.patterns import PatternCache, add_patterns
 from logtrap.settings import Settings
-from logtrap.traffic import Tally, Traffic
+from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
 from logtrap.verify import verify_clients
 
 Progress = Callable[[int, int | None, int], None]
@@ -48,8 +48,15 @@ class Analysis:
 
     @property
     def bots(self) -> pl.DataFrame:
-        """One row per bot: requests, share, verification, top patterns, status mix, peak rate."""
+        """One row per bot: requests, share, verification, top patterns, status mix, peak rate
+        and, for HTTP libraries and unnamed agents, distinct addresses."""
         return bot_table(self.traffic)
+
+    @property
+    def crowds(self) -> pl.DataFrame:
+        """The host+bots judged as many people's app, not one crawler (`traffic.crowd_bots`):
+        host, bot_name, requests, addresses."""
+        return crowd_bots(self.traffic, self.settings)
 
 
 def annotate(
@@ -170,7 +177,8 @@ def _no_such_host(hosts: Sequence[str], stats: ReadStats) -> ConfigError:
 
 def bot_table(traffic: Traffic) -> pl.DataFrame:
     """One row per bot (host-wide): requests, share of bot requests, verification counts,
-    top patterns, status mix and the peak requests per minute.
+    top patterns, status mix, the peak requests per minute and, for the kinds a crowd may
+    send (`traffic.CROWD_KINDS`), distinct addresses (null for other kinds).
     """
     agents = traffic.agents
     total = agents[s.REQUESTS].sum() or 0
@@ -197,8 +205,10 @@ def bot_table(traffic: Traffic) -> pl.DataFrame:
         s.BOT_NAME
     ).agg(pl.col(s.REQUESTS).max().alias("peak_per_minute"))
     verification = _verification_counts(traffic.claims)
+    addresses = bot_addresses(traffic, by_host=False).select(s.BOT_NAME, "addresses")
     return (
         per_bot.join(verification, on=s.BOT_NAME, how="left")
+        .join(addresses, on=s.BOT_NAME, how="left")
         .join(top_patterns, on=s.BOT_NAME, how="left")
         .join(statuses, on=s.BOT_NAME, how="left")
         .join(peak, on=s.BOT_NAME, how="left")
@@ -217,6 +227,7 @@ def bot_table(traffic: Traffic) -> pl.DataFrame:
             "top_patterns",
             s.STATUSES,
             "peak_per_minute",
+            "addresses",
             s.FIRST_SEEN,
             s.LAST_SEEN,
         )

@@ -585,8 +585,9 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
 
     One row per bot (by user agent family): requests, share of all bot requests,
     requests from verified / fake / unverified addresses (for bots claiming a search
-    engine; verify with --ip-ranges or --verify-dns), top patterns, status mix and peak
-    requests per minute.
+    engine; verify with --ip-ranges or --verify-dns), top patterns, status mix, peak
+    requests per minute and, for HTTP libraries and unnamed agents, distinct addresses
+    (from 500 on, many people's app rather than one crawler: never an aggressive bot).
 
     \b
     Examples:

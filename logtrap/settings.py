@@ -22,7 +22,7 @@ HOST_PORT = r"^([^:]+|\[[^\]]*\]):[0-9]+$"
 # per step (the reader waits forever), an empty URL sample, no DNS worker, no window compared.
 _AT_LEAST_ONE = frozenset({
     "batch_bytes", "analysis_rows", "detect_lines", "url_sample_size", "pattern_cache_urls",
-    "dns_concurrency", "growing_pattern_windows",
+    "dns_concurrency", "growing_pattern_windows", "crowd_min_addresses",
 })  # fmt: skip
 
 
@@ -158,6 +158,11 @@ class Settings:
     growing_pattern_min_urls_per_size: float = 1.5  # URLs answered 200 per distinct size: repeated content; a catalog's pages have a size each (judgement)
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
+
+    # An HTTP library or unnamed agent sent from this many addresses is many people's app,
+    # not one crawler (traffic.crowd_bots): a shop's Android app sends okhttp from every
+    # phone, while a crawler's fleet, even a large one, has a name (judgement)
+    crowd_min_addresses: int = 500
 
     # aggressive_bot: one bot far faster than the rest, on a few routes
     aggressive_bot_min_requests: int = 100  # fewer requests are no load (judgement)

@@ -535,6 +535,34 @@ def test_aggressive_bot_needs_other_bots_to_be_far_above():
     assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 1
 
 
+OKHTTP = ("okhttp", "tool")
+
+
+def app_feed(addresses: int) -> list[dict]:
+    """meta_hammering with its hammering sent by okhttp, an HTTP library, from `addresses`
+    addresses (one: a script; many: a shop's Android app on its users' phones)."""
+    return [
+        {**r, s.BOT_NAME: OKHTTP[0], s.BOT_KIND: OKHTTP[1], s.USER_AGENT: "okhttp/4.12.0",
+         s.CLIENT: f"10.{i % addresses // 250}.{i % addresses % 250}.1"}
+        if r[s.BOT_NAME] == META[0] else r
+        for i, r in enumerate(meta_hammering())
+    ]
+
+
+def test_aggressive_bot_flags_an_http_library_sent_from_a_few_addresses():
+    out = aggressive_bot.detect(traffic_of(app_feed(3)), Settings())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/asl/{n}", 600)]
+    assert evidence(out)["bot_name"] == "okhttp"
+
+
+def test_aggressive_bot_leaves_an_http_library_sent_from_many_addresses_alone():
+    # 600 phones running the shop's app: a 403 on okhttp would lock every one of them out
+    assert aggressive_bot.detect(traffic_of(app_feed(600)), Settings()).height == 0
+    # the threshold is a setting: 600 addresses under it are one party's again
+    crowd = Settings(crowd_min_addresses=601)
+    assert aggressive_bot.detect(traffic_of(app_feed(600)), crowd).height == 1
+
+
 def test_aggressive_bot_ignores_asset_bursts_and_server_wide_requests():
     # a headless browser rendering pages fetches their assets in bursts; Apache's own
     # "internal dummy connection" sends OPTIONS * — neither is a crawl of routes

@@ -133,3 +133,43 @@ def test_aggressive_bot_names_the_bot_and_its_routes(name, trap):
     (f,) = [f for f in findings(name) if f.kind == "aggressive_bot"]
     assert f.evidence["bot_name"] == trap["ua_family"]
     assert sorted(f.evidence["routes"]) == sorted(trap["routes"])
+
+
+# -- a mobile app's API beside the website -----------------------------------------------------
+
+
+def app_log(path: Path, addresses: int) -> Path:
+    """Googlebot and people read 300 blog posts; an Android app (okhttp) fetches 1,000 user
+    records by UUID, each once, from `addresses` addresses."""
+    lines = []
+    for i in range(1000):
+        minute, second = divmod(i, 60)
+        when = f"01/Mar/2026:10:{minute % 60:02d}:{second:02d} +0000"
+        post = f"/blog/post-{i % 300}"
+        lines.append(f'66.249.66.{1 + i % 5} - - [{when}] "GET {post} HTTP/1.1" 200 {9000 + i % 300 * 7} '
+                     '"-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"')
+        lines.append(f'203.0.113.{i % 200} - - [{when}] "GET {post} HTTP/1.1" 200 {9000 + i % 300 * 7} '
+                     '"-" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Firefox/128.0"')
+        uuid = f"{i * 2654435761 % 2**32:08x}-{i:04x}-4a{i % 256:02x}-8bcd-{i * 97:012x}"
+        lines.append(f'10.{i % addresses // 250}.{i % addresses % 250}.7 - - [{when}] '
+                     f'"GET /api/v2/users/{uuid} HTTP/1.1" 200 {640 + i % 25} "-" "okhttp/4.12.0"')
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_apps_api_fetched_from_many_phones_is_not_a_trap(tmp_path):
+    from logtrap.report import to_dict, to_text
+
+    one_script = analyze(str(app_log(tmp_path / "script.log", 2)))
+    assert {(f.kind, f.pattern) for f in to_records(one_script.findings)} >= {
+        ("random_token", "/api/v2/users/{hex}")}  # the same API fetched by one script: a crawl
+    app = analyze(str(app_log(tmp_path / "app.log", 1000)))
+    assert app.findings.height == 0
+    assert app.crowds.rows() == [("-", "okhttp", 1000, 1012)]  # 1,000 addresses, estimated
+    report = to_dict(app)
+    assert report["summary"]["crowds"] == [
+        {"host": "-", "bot": "okhttp", "requests": 1000, "addresses": 1012}]
+    assert {b["bot"]: b["addresses"] for b in report["bots"]} == {"okhttp": 1012, "Googlebot": None}
+    assert "Judged as people, not crawlers: okhttp (1,000 requests from about 1,012 addresses)" in (
+        to_text(app, width=200))
+    assert to_dict(one_script)["summary"]["crowds"] == []

@@ -24,8 +24,8 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
             "rules", "notes", "bots", "sections"}
 SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests",
-                "requests_without_user_agent", "start", "end", "hosts", "rejected_examples",
-                "files"}
+                "requests_without_user_agent", "crowds", "start", "end", "hosts",
+                "rejected_examples", "files"}
 REJECTED_KEYS = {"source", "line_no", "line", "reason"}
 PATTERN_KEYS = {"host", "pattern", "section", "requests", "bot_requests", "human_requests",
                 "unique_urls", "unique_urls_exact", "bot_share", "statuses", "bots", "first_seen", "last_seen"}
@@ -33,7 +33,7 @@ FINDING_KEYS = {"kind", "severity", "host", "pattern", "requests", "wasted_reque
                 "examples", "evidence", "advice"}
 BOT_KEYS = {"bot", "kind", "requests", "share", "verified_requests", "fake_requests",
             "unverified_requests", "top_patterns", "statuses", "peak_per_minute",
-            "first_seen", "last_seen"}
+            "addresses", "first_seen", "last_seen"}
 
 
 def _row(minute, url, pattern, section, bot=None, status=200, size=100, client="10.0.0.1"):
@@ -116,7 +116,7 @@ def test_json_values():
     doc = report.to_dict(sample_analysis(), SUGGESTIONS)
     assert doc["summary"] == {
         "lines": 11, "parsed": 10, "rejected": 1, "requests": 10, "bot_requests": 7,
-        "requests_without_user_agent": 0,
+        "requests_without_user_agent": 0, "crowds": [],
         "start": "2026-01-01T00:00:00+00:00", "end": "2026-01-01T00:20:00+00:00",
         "hosts": ["example.com"],
         "rejected_examples": [{"source": "access.log", "line_no": 4, "line": EVIL_MARKUP,
@@ -140,9 +140,9 @@ def test_json_values():
         "evidence": {"years": 6, "note": EVIL_UA},
         "advice": "Return 404 outside the years with events.",
     }]
-    assert [(b["bot"], b["requests"], b["statuses"], b["peak_per_minute"])
-            for b in doc["bots"]] == [("Googlebot", 6, {"200": 6}, 1),
-                                      (EVIL_UA, 1, {"404": 1}, 1)]
+    assert [(b["bot"], b["requests"], b["statuses"], b["peak_per_minute"], b["addresses"])
+            for b in doc["bots"]] == [("Googlebot", 6, {"200": 6}, 1, None),  # a named crawler
+                                      (EVIL_UA, 1, {"404": 1}, 1, 1)]  # an unnamed agent
     assert doc["bots"][0]["top_patterns"] == [
         {"host": "example.com", "pattern": "/calendar?date", "requests": 6}]
     assert doc["bots"][0]["share"] == 6 / 7

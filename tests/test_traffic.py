@@ -284,3 +284,50 @@ def test_merging_while_reading_gives_what_one_merge_at_the_end_gives(urls, batch
     assert got.patterns.select(columns).sort(s.PATTERN).equals(
         expected.patterns.select(columns).sort(s.PATTERN))
     assert got.windows.sort(s.PATTERN, s.WINDOW).equals(expected.windows.sort(s.PATTERN, s.WINDOW))
+
+
+# -- distinct addresses of bots a crowd may send (traffic.bot_addresses) --------------------
+
+
+def app_requests(hosts_and_addresses: list[tuple[str, range]], day: int = 0) -> pl.DataFrame:
+    """One okhttp request per address and host, from 10.0.x.y."""
+    rows = [{s.HOST: host, s.CLIENT: f"10.0.{i // 250}.{i % 250}", s.URL: "/api/feed",
+             s.IS_BOT: True, s.BOT_NAME: "okhttp", s.BOT_KIND: "tool",
+             s.TIME: T0 + timedelta(days=day)}
+            for host, addresses in hosts_and_addresses for i in addresses]
+    return add_patterns(requests_frame(rows))
+
+
+def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
+    # a: 200 addresses, b: 150 of them new; together 250, under ADDRESS_SAMPLE (256): exact
+    both = app_requests([("a.example", range(200)), ("b.example", range(100, 250))])
+    traffic = tally_of([both], 1000).finish()
+    assert traffic_module.bot_addresses(traffic).rows() == [
+        ("a.example", "okhttp", 200, 200), ("b.example", "okhttp", 150, 150)]
+    assert traffic_module.bot_addresses(traffic, by_host=False).rows() == [("okhttp", 350, 250)]
+    # 3,000 addresses over three batches (and cron runs): a bounded sample, within 10%
+    batches = [app_requests([("a.example", range(1000 * d, 1000 * (d + 1)))], day=d) for d in range(3)]
+    tally = tally_of(batches[:2], 1000)
+    tally = Tally.from_frames(tally.frames(), tally.settings)  # a cron run saved and resumed
+    tally.add(batches[2])
+    traffic = tally.finish()
+    assert traffic.bot_clients.height == traffic_module.ADDRESS_SAMPLE
+    [(host, bot, requests, addresses)] = traffic_module.bot_addresses(traffic).rows()
+    assert (host, bot, requests) == ("a.example", "okhttp", 3000)
+    assert abs(addresses - 3000) <= 300
+
+
+def test_bot_addresses_count_only_the_kinds_a_crowd_may_send():
+    # Googlebot from 300 addresses is one party's crawler: not counted, never a crowd
+    rows = [{**BOT, s.CLIENT: f"66.249.66.{i % 250}", s.URL: f"/a/{i}"} for i in range(300)]
+    traffic = tally_of([add_patterns(requests_frame(rows))], 1000).finish()
+    assert traffic.bot_clients.height == 0
+    assert traffic_module.crowd_bots(traffic, Settings(crowd_min_addresses=1)).height == 0
+
+
+def test_a_state_saved_before_addresses_were_counted_still_loads():
+    tally = tally_of([app_requests([("a.example", range(10))])], 1000)
+    frames = {k: v for k, v in tally.frames().items() if k != "bot_clients"}
+    resumed = Tally.from_frames(frames, tally.settings)
+    resumed.add(app_requests([("a.example", range(5, 20))], day=1))
+    assert traffic_module.bot_addresses(resumed.finish()).rows() == [("a.example", "okhttp", 25, 15)]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logtrap import findings as f
+from logtrap import schema as s
 from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
 from logtrap.detectors import (
     calendar,
@@ -26,7 +27,7 @@ from logtrap.detectors import (
     soft_404,
 )
 from logtrap.settings import Settings
-from logtrap.traffic import Traffic
+from logtrap.traffic import Traffic, crowd_bots
 
 DetectorFn = Callable[[Traffic, Settings], pl.DataFrame]
 
@@ -64,4 +65,31 @@ def run_detectors(
     settings = settings or Settings()
     frames = [f.empty_findings()]
     frames += [d.detect(traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
-    return f.rank(pl.concat(frames, how="vertical"))
+    return f.rank(_not_crowds(pl.concat(frames, how="vertical"), traffic, settings))
+
+
+# Findings about one bot, which judge that bot and not a pattern's crawl.
+_BOT_KINDS = (aggressive_bot.KIND, fake_bot.KIND)
+
+
+def _not_crowds(findings: pl.DataFrame, traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Findings without those on patterns whose bot requests are mostly a crowd's
+    (`traffic.crowd_bots`): many people's app fetching its API is no crawl to fix, and a
+    robots.txt line or a rule there would only reach the app."""
+    crowds = crowd_bots(traffic, settings)
+    if crowds.height == 0 or findings.height == 0:
+        return findings
+    keys = [s.HOST, s.PATTERN]
+    crowd_requests = (
+        traffic.agents.join(crowds.select(s.HOST, s.BOT_NAME), on=[s.HOST, s.BOT_NAME])
+        .group_by(keys)
+        .agg(pl.col(s.REQUESTS).sum().alias("_crowd"))
+    )
+    mostly = (
+        traffic.patterns.select(*keys, s.BOT_REQUESTS)
+        .join(crowd_requests, on=keys)
+        .filter(2 * pl.col("_crowd") > pl.col(s.BOT_REQUESTS))
+        .select(keys)
+    )
+    dropped = findings.join(mostly, on=keys, how="semi").filter(~pl.col(s.KIND).is_in(_BOT_KINDS))
+    return findings.join(dropped.select(s.KIND, *keys), on=[s.KIND, *keys], how="anti")

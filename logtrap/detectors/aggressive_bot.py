@@ -17,6 +17,10 @@ connection"). Static files (CSS, scripts, images, fonts) are left out of the cou
 rendering a page fetches its assets in a burst, which is neither a crawl nor a trap, and a
 rule blocking them would only break the renderer.
 
+Nor is an HTTP library or unnamed agent sent from `crowd_min_addresses` addresses or more
+(`traffic.crowd_bots`): that is many people's app, and a rule against its user agent would
+lock them all out.
+
 Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
 fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
 the real engine too. Addresses that only claim to be one are `fake_bot`'s findings. Nor are
@@ -36,7 +40,7 @@ from logtrap import schema as s
 from logtrap.bots import named_bot
 from logtrap.detectors import _shape
 from logtrap.settings import Settings
-from logtrap.traffic import Traffic
+from logtrap.traffic import Traffic, crowd_bots
 
 KIND = "aggressive_bot"
 
@@ -88,7 +92,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if agents.height == 0:
         return f.empty_findings()
-    bots = _bots(agents, traffic.bot_minutes)
+    bots = _bots(agents, traffic.bot_minutes).join(
+        crowd_bots(traffic, settings).select(_BOT), on=_BOT, how="anti"
+    )
     candidates = bots.filter(
         (pl.col(s.BOT_KIND) != "search")
         & (pl.col(s.REQUESTS) >= settings.aggressive_bot_min_requests)

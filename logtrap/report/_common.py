@@ -190,6 +190,10 @@ def example_run() -> Analysis:
         return analyze(read_logs(log))
 
 
+# Why `Analysis.crowds` get no finding, as every report says it.
+CROWD_NOTE = ("An HTTP library or unnamed agent sent from that many addresses is many people's "
+              "app: no finding or rule targets it, or the patterns it mostly fetches.")
+
 _EVIDENCE_ITEMS = 8  # list items shown per evidence value in a report (the JSON has all)
 
 

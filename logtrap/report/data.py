@@ -45,6 +45,11 @@ def summary_dict(analysis: "Analysis") -> dict[str, Any]:
         "bot_requests": int(traffic.patterns[s.BOT_REQUESTS].sum() or 0),
         # counted in bot_requests: the log format records no user agent (Apache common)
         "requests_without_user_agent": not_logged_requests(traffic.patterns),
+        # bots judged as many people's app, not one crawler (`Analysis.crowds`)
+        "crowds": [
+            {"host": host, "bot": bot, "requests": requests, "addresses": addresses}
+            for host, bot, requests, addresses in analysis.crowds.iter_rows()
+        ],
         "start": _iso(traffic.start),
         "end": _iso(traffic.end),
         "hosts": traffic.hosts,
@@ -226,6 +231,7 @@ def bot_dicts(bots: pl.DataFrame) -> list[dict[str, Any]]:
             "top_patterns": [dict(p) for p in row["top_patterns"] or []],
             "statuses": _counts(row[s.STATUSES], s.STATUS),
             "peak_per_minute": row["peak_per_minute"],
+            "addresses": row["addresses"],
             "first_seen": row[s.FIRST_SEEN],
             "last_seen": row[s.LAST_SEEN],
         }

@@ -19,7 +19,7 @@ from rich.text import Text
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
-    NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count, evidence_line,
+    CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count, evidence_line,
     not_logged_requests, pattern_label, safe,
 )
 
@@ -188,8 +188,11 @@ def bots_table(bots: pl.DataFrame) -> Table:
             + f"{safe(pattern_label(p[s.PATTERN]), SHOWN_CHARS)} {_n(p[s.REQUESTS])}"
             for p in (row["top_patterns"] or [])[:3]
         )
+        kind = safe(row[s.BOT_KIND])
+        if row.get("addresses") is not None:  # an HTTP library's or unnamed agent's spread
+            kind += f", {_n(row['addresses'])} address{'es' if row['addresses'] != 1 else ''}"
         table.add_row(
-            f"{safe(row[s.BOT_NAME] or 'unknown')}\n({safe(row[s.BOT_KIND])})", _n(row[s.REQUESTS]),
+            f"{safe(row[s.BOT_NAME] or 'unknown')}\n({kind})", _n(row[s.REQUESTS]),
             _pct(row["share"]),
             "/".join(_n(row[f"{v}_requests"]) for v in s.VERIFICATIONS),
             _n(row["peak_per_minute"]),
@@ -288,11 +291,30 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     return out
 
 
+def crowds_view(crowds: pl.DataFrame) -> list[RenderableType]:
+    """The bots judged as many people's app (`Analysis.crowds`), and why none is a finding.
+
+    >>> crowds = pl.DataFrame({"host": ["-"], "bot_name": ["okhttp"], "requests": [3000],
+    ...                        "addresses": [2981]})
+    >>> print(crowds_view(crowds)[1])
+    Judged as people, not crawlers: okhttp (3,000 requests from about 2,981 addresses). An HTTP library or unnamed agent sent from that many addresses is many people's app: no finding or rule targets it, or the patterns it mostly fetches.
+    """
+    if crowds.height == 0:
+        return []
+    per_bot = crowds.group_by(s.BOT_NAME).agg(pl.col(s.REQUESTS, "addresses").sum()).sort(s.BOT_NAME)
+    listed = ", ".join(
+        f"{safe(name)} ({_n(requests)} requests from about {_n(addresses)} addresses)"
+        for name, requests, addresses in per_bot.iter_rows()
+    )
+    return ["", f"Judged as people, not crawlers: {listed}. {CROWD_NOTE}"]
+
+
 def summary_view(analysis: "Analysis", top: int = TOP_PATTERNS) -> list[RenderableType]:
     """The ranked `analyze` summary: budget per host, findings, and where the rules are."""
     if analysis.patterns.height == 0:  # not "no traps found": nothing was looked at
         return ["No request was read: there is nothing to judge (what was read is on stderr)."]
     out = [*budget_view(analysis.patterns, top), "", *findings_view(analysis.findings)]
+    out += crowds_view(analysis.crowds)
     if analysis.findings.height:
         out += ["", "Rules that block these traps (robots.txt, .htaccess, nginx): "
                     "run [bold]logtrap suggest[/bold] on the same logs."]
