@@ -116,7 +116,8 @@ class Settings:
     # soft_404: 200 answers with the error page's size, or one size for any value of a route
     soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
     soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
-    soft_404_size_tolerance: int = 64  # bytes: error pages often echo the requested URL (judgement)
+    soft_404_size_tolerance: int = 64  # bytes from the host's 404 page size: error pages often echo the requested URL (judgement)
+    soft_404_one_page_slack: int = 2  # bytes: "one page for any value" is one size, or one plus the URL's length; compression adds a byte or two (judgement)
     soft_404_min_contrast: float = 3.0  # error-sized 200s this many times as dense as sizes beside them (judgement)
     soft_404_max_human_share: float = 0.05  # pages people read are not error pages (judgement)
 

@@ -340,6 +340,23 @@ def test_soft_404_fires_on_a_route_of_names_answering_any_name_alike():
     assert _findings(soft_404, content_rows() + profiles).height == 0
 
 
+def test_soft_404_fires_on_a_page_echoing_the_value_asked_for():
+    # "No product named <value>": the page's size grows with the URL, byte for byte
+    missing = [f"/missing/{i}/{_slug(i)}" for i in range(100)]
+    rows = [{**BOT, s.URL: u, s.BYTES: 480 + len(u)} for u in missing]
+    assert len({r[s.BYTES] for r in rows}) > 5
+    row = _one(_findings(soft_404, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["soft_404_urls"]) == (
+        "/missing/{n}/{slug}", 100, 100)
+
+
+def test_soft_404_silent_on_real_pages_of_one_template():
+    # member profiles, most of them empty: one template, sizes within 30 bytes that the URL
+    # does not explain (the member's name, their join date): real pages, not a "not found"
+    profiles = [{**BOT, s.URL: f"/members/{i}/", s.BYTES: 7390 + i * 7919 % 31} for i in range(100)]
+    assert _findings(soft_404, content_rows() + profiles).height == 0
+
+
 def test_relative_loop_fires_on_nesting_segments():
     loop = ["/docs" + "/related" * depth for depth in range(1, 41)]
     row = _one(_findings(relative_loop, content_rows() + bots(loop, bytes=7000)))

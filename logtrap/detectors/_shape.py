@@ -103,6 +103,84 @@ def _per_url(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+ANSWER = "answer"  # with_answers: which page a URL answered 200 with a size got
+
+
+def less_echo(urls: pl.DataFrame) -> pl.DataFrame:
+    """Each row (with URL and BYTES) four times, with "_m" (0 to 3) and "_d", its size less
+    the URL's length `_m` times: a page that echoes the URL asked for once, twice or three
+    times (title, heading, search box) is one size again once that is taken off.
+
+    >>> less_echo(pl.DataFrame({"url": ["/t/ab"], "bytes": [505]}))["_d"].to_list()
+    [505, 500, 495, 490]
+    """
+    return urls.join(pl.DataFrame({"_m": [0, 1, 2, 3]}), how="cross").with_columns(
+        (pl.col(s.BYTES) - pl.col("_m") * pl.col(s.URL).str.len_bytes()).alias("_d")
+    )
+
+
+def with_answers(
+    urls: pl.DataFrame, keys: Sequence[str] = KEYS, window: int = 8, contrast: float = 3.0
+) -> pl.DataFrame:
+    """`per_url` rows with ANSWER, for counting the distinct pages behind a set of URLs
+    (`keys`): URLs that share a size that stands out are one page, every other URL a page
+    of its own.
+
+    A size stands out when at least two URLs have it and `contrast` times as many as the
+    sizes `window` bytes around it hold on average: an empty calendar month answered a
+    thousand times is one page, while a catalog whose pages vary by a hundred bytes puts
+    two or three products on a size by chance, with as many on the sizes beside it, and
+    those are pages of their own. A page that echoes the URL it was asked for (`no results
+    for "..."`) is one page too: sizes are compared less the URL's length once, twice or
+    three times, where that puts at least twice as many URLs on one value as the sizes
+    themselves do. ANSWER is null where the URL has no size (`sized_ok`).
+
+    >>> sizes = [4213] * 3 + list(range(5000, 5016)) + [5007]  # 5007 twice among neighbours
+    >>> urls = pl.DataFrame({"host": "-", "pattern": "/p/{n}", "status": 200, "bytes": sizes,
+    ...                      "url": [f"/p/{i}" for i in range(len(sizes))]})
+    >>> with_answers(urls).select(pl.col("answer").n_unique()).item()  # 4213 is one page
+    18
+    """
+    keys = list(keys)
+    fits = less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
+    # the URLs on each m's commonest value; an m above 0 must hold twice m = 0's
+    mode = fits.group_by(*keys, "_m", "_d").len().group_by(*keys, "_m").agg(pl.col("len").max())
+    plain = pl.col("len").filter(pl.col("_m") == 0).first()
+    best = (
+        mode.sort("len", "_m", descending=[True, False])
+        .group_by(keys, maintain_order=True)
+        .agg(pl.when(pl.col("len").first() >= 2 * plain).then(pl.col("_m").first()).otherwise(0))
+    )
+    fits = fits.join(best, on=[*keys, "_m"])
+    counts = (
+        fits.group_by(*keys, "_d")
+        .agg(pl.len().cast(pl.Int64).alias("_c"))
+        .sort(*keys, "_d")
+        .with_columns(pl.col("_c").cum_sum().over(keys).alias("_cum"))
+    )
+    # URLs on the sizes within `window` of each: cumulative counts up to d + w and d - w - 1
+    def upto(offset: int, name: str) -> pl.DataFrame:
+        probe = counts.select(*keys, "_d", (pl.col("_d") + offset).alias("_at")).sort("_at")
+        table = counts.select(*keys, pl.col("_d").alias("_at"), pl.col("_cum").alias(name))
+        joined = probe.join_asof(table.sort("_at"), on="_at", by=keys, strategy="backward",
+                                 check_sortedness=False)  # sorted as a whole, so in each group
+        return joined.select(*keys, "_d", pl.col(name).fill_null(0))
+
+    around = pl.col("_hi") - pl.col("_lo") - pl.col("_c")
+    spikes = (
+        counts.join(upto(window, "_hi"), on=[*keys, "_d"])
+        .join(upto(-window - 1, "_lo"), on=[*keys, "_d"])
+        .filter((pl.col("_c") >= 2) & (pl.col("_c") * 2 * window >= contrast * around))
+        .select(*keys, "_d", pl.lit(True).alias("_spike"))
+    )
+    answers = fits.join(spikes, on=[*keys, "_d"], how="left").select(
+        *keys, s.URL, s.BYTES,
+        pl.when(pl.col("_spike")).then(pl.lit("\x00") + pl.col("_d").cast(pl.String))
+        .otherwise(pl.col(s.URL)).alias(ANSWER),
+    )
+    return urls.join(answers, on=[*keys, s.URL, s.BYTES], how="left", maintain_order="left")
+
+
 def sized_ok() -> pl.Expr:
     """Answered 200 with a size that can be evidence (not the shell's, not unlogged)."""
     return (pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null()

@@ -21,8 +21,9 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    304 (redirects and errors are not content, while a 304 Not Modified answers a crawler
    revalidating a page it fetched before, unchanged: content). A large catalog crawled for
    the first time grows like a trap, window after window, but each of its pages has a size of
-   its own (DESIGN: "URLs growing without new content" is the signal, not the count of URLs).
-   Search result
+   its own (DESIGN: "URLs growing without new content" is the signal, not the count of URLs),
+   and a size two products share by chance, among as many on the sizes beside it, does not
+   make them one page (`_shape.with_answers`: distinct sizes count such URLs apiece). Search result
    pages differ in size too: `internal_search` names them. URLs answered with the size of the
    site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page),
    or with no size logged, are no evidence either way, and a pattern with only those stays
@@ -242,13 +243,14 @@ def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> 
     and the URLs answered with the shell's size."""
     sized = _shape.sized_ok()
     return (
-        _shape.per_url(urls, shell)
+        _shape.with_answers(_shape.per_url(urls, shell), keys)
         .group_by(keys)
         .agg(
             # 304 Not Modified: a page the crawler fetched before, unchanged (content)
             pl.col(s.STATUS).is_in([200, 304]).sum().cast(pl.Int64).alias("_answered"),
             sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-            pl.col(s.BYTES).filter(sized).n_unique().cast(pl.Int64).alias("distinct_sizes"),
+            # distinct pages: sizes shared by chance in a dense catalog are pages apiece
+            pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_sizes"),
             pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
         )
         .with_columns(
@@ -265,10 +267,10 @@ def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame) -> pl.DataFrame:
     (one of them is the page), and to URLs answered with a redirect or an error (304 aside).
     A real page among a trap's URLs (list pages 2-5 beside the empty pages past the last) has a
     size of its own and is not counted; nor are URLs whose size is no evidence (the shell's)."""
-    per_url = _shape.per_url(urls, shell)
+    per_url = _shape.with_answers(_shape.per_url(urls, shell))
     repeated = (
         per_url.filter(_shape.sized_ok())
-        .group_by(*_KEYS, s.BYTES)
+        .group_by(*_KEYS, _shape.ANSWER)
         .agg(
             pl.len().alias("_urls"),
             pl.col(s.BOT_REQUESTS).sum(),
