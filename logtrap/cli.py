@@ -13,6 +13,7 @@ import functools
 import os
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -152,7 +153,8 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--tracking-param", "tracking_params", multiple=True, metavar="NAME",
                      help="A query parameter used for tracking on this site (repeatable)."),
         click.option("--set", "assignments", multiple=True, metavar="NAME=VALUE",
-                     help="Any setting by name, e.g. --set url_sample_size=500 (repeatable)."),
+                     help="Any setting by name, e.g. --set url_sample_size=500 (repeatable; "
+                          "logtrap settings lists them)."),
         click.option("--config", "config_path", metavar="FILE",
                      type=click.Path(dir_okay=False, path_type=Path),
                      help="Site config (TOML); default: ./logtrap.toml if it exists."),
@@ -402,7 +404,8 @@ def cli() -> None:
     Every command takes log files (plain, .gz, .bz2, rotated sets, globs, or - for stdin) and
     the same options for reading them. A site config file, logtrap.toml in the working
     directory (or --config FILE), may hold any of them; flags override it. Paths in it are
-    relative to its folder; any setting may go under [thresholds] by name:
+    relative to its folder; any setting (logtrap settings lists them) may go under
+    [thresholds] by name:
 
     \b
       format = "combined"
@@ -681,6 +684,70 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
         if path == nginx_out:  # what the file cannot hold (see server_rules.nginx_conf)
             click.echo(f"Include {path} inside http {{}}, and add to each server {{}} of the "
                        f"site: {' '.join(suggestions.nginx_server.split())}", err=True)
+
+
+@cli.command("settings")
+@click.argument("words", nargs=-1, metavar="[WORD...]")
+@click.option("--set", "assignments", multiple=True, metavar="NAME=VALUE",
+              help="A setting as the other commands would take it (repeatable).")
+@click.option("--config", "config_path", metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Site config (TOML); default: ./logtrap.toml if it exists.")
+def settings_command(words: tuple[str, ...], assignments: tuple[str, ...],
+                     config_path: Path | None) -> None:
+    """Every setting: its value, its default, and why the default is what it is.
+
+    The values are those the other commands would use here: the defaults, then
+    logtrap.toml (or --config FILE), then --set. WORDs list only the settings whose name or
+    heading contains one of them.
+
+    \b
+    Examples:
+      logtrap settings
+      logtrap settings soft_404 crowd
+      logtrap settings --config /etc/logtrap/site.toml
+    """
+    from logtrap.settings import described
+
+    config_file = cfg.find_config(config_path)
+    from_file = cfg.read_config(config_file) if config_file is not None else {}
+    given = dict(cfg.parse_assignment(a) for a in assignments)
+    settings = cfg.build_settings(from_file, cfg.coerce(given, where="--set"))
+    # a WORD finds a name, or the heading's own words ("soft_404", "reading"), not its prose
+    rows = [d for d in described() if not words or any(
+        w.lower() in f"{d.name} {d.group.split(':')[0]}".lower() for w in words)]
+    if not rows:
+        names = [d.name for d in described()]
+        close = [m for w in words for m in difflib.get_close_matches(w, names, n=1)]
+        raise click.UsageError(f"no setting matches {' '.join(words)}"
+                               + (f" (did you mean {close[0]}?)" if close else ""))
+    where = f" (from {config_file})" if config_file is not None else ""
+    lines = [f"Settings{where}: in logtrap.toml by name (top level or [thresholds]), or "
+             "--set NAME=VALUE on any command."]
+    group = None
+    for d in rows:
+        if d.group != group:
+            group = d.group
+            lines += ["", group]
+        value = getattr(settings, d.name)
+        changed = "" if value == d.default else f"   (default {_shown(d.default)})"
+        lines += [f"  {d.name} = {_shown(value)}{changed}",
+                  textwrap.fill(d.text, 100, initial_indent=" " * 6, subsequent_indent=" " * 6)]
+    click.echo("\n".join(lines))  # plain text: "[thresholds]" is no markup
+
+
+def _shown(value: object) -> str:
+    """A setting's value as it would be written in logtrap.toml (which reads "none" as no
+    value: TOML has no null)."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    if isinstance(value, (str, Path)):
+        return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return '"none"'
+    return f"{value:,}".replace(",", "_") if isinstance(value, int) else str(value)
 
 
 def main() -> None:

@@ -175,7 +175,7 @@ def _field_name(key: str, where: str) -> str:
         return name
     valid = sorted({*fields, *ALIASES})
     close = difflib.get_close_matches(key, valid, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else "valid names: " + ", ".join(valid)
+    hint = f"did you mean {close[0]!r}?" if close else "`logtrap settings` lists every setting"
     raise ConfigError(f"{where}: unknown setting {key!r}", hint=hint)
 
 

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from logtrap.errors import ConfigError
 
@@ -78,8 +79,8 @@ class Settings:
     dns_server: str | None = None  # resolver address ("127.0.0.1:5353"); None = system resolver
 
     # -- suggestions -------------------------------------------------------------------------
-    sitemaps: tuple[Path, ...] = ()
-    robots: Path | None = None
+    sitemaps: tuple[Path, ...] = ()  # the site's sitemap.xml files: their URLs are content, never blocked
+    robots: Path | None = None  # the site's current robots.txt: suggestions are merged into it
 
     # -- detectors: see logtrap/detectors/ for what each threshold means ---------------------
     # (fields added here by the detectors, one block per kind)
@@ -113,7 +114,7 @@ class Settings:
     pagination_empty_share: float = 0.5  # one size for half the pages = the empty page (judgement)
     pagination_max_human_share: float = 0.05  # humans (almost) never go past the last page (judgement)
 
-    # soft_404: 200 answers with the error page's size, or one size for any value of a route
+    # soft_404: 200 answers with the error page's size, or one page for any value of a route
     soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
     soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
     soft_404_size_tolerance: int = 64  # bytes from the host's 404 page size: error pages often echo the requested URL (judgement)
@@ -160,10 +161,8 @@ class Settings:
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 
-    # An HTTP library or unnamed agent sent from this many addresses is many people's app,
-    # not one crawler (traffic.crowd_bots): a shop's Android app sends okhttp from every
-    # phone, while a crawler's fleet, even a large one, has a name (judgement)
-    crowd_min_addresses: int = 500
+    # crowds: an HTTP library or unnamed agent sent from many addresses (traffic.crowd_bots)
+    crowd_min_addresses: int = 500  # this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp from every phone, while a crawler's fleet, even a large one, has a name (judgement)
 
     # aggressive_bot: one bot far faster than the rest, on a few routes
     aggressive_bot_min_requests: int = 100  # fewer requests are no load (judgement)
@@ -225,3 +224,49 @@ class Settings:
         10
         """
         return dataclasses.replace(self, **changes)
+
+
+class Described(NamedTuple):
+    """One setting as `described` gives it."""
+
+    group: str  # the heading it is listed under in this file
+    name: str
+    default: object
+    text: str  # the comment beside it: what it is, and why its default
+
+
+def described() -> list[Described]:
+    """Every setting, in this file's order, with its heading and the comment beside it, read
+    from this file so that what `logtrap settings` prints is what the code says.
+
+    A comment block on the lines above a field is its text when the field has no comment of
+    its own on its line; otherwise the block heads the fields that follow (`# calendar: ...`).
+
+    >>> [d for d in described() if d.name == "url_sample_size"][0].group
+    'URL patterns'
+    >>> [d for d in described() if d.name == "calendar_min_years"][0].text
+    'dates spanning more than five years (judgement)'
+    """
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    start = lines.index("class Settings:")
+    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+                for f in dataclasses.fields(Settings)}
+    field_rx = re.compile(r"^    (\w+): [^=]+= .+?(?:  # (.*))?$")
+    group, block, out = "", [], []
+    for line in lines[start + 1:]:
+        text = line.strip()
+        if text.startswith("def "):
+            break
+        if text.startswith("# --"):
+            group, block = text.strip("# -").split(":")[0].strip(), []
+        elif text.startswith("#"):
+            block.append(text.lstrip("# ").strip())
+        elif not text:
+            block = []
+        elif (match := field_rx.match(line)) and match.group(1) in defaults:
+            name, own = match.group(1), match.group(2)
+            if own is not None and block:
+                group = " ".join(block)
+            out.append(Described(group, name, defaults[name], own or " ".join(block)))
+            block = []
+    return out

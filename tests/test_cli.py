@@ -628,3 +628,51 @@ def test_a_state_path_in_a_missing_folder_fails_before_reading(logs):
     result = run("analyze", "trap.log", "--state", "nowhere/state")
     assert result.exit_code == 1
     assert result.stderr == "Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"
+
+
+# -- logtrap settings ----------------------------------------------------------------------
+
+
+def test_settings_describes_every_setting():
+    import dataclasses
+
+    from logtrap.settings import Settings, described
+
+    rows = described()
+    assert [d.name for d in rows] == [f.name for f in dataclasses.fields(Settings)]
+    assert all(d.text and d.group for d in rows)  # a new setting needs its comment
+
+
+def test_settings_prints_values_a_config_file_takes_back(logs):
+    from logtrap.config import build_settings, read_config
+    from logtrap.settings import Settings
+
+    result = run("settings", "--set", "url_sample_size=500", "--set", "hosts=a.example,b.example")
+    assert result.exit_code == 0
+    assigned = [line.split("   (default")[0].strip() for line in result.output.splitlines()
+                if line.startswith("  ") and not line.startswith("   ")]  # not the texts
+    assert len(assigned) == len(Settings.__dataclass_fields__)
+    (logs / "printed.toml").write_text("\n".join(assigned))  # a site config made of them
+    printed = build_settings(read_config(logs / "printed.toml"))
+    assert printed == Settings(url_sample_size=500, hosts=("a.example", "b.example"))
+
+
+def test_settings_lists_the_settings_a_word_names(logs):
+    (logs / "site.toml").write_text("[thresholds]\ncrowd_min_addresses = 2000\n")
+    result = run("settings", "crowd", "--config", str(logs / "site.toml"))
+    assert result.exit_code == 0
+    assert result.output.splitlines()[2:5] == [
+        "crowds: an HTTP library or unnamed agent sent from many addresses (traffic.crowd_bots)",
+        "  crowd_min_addresses = 2_000   (default 500)",
+        "      this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp",
+    ]
+    names = [line.split()[0] for line in run("settings", "soft_404").output.splitlines()
+             if line.startswith("  ") and not line.startswith("   ")]
+    assert names == ["soft_404_min_urls", "soft_404_min_share", "soft_404_size_tolerance",
+                     "soft_404_one_page_slack", "soft_404_min_contrast", "soft_404_max_human_share"]
+
+
+def test_settings_word_matching_nothing_is_a_usage_error(logs):
+    result = CliRunner().invoke(cli, ["settings", "url_sampel"], env=ENV)
+    assert result.exit_code == 2
+    assert "no setting matches url_sampel (did you mean url_sample_size?)" in result.output

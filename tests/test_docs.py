@@ -19,7 +19,7 @@ def readme() -> str:
 
 
 def test_the_commands():
-    assert COMMANDS == ["analyze", "bots", "patterns", "suggest"]
+    assert COMMANDS == ["analyze", "bots", "patterns", "settings", "suggest"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
