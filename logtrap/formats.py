@@ -29,6 +29,7 @@ in years 1-9999 once in UTC are "bad time": Python's datetime cannot hold them.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections.abc import Sequence
@@ -505,10 +506,12 @@ def compile_format(spec_or_preset: str) -> LogFormat:
     elif _APACHE_DIRECTIVE.search(spec):
         kind = "apache"
     else:
+        close = difflib.get_close_matches(key.lower(), [*PRESETS, "auto"], n=1)
         raise FormatError(
             f"unknown log format {spec_or_preset!r}: not a preset ({', '.join(PRESETS)}) "
             "and it has no % directives or $ variables",
-            hint="pass a preset name or the LogFormat / log_format string from the server config",
+            hint=(f"did you mean {close[0]!r}? Or pass" if close else "pass a preset name or")
+            + " the LogFormat / log_format string from the server config",
         )
     items, time_format = _tokens(spec, kind)
     regex, fields = _build_regex(items)

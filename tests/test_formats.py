@@ -250,6 +250,17 @@ def test_unknown_preset_and_empty_format_raise_format_error():
         compile_format("  ")
 
 
+def test_a_mistyped_preset_gets_the_preset_meant():
+    with pytest.raises(FormatError) as raised:
+        compile_format("Combind")
+    assert raised.value.hint == (
+        "did you mean 'combined'? Or pass the LogFormat / log_format string from the server config")
+    with pytest.raises(FormatError) as raised:
+        compile_format("xyzzy")
+    assert raised.value.hint == (
+        "pass a preset name or the LogFormat / log_format string from the server config")
+
+
 def test_format_kind_from_sigils():
     assert compile_format("$remote_addr $status").kind == "nginx"
     assert compile_format("%h %>s").kind == "apache"
