@@ -78,7 +78,7 @@ def tally_logs(
     on_progress: Progress | None = None,
 ) -> tuple[Tally, ReadStats | None]:
     """Read logs (or take a frame of parsed requests) into a tally, batch by batch."""
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     _import_in_background("pyarrow")  # `schema.owned` needs it; ~90 ms, overlapped with reading
     acc = tally if tally is not None else Tally(settings=settings)
     cache, pattern_cache = AgentCache(), PatternCache(settings.pattern_cache_urls)
@@ -146,7 +146,7 @@ def analyze(
     >>> result.stats.parsed, result.stats.rejected
     (6095, 0)
     """
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     acc, stats = tally_logs(sources, settings, tally=tally, on_progress=on_progress)
     traffic = acc.finish()
     if settings.hosts and traffic.patterns.height == 0 and stats is not None and stats.parsed:

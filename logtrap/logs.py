@@ -699,7 +699,7 @@ def scan_logs(
     >>> stream.stats.lines, stream.stats.rejected, stream.formats[str(p)].name
     (2, 1, 'common')
     """
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     if not isinstance(settings, Settings):
         raise LogtrapError("settings must be a logtrap Settings")
     if columns is not None and s.HOST not in columns and settings.hosts:

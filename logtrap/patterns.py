@@ -302,7 +302,7 @@ def add_patterns(
     >>> add_patterns(df).select("pattern", "section").unique().rows()
     [('/s/{token}', '/s/{token}')]
     """
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     key = pl.col(s.URL).hash(0).alias(_URL_KEY)
     frame = requests.drop(s.PATTERN, s.SECTION, strict=False).with_columns(key)
     distinct = frame.select(_URL_KEY, s.URL).filter(pl.col(_URL_KEY).is_first_distinct())

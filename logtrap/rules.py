@@ -75,7 +75,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     >>> sug.rules.height, sug.robots_txt
     (0, '')
     """
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     sitemap = load_sitemap_urls(settings.sitemaps)
     current = _read_robots(settings)
     notes: list[str] = []

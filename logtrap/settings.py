@@ -217,6 +217,28 @@ class Settings:
                 what = "above 0" if f.name == "dns_timeout" else "0 or more"
                 raise ConfigError(f"{f.name} must be a number {what}, not {value!r}")
 
+    @classmethod
+    def of(cls, settings: object) -> "Settings":
+        """What a library call was given as settings: the defaults for None, else a Settings,
+        or a TypeError that says what to pass (`analyze(path, "combined")` failed deep inside).
+
+        >>> Settings.of(None) == Settings()
+        True
+        >>> Settings.of("combined")
+        Traceback (most recent call last):
+        ...
+        TypeError: settings must be a logtrap Settings, not str 'combined': pass Settings(log_format='combined')
+        """
+        if settings is None:
+            return cls()
+        if isinstance(settings, cls):
+            return settings
+        what = f"{type(settings).__name__} {settings!r}"[:80]
+        fix = (f"Settings(log_format={settings!r})" if isinstance(settings, str)
+               else "Settings(...), or Settings(**d) for a dict" if isinstance(settings, dict)
+               else "Settings(...)")
+        raise TypeError(f"settings must be a logtrap Settings, not {what}: pass {fix}")
+
     def replace(self, **changes: object) -> "Settings":
         """A copy with some settings changed.
 

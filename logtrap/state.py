@@ -448,7 +448,7 @@ def read_incremental(
     0
     >>> import shutil; shutil.rmtree(logs)
     """
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     state = load_state(state_path)
     rules = rules_id(settings)
     if state.tally and state.pattern_rules != rules:

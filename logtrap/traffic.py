@@ -844,7 +844,7 @@ def _sections(hourly: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
 
 def tally(batches: Iterable[pl.DataFrame], settings: Settings | None = None) -> Traffic:
     """Reduce batches of annotated requests (bot and pattern columns) to `Traffic`."""
-    acc = Tally(settings=settings or Settings())
+    acc = Tally(settings=Settings.of(settings))
     for batch in batches:
         acc.add(batch)
     return acc.finish()

@@ -156,3 +156,14 @@ def test_settings_take_what_a_notebook_naturally_writes(tmp_path):
         Settings(url_sample_size="many")
     with pytest.raises(ConfigError, match="^dns_timeout must be a number, not True$"):
         Settings(dns_timeout=True)
+
+
+def test_library_calls_given_something_else_than_settings_say_what_to_pass():
+    from logtrap import analyze, read_logs
+
+    log = "sample_logs/litespeed/access.log"
+    with pytest.raises(TypeError, match=r"^settings must be a logtrap Settings, not str "
+                                        r"'combined': pass Settings\(log_format='combined'\)$"):
+        analyze(log, "combined")
+    with pytest.raises(TypeError, match=r"not dict .*: pass Settings\(\.\.\.\), or Settings\(\*\*d\)"):
+        read_logs(log, settings={"log_format": "combined"})

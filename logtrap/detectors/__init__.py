@@ -62,7 +62,7 @@ def run_detectors(
     detectors: tuple[Detector, ...] | None = None,
 ) -> pl.DataFrame:
     """Run detectors (the registry by default) and rank their findings, most severe first."""
-    settings = settings or Settings()
+    settings = Settings.of(settings)
     frames = [f.empty_findings()]
     frames += [d.detect(traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
     return f.rank(_not_crowds(pl.concat(frames, how="vertical"), traffic, settings))
