@@ -90,3 +90,6 @@ def test_explore_prints_the_suggested_robots_txt(explore):
 def test_custom_detector_reports_the_short_link_redirects(custom_detector):
     lines = _stdout(_last_code(custom_detector)).splitlines()
     assert [line.split()[:3] for line in lines] == [["redirects", "news.example.net", "/s/{token}"]]
+    # ...and the text report shows it as it shows the built-in kinds
+    rendered = [c for c in custom_detector.cells if c.cell_type == "code"][-2]
+    assert _stdout(rendered).splitlines() == ["INFO redirects news.example.net /s/{token}"]
