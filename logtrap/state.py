@@ -31,7 +31,8 @@ Where content cannot decide, a line may be counted late, never twice: a log that
 the start of another log with the same first line (a quiet vhost holding only that health
 check) waits until it grows apart, then is read from its start; a new log with the first line
 of a log no longer on disk takes that log's mark. A .gz so new it holds hardly anything yet
-cannot be fingerprinted: that run fails with an error, and the next one resumes it.
+cannot be fingerprinted: it is left for the next run, unless it is older than ten minutes
+(then it is corrupt, and the run says so).
 """
 
 from __future__ import annotations
@@ -253,7 +254,13 @@ def plan_sources(
             raise ConfigError(
                 "--state cannot follow standard input", hint="give the log files by path"
             )
-        files.append(_probe(path))
+        try:
+            files.append(_probe(path))
+        except InputError:
+            if not _being_compressed(path):
+                raise
+            # logrotate is writing it: its lines are still in the file it compresses, and the
+            # next run reads it (it gets no mark, so it is not counted as read)
     resume: dict[str, FileMark] = {}
     skip: set[str] = set()
     free = list(marks)
@@ -328,6 +335,25 @@ def _probe(path: str) -> _OnDisk:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
     compressed = compression(magic) is not None  # by content: `access.log.2` may be gzip
     return _OnDisk(path, fingerprint, st.st_dev, st.st_ino, st.st_size, compressed)
+
+
+# A compressed file changed this recently that cannot be read yet is being written (logrotate
+# compresses a log in seconds; judgement), not corrupt.
+_WRITING_SECONDS = 600
+
+
+def _being_compressed(path: str) -> bool:
+    """Whether this file is a .gz or .bz2 still being written: compressed by its first bytes
+    (or, with none yet, by its name) and modified within `_WRITING_SECONDS`."""
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            magic = f.read(3)
+    except OSError:
+        return False
+    compressed = compression(magic) is not None or (
+        len(magic) < 3 and path.endswith((".gz", ".bz2")))
+    return compressed and datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
 
 
 def _still_there(mark: FileMark, given: set[tuple[int, int]]) -> bool:

@@ -151,6 +151,30 @@ def test_a_first_run_while_logrotate_compresses_reads_the_log_once(log):
     assert run(log) == (0, 205)
 
 
+def test_a_run_as_logrotate_starts_compressing_waits_for_the_compressed_file(log):
+    # gzip has written only its header so far: nothing of access.log.1.gz can be read yet
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 3)
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 4)
+    packed = gzip.compress((log.dir / "access.log.1").read_bytes())
+    (log.dir / "access.log.1.gz").write_bytes(packed[:10])
+    assert run(log) == (7, 17)
+    (log.dir / "access.log.1.gz").write_bytes(packed)  # done: the .gz resumes where it was read
+    (log.dir / "access.log.1").unlink()
+    assert run(log) == (0, 17)
+
+
+def test_a_compressed_log_unreadable_for_ten_minutes_is_an_error(log):
+    log.append("access.log", 10)
+    (log.dir / "access.log.1.gz").write_bytes(gzip.compress(b"x" * 1000)[:10])
+    old = time.time() - 601
+    os.utime(log.dir / "access.log.1.gz", (old, old))
+    with pytest.raises(state_module.InputError, match="access.log.1.gz: cannot read, corrupt"):
+        run(log)
+
+
 def test_a_run_between_copytruncate_copy_and_truncate_reads_each_line_once(log):
     log.append("access.log", 10)
     assert run(log) == (10, 10)
