@@ -116,6 +116,16 @@ def _rotation_key(path: str) -> tuple[str, tuple[int, str, int]]:
     return base, (1, "", -int(m["num"]))
 
 
+def log_set(path: str) -> str:
+    """The file name a rotated set goes by, without its folder (logrotate's `olddir` moves
+    files, not their names).
+
+    >>> [log_set(p) for p in ["/var/log/a/access.log.2.gz", "old/access.log-20261128"]]
+    ['access.log', 'access.log']
+    """
+    return os.path.basename(_rotation_key(path)[0])
+
+
 def order_rotated(paths: Sequence[str]) -> list[str]:
     """Order each rotated set oldest first; sets keep the order they first appear in.
 

@@ -60,6 +60,7 @@ from logtrap.logs import (
     expand_sources,
     file_fingerprint,
     file_start,
+    log_set,
 )
 from logtrap.patterns import rules_id
 from logtrap.settings import Settings
@@ -495,6 +496,7 @@ def read_incremental(
             hint="give each --host its own --state file, or delete it to start over",
         )
     sources, resumed = plan_sources(paths, state.marks)
+    _check_same_logs(state_path, state, sources, resumed)
     tally = Tally.from_frames(state.tally, settings)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
 
@@ -540,6 +542,30 @@ def run_incremental(
     run = read_incremental(paths, state_path, settings, on_progress=on_progress)
     run.save()
     return run.analysis, run.new
+
+
+def _check_same_logs(
+    state_path: str | Path, state: State, sources: Sequence[Source], resumed: Sequence[FileMark]
+) -> None:
+    """A StateError when the state follows other logs: none of its files is among these, not
+    even by the name of their rotated set (a cron job's state given to another site's logs
+    would add that site's counts to these without a word). Logs given again after every file
+    read before was rotated away keep their set's name, and go on."""
+    if not state.tally or not state.marks or resumed or not sources:
+        return
+    before = sorted({log_set(m.path) for m in state.marks})
+    now = sorted({log_set(src.path) for src in sources})
+    if set(before) & set(now):
+        return
+
+    def listed(names: list[str]) -> str:
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    raise StateError(
+        f"{state_path} follows other logs ({listed(before)}), not these ({listed(now)}): "
+        "continued, their counts would be added to these logs'",
+        hint="give each set of logs its own --state file, or delete it to start over",
+    )
 
 
 def _hosts_text(hosts: Sequence[str]) -> str:

@@ -476,6 +476,29 @@ def test_a_state_from_before_names_were_kept_is_continued(tmp_path):
     assert product_rows(analysis) == [("/products/{name}", 40, 40)]
 
 
+def test_a_state_of_other_logs_is_not_continued(log):
+    # one state file given to two cron jobs: the second site's counts would join the first's
+    log.append("www.access.log", 5)
+    assert run(log, "www.access.log*") == (5, 5)
+    log.append("shop.access.log", 7)
+    with pytest.raises(StateError) as err:
+        run(log, "shop.access.log*")
+    assert str(err.value).endswith(
+        "follows other logs (www.access.log), not these (shop.access.log): continued, their "
+        "counts would be added to these logs'")
+    assert err.value.hint == "give each set of logs its own --state file, or delete it to start over"
+    assert load_state(log.dir / "state").runs == 1  # left as it was
+
+
+def test_the_same_logs_after_every_file_read_was_rotated_away_go_on(log):
+    # cron stopped for weeks: the files read then are gone, the set's name is the same
+    log.append("access.log", 5)
+    assert run(log) == (5, 5)
+    (log.dir / "access.log").unlink()
+    log.append("access.log", 3)  # a new file: no mark of the state is of it
+    assert run(log) == (3, 8)
+
+
 def test_stdin_cannot_carry_state(tmp_path):
     from logtrap.errors import ConfigError
 
