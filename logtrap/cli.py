@@ -39,6 +39,7 @@ STDOUT = "-"
 # `patterns --json` and `bots --json`: {"schema", "patterns"|"bots"}, each entry exactly as in
 # a logtrap/report-v1 report's list of the same name.
 PATTERNS_SCHEMA = "logtrap/patterns-v1"
+SECTIONS_SCHEMA = "logtrap/sections-v1"
 BOTS_SCHEMA = "logtrap/bots-v1"
 
 EXIT_CODES = """\b
@@ -524,7 +525,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
 @cli.command()
 @click.option("--json", "json_out", metavar="FILE|-",
               help="Write the pattern table as JSON (schema logtrap/patterns-v1; entries as "
-                   "in report-v1's patterns); - for stdout.")
+                   "in report-v1's patterns; with --sections logtrap/sections-v1, entries as "
+                   "in its sections); - for stdout.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N",
               help="Only the N patterns with most bot requests. Without it the table shows "
                    "the first 1,000 and --json writes them all.")
@@ -556,9 +558,9 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     source = analysis.traffic.sections if sections else analysis.patterns
     table = source if limit is None else source.head(limit)
     if json_out:
-        key, rows = (("sections", report.section_rows(table)) if sections
-                     else ("patterns", report.pattern_rows(table)))
-        _write_text(json_out, report.dumps({"schema": PATTERNS_SCHEMA, key: rows}))
+        doc = ({"schema": SECTIONS_SCHEMA, "sections": report.section_rows(table)} if sections
+               else {"schema": PATTERNS_SCHEMA, "patterns": report.pattern_rows(table)})
+        _write_text(json_out, report.dumps(doc))
         if json_out == STDOUT:
             return
     shown = table if limit is not None else table.head(report.REPORT_ROWS)

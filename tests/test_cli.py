@@ -437,6 +437,9 @@ def test_patterns_table_stops_at_report_rows_unless_a_limit_asks_for_more(logs, 
         "... and 1 more section, with fewer bot requests (all of them: --json, or --limit N)")
     doc = json.loads(run("patterns", "trap.log", "--json", "-").stdout)
     assert len(doc["patterns"]) == 3
+    doc = json.loads(run("patterns", "trap.log", "--sections", "--json", "-").stdout)
+    assert (doc["schema"], [x["section"] for x in doc["sections"]]) == (
+        "logtrap/sections-v1", ["/calendar", "/article/{n}", "/"])
 
 
 def test_patterns_limit_and_json(logs):
