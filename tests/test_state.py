@@ -20,11 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 from logtrap import schema as s
-from logtrap import state as state_module
+from logtrap import resume
 from logtrap import traffic
 from logtrap.analysis import analyze
 from logtrap.cli import cli
-from logtrap.errors import StateError
+from logtrap.errors import InputError, StateError
 from logtrap.settings import Settings
 from logtrap.state import load_state, read_incremental, run_incremental
 
@@ -171,7 +171,7 @@ def test_a_compressed_log_unreadable_for_ten_minutes_is_an_error(log):
     (log.dir / "access.log.1.gz").write_bytes(gzip.compress(b"x" * 1000)[:10])
     old = time.time() - 601
     os.utime(log.dir / "access.log.1.gz", (old, old))
-    with pytest.raises(state_module.InputError, match="access.log.1.gz: cannot read, corrupt"):
+    with pytest.raises(InputError, match="access.log.1.gz: cannot read, corrupt"):
         run(log)
 
 
@@ -232,7 +232,7 @@ def test_a_file_not_named_this_time_is_not_read_twice_later(log):
 def test_files_past_the_marks_kept_are_resumed_too(log, monkeypatch):
     # every file read keeps its mark (dropped, it was read from its start on every run); only
     # the marks of files not given this time are capped
-    monkeypatch.setattr(state_module, "_MAX_MARKS", 3)
+    monkeypatch.setattr(resume, "_MAX_MARKS", 3)
     for site in range(5):
         log.append(f"site{site}.log", 2)
     assert run(log, "site*.log") == (10, 10)
