@@ -54,8 +54,8 @@ class Analysis:
 
     @property
     def crowds(self) -> pl.DataFrame:
-        """The host+bots judged as many people's app, not one crawler (`traffic.crowd_bots`):
-        host, bot_name, requests, addresses."""
+        """The bots judged as many people's app, not one crawler (`traffic.crowd_bots`):
+        bot_name, requests, addresses."""
         return crowd_bots(self.traffic, self.settings)
 
 

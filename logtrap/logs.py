@@ -13,7 +13,6 @@ from __future__ import annotations
 import bz2
 import collections
 import glob
-import gzip
 import hashlib
 import os
 import re

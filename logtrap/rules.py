@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -20,7 +20,7 @@ from logtrap import schema as s
 from logtrap.errors import InputError
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
-from logtrap.traffic import Traffic
+from logtrap.traffic import Traffic, bot_addresses, crowd_bots, spread_evenly
 
 __all__ = ["RULE_SCHEMA", "Suggestions", "load_sitemap_urls", "suggest", "unified_diff"]
 
@@ -106,7 +106,7 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
         if rules or current is not None:
             by_host[host] = robots_file.render(host, rules, current, content)
         all_robots += rules
-    server = _server_rules(findings, traffic, server)
+    server = _server_rules(findings, traffic, server, settings)
     if any(r.status != "withheld" and r.lines for r in all_robots):
         notes.append(robots.PITFALL)
     rows = [_robots_row(r) for r in all_robots]
@@ -216,7 +216,7 @@ def _route(pattern: str) -> str:
     return pl.select(route_of(pl.lit(pattern))).item()
 
 
-def _server_rules(findings: pl.DataFrame, traffic: Traffic, extra: list) -> list:
+def _server_rules(findings: pl.DataFrame, traffic: Traffic, extra: list, settings: Settings) -> list:
     rules = list(extra)
     wanted = findings.filter(pl.col(s.KIND).is_in(["aggressive_bot", "fake_bot"]))
     for finding in f.to_records(wanted):
@@ -227,7 +227,39 @@ def _server_rules(findings: pl.DataFrame, traffic: Traffic, extra: list) -> list
         else:
             addresses = [str(a) for a in finding.evidence.get("addresses") or []]
             rules.append(server_rules.rule_for(finding.host, finding.kind, name, addresses=addresses))
-    return [server_rules.check(r, traffic) for r in rules]
+    spread = _spread_agents(traffic, settings)
+    return [server_rules.check(_unless_many(r, spread), traffic) for r in rules]
+
+
+def _spread_agents(traffic: Traffic, settings: Settings) -> dict[tuple[str, str], str]:
+    """(host, bot) -> why a rule against the bot's user agent is withheld: it is a crowd
+    (`traffic.crowd_bots`), or its requests spread evenly over `crowd_review_addresses` or
+    more addresses, which may be a small app's users (one scraper among a few scripts of its
+    library sends most of them, and gets its rule)."""
+    crowds = set(crowd_bots(traffic, settings)[s.BOT_NAME].to_list())
+    why = {}
+    for host, name, addresses, even in bot_addresses(traffic).select(
+        s.HOST, s.BOT_NAME, "addresses", spread_evenly(settings)
+    ).iter_rows():
+        if name in crowds:
+            why[host, name] = (f"{name}'s requests spread over about {addresses:,} addresses: many "
+                               "people's app, which a deny rule would lock out")
+        elif even and addresses >= settings.crowd_review_addresses:
+            why[host, name] = (f"{name} came from {addresses:,} addresses: if they are an app's "
+                               "users, a deny rule locks them all out; see them with logtrap "
+                               "bots, and add the rule by hand if they are one scraper's")
+    return why
+
+
+def _unless_many(
+    rule: server_rules.ServerRule, spread: dict[tuple[str, str], str]
+) -> server_rules.ServerRule:
+    """The rule, withheld where its user agent came from many addresses (`_spread_agents`);
+    a fake search engine's rule names its addresses, never its user agent alone."""
+    why = spread.get((rule.host, rule.bot_name))
+    if why is None or rule.kind == "fake_bot" or rule.status == "withheld":
+        return rule
+    return replace(rule, status="withheld", reason=why)
 
 
 def _robots_row(rule: robots.RobotsRule) -> dict:

@@ -161,8 +161,10 @@ class Settings:
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 
-    # crowds: an HTTP library or unnamed agent sent from many addresses (traffic.crowd_bots)
+    # crowds: an HTTP library, unnamed agent or link previewer sent from many addresses (traffic.crowd_bots)
     crowd_min_addresses: int = 500  # this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp from every phone, while a crawler's fleet, even a large one, has a name (judgement)
+    crowd_max_address_share: float = 0.05  # ...as long as no one address sends more than this share of the requests: one scraper among the scripts of its library is no crowd (judgement)
+    crowd_review_addresses: int = 50  # below a crowd, a server rule against such an agent sent from this many addresses is withheld: it may be a small app's users (judgement)
 
     # aggressive_bot: one bot far faster than the rest, on a few routes
     aggressive_bot_min_requests: int = 100  # fewer requests are no load (judgement)

@@ -60,14 +60,37 @@ _MERGE_NAMES_AT = 20_000
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
-# Bots whose distinct addresses are counted (`bot_clients`, `crowd_bots`): HTTP libraries and
-# unnamed agents, which a mobile app or a browser extension may send from every user's device.
-# A named crawler is one party's crawler however many addresses it uses.
-CROWD_KINDS = ("tool", "unknown")
+# Bots whose distinct addresses are counted (`bot_clients`, `crowd_bots`): HTTP libraries,
+# unnamed agents and link previewers, which a mobile app, a browser extension or a messenger
+# sends from every user's device (WhatsApp fetches a link's preview from the sender's phone).
+# A named crawler is one party's crawler however many addresses it uses...
+CROWD_KINDS = ("tool", "unknown", "social")
+# ...and so are crawler frameworks, headless browsers, command-line tools and scanners, which
+# no app sends: a scraper's proxy pool gives them many addresses, not many people.
+NOT_CROWDS = (
+    "Scrapy", "Wget", "curl", "HeadlessChrome", "PhantomJS", "Puppeteer", "Playwright",
+    "Selenium", "zgrab", "masscan", "Nmap", "CensysInspect", "Expanse", "HTTPie",
+    "PostmanRuntime", "libwww-perl",
+)
 # Addresses kept per host+bot in that count (bottom-k, as the URL sample): exact below, an
 # estimate within about 6% above (1/sqrt(k)). Fixed, so saved cron states stay comparable.
 ADDRESS_SAMPLE = 256
 _CLIENT_HASH = "client_hash"
+
+
+def _client_key(client: pl.Expr) -> pl.Expr:
+    """The address a client is counted by: an IPv6 address by its /64 (one home or phone;
+    a scraper rotating through one /64 is one client), any other by itself. A /64 written
+    with `::` before its fourth group is counted by its text up to the `::`.
+
+    >>> pl.select(_client_key(pl.Series(["2001:db8:1:2::5", "2001:db8:1:2:a:b:c:d",
+    ...     "2001:db8::7", "::ffff:10.0.0.1", "10.0.0.1"]))).to_series().to_list()
+    ['2001:db8:1:2:', '2001:db8:1:2:', '2001:db8::', '::ffff:10.0.0.1', '10.0.0.1']
+    """
+    v6 = client.str.contains(":", literal=True) & ~client.str.to_lowercase().str.starts_with("::ffff:")
+    four = client.str.extract(r"^((?:[0-9A-Fa-f]{1,4}:){4})", 1)
+    short = client.str.extract(r"^([^:]*(?::[^:]+)*::)", 1)
+    return pl.when(v6).then(pl.coalesce(four, short, client)).otherwise(client)
 # host+URL and host+pattern as one integer each (the URL sample's order, its grouping key)
 _URL_KEY = pl.struct(s.HOST, s.URL).hash(0)
 _PATTERN_KEY = pl.struct(s.HOST, s.PATTERN).hash(0)
@@ -106,6 +129,9 @@ class _Table:
     fold: Callable[[pl.LazyFrame, "_Table"], pl.LazyFrame] | None = None
     # applied to a batch's rows and to merged ones: keeps a bounded sample of them
     limit: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None
+    # key columns computed on this table's own rows only (after `rows` picks them): a regex
+    # over a few rows, not over every request of the batch
+    keyed: tuple[pl.Expr, ...] = ()
 
 
 # Hours and minutes are kept this long behind the newest request; older ones are folded so
@@ -191,8 +217,9 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS),),
         merge=(_sum(s.REQUESTS),),
         # not the requests of a log without user agents: people's and bots' alike
-        rows=_is_bot & pl.col(s.BOT_KIND).is_in(CROWD_KINDS) & (pl.col(s.BOT_NAME) != NOT_LOGGED_NAME),
-        derived=(pl.col(s.CLIENT).hash(0).alias(_CLIENT_HASH),),
+        rows=_is_bot & pl.col(s.BOT_KIND).is_in(CROWD_KINDS)
+        & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME]),
+        keyed=(_client_key(pl.col(s.CLIENT)).hash(0).alias(_CLIENT_HASH),),
         limit=_address_sample,
     ),
     # a bounded sample of distinct URLs per host+pattern, with their answers
@@ -298,7 +325,7 @@ class Tally:
                 q = q.select(_COLUMNS["urls"])
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
-                q = q.group_by(table.keys).agg(table.batch)
+                q = q.with_columns(table.keyed).group_by(table.keys).agg(table.batch)
                 if table.limit is not None:
                     q = table.limit(q)
             queries.append(q)
@@ -587,7 +614,7 @@ def _empty_table(name: str) -> pl.DataFrame:
     rows = s.empty(dtypes).lazy()
     rows = rows.with_columns(
         *{e.meta.output_name(): e for t in _TABLES.values() for e in t.derived}.values()
-    )
+    ).with_columns(table.keyed)
     return rows.group_by(table.keys).agg(table.batch).collect()
 
 
@@ -673,8 +700,16 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
 
 def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:
     """Per host (or only, with `by_host` false, across hosts) and bot of `CROWD_KINDS`: its
-    requests and distinct addresses, exact up to `ADDRESS_SAMPLE` and estimated beyond from
-    the sample's largest hash (the k-minimum-values estimate, as for URLs: `_windows`).
+    requests, its distinct addresses (`_client_key`), and how evenly its requests spread over
+    them.
+
+    Addresses are exact up to `ADDRESS_SAMPLE` and estimated beyond from the sample's largest
+    hash (the k-minimum-values estimate, as for URLs: `_windows`). The sample is a uniform
+    random choice of addresses, each with its exact requests, so it also tells whether a few
+    addresses send most of the requests: "busiest_share" is the share of the busiest sampled
+    address, and "spread" the sample's requests scaled to every address against the real
+    total (about 1 when the requests spread evenly; far below when a few addresses outside
+    the sample send most of them: one scraper among a thousand scripts of the same library).
 
     >>> from datetime import datetime, timezone
     >>> batch = pl.DataFrame({
@@ -684,35 +719,67 @@ def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:
     ...     "bot_kind": "tool", "pattern": "/api/feed", "section": "/api"})
     >>> tally = Tally(); tally.add(batch)
     >>> bot_addresses(tally.finish()).rows()  # 3,000 addresses: estimated
-    [('-', 'okhttp', 3000, 2887)]
+    [('-', 'okhttp', 3000, 2887, 0.0003, 0.96)]
     """
     k = ADDRESS_SAMPLE
     keys = [s.HOST, s.BOT_NAME] if by_host else [s.BOT_NAME]
     # Across hosts, the k smallest hashes of the hosts' samples are the k smallest of all.
-    sample = traffic.bot_clients.unique([*keys, _CLIENT_HASH]).filter(
-        pl.col(_CLIENT_HASH).rank("dense").over(keys) <= k
+    sample = (
+        traffic.bot_clients.group_by(*keys, _CLIENT_HASH)
+        .agg(_sum(s.REQUESTS))
+        .filter(pl.col(_CLIENT_HASH).rank("dense").over(keys) <= k)
     )
     n = pl.len()
     kth = pl.col(_CLIENT_HASH).max().cast(pl.Float64) / 2.0**64
-    estimate = pl.when(n >= k).then(((k - 1) / kth).round().cast(pl.Int64)).otherwise(n)
-    requests = traffic.agents.group_by(keys).agg(_sum(s.REQUESTS))
+    estimate = pl.when(n >= k).then(((k - 1) / kth).round()).otherwise(n).cast(pl.Int64)
+    requests = traffic.agents.group_by(keys).agg(_sum(s.REQUESTS).alias("_total"))
+    total = pl.col("_total").clip(lower_bound=1)
     return (
         sample.group_by(keys)
-        .agg(estimate.cast(pl.Int64).alias("addresses"))
+        .agg(
+            estimate.alias("addresses"),
+            pl.col(s.REQUESTS).max().alias("_busiest"),
+            pl.col(s.REQUESTS).mean().alias("_mean"),
+        )
         .join(requests, on=keys, how="left")
-        .select(*keys, pl.col(s.REQUESTS).fill_null(0), "addresses")
+        .select(
+            *keys,
+            pl.col("_total").fill_null(0).alias(s.REQUESTS),
+            "addresses",
+            (pl.col("_busiest") / total).round(4).alias("busiest_share"),
+            (pl.col("_mean") * pl.col("addresses") / total).round(2).alias("spread"),
+        )
         .sort(keys)
     )
 
 
 def crowd_bots(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """The host+bots (`bot_addresses`' rows) whose requests come from `crowd_min_addresses`
-    addresses or more: an HTTP library or an unnamed agent on that many machines is many
-    people's app, browser extension or feed reader, not one crawler, and a rule against its
-    user agent would lock them all out (a shop's Android app sends `okhttp/4.12.0` from every
-    phone). Such a bot is judged as people are: no aggressive_bot finding, and no finding on
-    a pattern whose bot requests are mostly its (see `detectors.run_detectors`)."""
-    return bot_addresses(traffic).filter(pl.col("addresses") >= settings.crowd_min_addresses)
+    """The bots (`bot_addresses` across hosts: one app may call several) whose requests
+    spread evenly over `crowd_min_addresses` addresses or more: an HTTP library, an unnamed
+    agent or a link previewer on that many machines, no one of them sending more than
+    `crowd_max_address_share` of the requests, is many people's app, not one crawler, and a
+    rule against its user agent would lock them all out (a shop's Android app sends
+    `okhttp/4.12.0` from every phone). Such a bot is judged as people are: no aggressive_bot
+    finding, no server rule, and no finding on a pattern almost only it fetches (see
+    `detectors.run_detectors`). Columns: bot_name, requests, addresses.
+
+    Where a few addresses send most of the requests (one scraper among the scripts that
+    share its library's name: "spread" under 1/2, or a busiest address over the share), the
+    bot is judged as any other.
+    """
+    return (
+        bot_addresses(traffic, by_host=False)
+        .filter((pl.col("addresses") >= settings.crowd_min_addresses) & spread_evenly(settings))
+        .select(s.BOT_NAME, s.REQUESTS, "addresses")
+    )
+
+
+def spread_evenly(settings: Settings) -> pl.Expr:
+    """Over `bot_addresses` rows: the requests spread evenly over the addresses (no address
+    sends over `crowd_max_address_share` of them, and the sample's average explains them)."""
+    return (pl.col("busiest_share") <= settings.crowd_max_address_share) & pl.col(
+        "spread"
+    ).is_between(0.5, 2.0)
 
 
 def _windows(

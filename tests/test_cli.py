@@ -665,7 +665,7 @@ def test_settings_lists_the_settings_a_word_names(logs):
     result = run("settings", "crowd", "--config", str(logs / "site.toml"))
     assert result.exit_code == 0
     assert result.output.splitlines()[2:5] == [
-        "crowds: an HTTP library or unnamed agent sent from many addresses (traffic.crowd_bots)",
+        "crowds: an HTTP library, unnamed agent or link previewer sent from many addresses (traffic.crowd_bots)",
         "  crowd_min_addresses = 2_000   (default 500)",
         "      this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp",
     ]

@@ -509,6 +509,7 @@ def test_aggressive_bot_fires_on_a_bot_hammering_a_few_routes():
         "route_requests": 600,
         "route_share": 1.0,
         "patterns": ["/asl/{n}", "/psl/{n}"],
+        "addresses": None,  # counted for HTTP libraries, unnamed agents and link previewers
     }
     assert all(u.startswith("/asl/") for u in out[s.EXAMPLES][0].to_list())
 
@@ -571,8 +572,26 @@ def app_feed(addresses: int) -> list[dict]:
 
 def test_aggressive_bot_flags_an_http_library_sent_from_a_few_addresses():
     out = aggressive_bot.detect(traffic_of(app_feed(3)), Settings())
-    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/asl/{n}", 600)]
-    assert evidence(out)["bot_name"] == "okhttp"
+    assert out.select(s.PATTERN, s.SEVERITY, s.WASTED_REQUESTS).rows() == [("/asl/{n}", "critical", 600)]
+    assert (evidence(out)["bot_name"], evidence(out)["addresses"]) == ("okhttp", 3)
+    assert out[s.ADVICE][0] == aggressive_bot.ADVICE
+
+
+def test_aggressive_bot_on_an_http_library_from_many_even_addresses_is_a_warning():
+    # 80 addresses, one request each: a small app's users as likely as a scraper's pool
+    out = aggressive_bot.detect(traffic_of(app_feed(80)), Settings())
+    assert out.select(s.SEVERITY, s.WASTED_REQUESTS).rows() == [("warning", 600)]
+    assert evidence(out)["addresses"] == 80
+    assert out[s.ADVICE][0] == aggressive_bot.ADVICE + aggressive_bot.MANY_ADDRESSES
+
+
+def test_aggressive_bot_flags_one_scraper_among_many_scripts_of_its_library():
+    # 600 addresses send okhttp once each, and one of them sends 600 requests more: not a
+    # crowd (its busiest address sends half of it all)
+    rows = app_feed(600) + [{**r, s.CLIENT: "10.0.0.1"} for r in app_feed(600) if r[s.BOT_NAME] == OKHTTP[0]]
+    out = aggressive_bot.detect(traffic_of(rows), Settings())
+    assert (evidence(out)["bot_name"], evidence(out)["requests"], evidence(out)["addresses"]) == (
+        "okhttp", 1200, 576)  # 600 addresses, estimated
 
 
 def test_aggressive_bot_leaves_an_http_library_sent_from_many_addresses_alone():
@@ -581,6 +600,37 @@ def test_aggressive_bot_leaves_an_http_library_sent_from_many_addresses_alone():
     # the threshold is a setting: 600 addresses under it are one party's again
     crowd = Settings(crowd_min_addresses=601)
     assert aggressive_bot.detect(traffic_of(app_feed(600)), crowd).height == 1
+
+
+def test_aggressive_bot_counts_an_ipv6_client_by_its_64():
+    # one scraper taking a new address of its /64 for every request is one client
+    one = [{**r, s.CLIENT: f"2001:db8:1:2:{i:x}::1"} if r[s.BOT_NAME] == OKHTTP[0] else r
+           for i, r in enumerate(app_feed(600))]
+    assert evidence(aggressive_bot.detect(traffic_of(one), Settings()))["addresses"] == 1
+    # 600 phones, each in a /64 of its own, are a crowd
+    phones = [{**r, s.CLIENT: f"2001:db8:{i:x}:1::1"} if r[s.BOT_NAME] == OKHTTP[0] else r
+              for i, r in enumerate(app_feed(600))]
+    assert aggressive_bot.detect(traffic_of(phones), Settings()).height == 0
+
+
+def test_aggressive_bot_flags_a_crawler_framework_from_a_proxy_pool():
+    # Scrapy from 600 addresses is a scraper's pool: no app sends Scrapy
+    rows = [{**r, s.BOT_NAME: "Scrapy", s.USER_AGENT: "Scrapy/2.11.0 (+https://scrapy.org)"}
+            if r[s.BOT_NAME] == OKHTTP[0] else r for r in app_feed(600)]
+    assert evidence(aggressive_bot.detect(traffic_of(rows), Settings()))["bot_name"] == "Scrapy"
+
+
+def test_aggressive_bot_leaves_link_previews_from_phones_alone():
+    # WhatsApp fetches a shared link's preview from each sender's phone
+    rows = [{**r, s.BOT_NAME: "WhatsApp", s.BOT_KIND: "social", s.USER_AGENT: "WhatsApp/2.23.20.0"}
+            if r[s.BOT_NAME] == OKHTTP[0] else r for r in app_feed(600)]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_aggressive_bot_counts_an_apps_addresses_over_every_host():
+    # old versions of the app call shop.example, new ones api.shop.example: 300 phones each
+    rows = [{**r, s.HOST: ("shop.example", "api.shop.example")[i % 2]} for i, r in enumerate(app_feed(600))]
+    assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
 
 
 def test_aggressive_bot_ignores_asset_bursts_and_server_wide_requests():

@@ -138,10 +138,16 @@ def test_aggressive_bot_names_the_bot_and_its_routes(name, trap):
 # -- a mobile app's API beside the website -----------------------------------------------------
 
 
-def app_log(path: Path, addresses: int) -> Path:
+def app_log(path: Path, addresses: int, crawled: int = 0) -> Path:
     """Googlebot and people read 300 blog posts; an Android app (okhttp) fetches 1,000 user
-    records by UUID, each once, from `addresses` addresses."""
+    records by UUID, each once, from `addresses` addresses; Googlebot fetches `crawled`
+    records more."""
     lines = []
+    for i in range(crawled):
+        uuid = f"{i * 40503 % 2**32:08x}-{i:04x}-4b{i % 256:02x}-9cde-{i * 89:012x}"
+        lines.append(f'66.249.66.9 - - [01/Mar/2026:11:{i // 60 % 60:02d}:{i % 60:02d} +0000] '
+                     f'"GET /api/v2/users/{uuid} HTTP/1.1" 200 {640 + i % 25} "-" '
+                     '"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"')
     for i in range(1000):
         minute, second = divmod(i, 60)
         when = f"01/Mar/2026:10:{minute % 60:02d}:{second:02d} +0000"
@@ -165,11 +171,15 @@ def test_an_apps_api_fetched_from_many_phones_is_not_a_trap(tmp_path):
         ("random_token", "/api/v2/users/{hex}")}  # the same API fetched by one script: a crawl
     app = analyze(str(app_log(tmp_path / "app.log", 1000)))
     assert app.findings.height == 0
-    assert app.crowds.rows() == [("-", "okhttp", 1000, 1012)]  # 1,000 addresses, estimated
+    assert app.crowds.rows() == [("okhttp", 1000, 1012)]  # 1,000 addresses, estimated
     report = to_dict(app)
-    assert report["summary"]["crowds"] == [
-        {"host": "-", "bot": "okhttp", "requests": 1000, "addresses": 1012}]
+    assert report["summary"]["crowds"] == [{"bot": "okhttp", "requests": 1000, "addresses": 1012}]
     assert {b["bot"]: b["addresses"] for b in report["bots"]} == {"okhttp": 1012, "Googlebot": None}
-    assert "Judged as people, not crawlers: okhttp (1,000 requests from about 1,012 addresses)" in (
-        to_text(app, width=200))
+    assert "Sent by many machines, not one crawler: okhttp (1,000 requests from about 1,012 " \
+        "addresses)" in to_text(app, width=200)
     assert to_dict(one_script)["summary"]["crowds"] == []
+    # Googlebot fetching 400 records too (29% of the pattern's bot requests): a crawl to judge
+    crawled = analyze(str(app_log(tmp_path / "crawled.log", 1000, crawled=400)))
+    assert crawled.crowds.height == 1
+    assert {(f.kind, f.pattern) for f in to_records(crawled.findings)} >= {
+        ("random_token", "/api/v2/users/{hex}")}

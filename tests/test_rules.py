@@ -257,3 +257,29 @@ def test_a_log_without_user_agents_gets_no_rule_that_could_block_pages_people_re
     assert len(emitted) == 5 and all(why.endswith("none of 660 content URLs") for why in emitted)
     assert sug.htaccess == "" and sug.nginx == ""
     assert not any("ignores robots.txt" in note for note in sug.notes)
+
+
+def small_app(addresses: int) -> tuple[pl.DataFrame, object]:
+    """An aggressive_bot finding on okhttp's /api/ requests, sent from `addresses` addresses
+    (a small shop's app on its customers' phones, or one script), beside Googlebot's crawl."""
+    rows = [{"url": f"/api/feed?since={i}", "client": f"10.0.{i % addresses // 250}.{i % addresses % 250}",
+             "is_bot": True, "bot_name": "okhttp", "bot_kind": "tool", "user_agent": "okhttp/4.12.0"}
+            for i in range(300)]
+    rows += bots([f"/blog/{i}" for i in range(100)]) + humans(["/", "/blog/1"])
+    findings = to_frame([Finding("aggressive_bot", "critical", "-", "/api/feed?since", 300, 300,
+                                 evidence={"bot_name": "okhttp", "routes": ["/api/"]})])
+    return findings, traffic_of(requests_frame(rows))
+
+
+def test_a_deny_rule_for_an_http_library_from_many_addresses_is_withheld():
+    findings, traffic = small_app(3)  # one script's few addresses: the rule is written
+    emitted = rules.suggest(findings, traffic).rules.filter(pl.col("target") == "apache")
+    assert emitted.select("status", "saved_bot_requests").rows() == [("emitted", 300)]
+    findings, traffic = small_app(80)  # 80 phones of a small shop's app: checked first
+    withheld = rules.suggest(findings, traffic).rules.filter(pl.col("target") == "apache")
+    assert withheld.select("status", "reason").rows() == [(
+        "withheld", "okhttp came from 80 addresses: if they are an app's users, a deny rule "
+        "locks them all out; see them with logtrap bots, and add the rule by hand if they are "
+        "one scraper's")]
+    robots_rule = rules.suggest(findings, traffic).rules.filter(pl.col("target") == "robots")
+    assert robots_rule["status"].to_list() == ["emitted"]  # no app reads robots.txt: harmless

@@ -302,9 +302,11 @@ def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
     # a: 200 addresses, b: 150 of them new; together 250, under ADDRESS_SAMPLE (256): exact
     both = app_requests([("a.example", range(200)), ("b.example", range(100, 250))])
     traffic = tally_of([both], 1000).finish()
-    assert traffic_module.bot_addresses(traffic).rows() == [
-        ("a.example", "okhttp", 200, 200), ("b.example", "okhttp", 150, 150)]
-    assert traffic_module.bot_addresses(traffic, by_host=False).rows() == [("okhttp", 350, 250)]
+    assert traffic_module.bot_addresses(traffic).rows() == [  # one request an address: even
+        ("a.example", "okhttp", 200, 200, 0.005, 1.0), ("b.example", "okhttp", 150, 150, 0.0067, 1.0)]
+    # across hosts: 350 requests from 250 addresses, 100 of which called both hosts
+    assert traffic_module.bot_addresses(traffic, by_host=False).rows() == [
+        ("okhttp", 350, 250, 0.0057, 1.0)]
     # 3,000 addresses over three batches (and cron runs): a bounded sample, within 10%
     batches = [app_requests([("a.example", range(1000 * d, 1000 * (d + 1)))], day=d) for d in range(3)]
     tally = tally_of(batches[:2], 1000)
@@ -312,9 +314,9 @@ def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
     tally.add(batches[2])
     traffic = tally.finish()
     assert traffic.bot_clients.height == traffic_module.ADDRESS_SAMPLE
-    [(host, bot, requests, addresses)] = traffic_module.bot_addresses(traffic).rows()
+    [(host, bot, requests, addresses, _, spread)] = traffic_module.bot_addresses(traffic).rows()
     assert (host, bot, requests) == ("a.example", "okhttp", 3000)
-    assert abs(addresses - 3000) <= 300
+    assert abs(addresses - 3000) <= 300 and abs(spread - 1) <= 0.1
 
 
 def test_bot_addresses_count_only_the_kinds_a_crowd_may_send():
@@ -330,4 +332,6 @@ def test_a_state_saved_before_addresses_were_counted_still_loads():
     frames = {k: v for k, v in tally.frames().items() if k != "bot_clients"}
     resumed = Tally.from_frames(frames, tally.settings)
     resumed.add(app_requests([("a.example", range(5, 20))], day=1))
-    assert traffic_module.bot_addresses(resumed.finish()).rows() == [("a.example", "okhttp", 25, 15)]
+    # the 10 requests of the run before: their addresses were not kept, so they spread less
+    assert traffic_module.bot_addresses(resumed.finish()).rows() == [
+        ("a.example", "okhttp", 25, 15, 0.04, 0.6)]

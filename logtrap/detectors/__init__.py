@@ -70,25 +70,28 @@ def run_detectors(
 
 # Findings about one bot, which judge that bot and not a pattern's crawl.
 _BOT_KINDS = (aggressive_bot.KIND, fake_bot.KIND)
+# A pattern this share of whose bot requests are crowds' is no crawl to judge (judgement).
+_CROWD_ONLY = 0.9
 
 
 def _not_crowds(findings: pl.DataFrame, traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Findings without those on patterns whose bot requests are mostly a crowd's
-    (`traffic.crowd_bots`): many people's app fetching its API is no crawl to fix, and a
-    robots.txt line or a rule there would only reach the app."""
+    """Findings without those on patterns almost only crowds fetch (`traffic.crowd_bots`):
+    many people's app fetching its API is no crawl to fix. Where crawlers make more than a
+    tenth of a pattern's bot requests, its findings stay: a robots.txt line reaches only
+    them (apps do not read robots.txt)."""
     crowds = crowd_bots(traffic, settings)
     if crowds.height == 0 or findings.height == 0:
         return findings
     keys = [s.HOST, s.PATTERN]
     crowd_requests = (
-        traffic.agents.join(crowds.select(s.HOST, s.BOT_NAME), on=[s.HOST, s.BOT_NAME])
+        traffic.agents.join(crowds.select(s.BOT_NAME), on=s.BOT_NAME)
         .group_by(keys)
         .agg(pl.col(s.REQUESTS).sum().alias("_crowd"))
     )
     mostly = (
         traffic.patterns.select(*keys, s.BOT_REQUESTS)
         .join(crowd_requests, on=keys)
-        .filter(2 * pl.col("_crowd") > pl.col(s.BOT_REQUESTS))
+        .filter(pl.col("_crowd") >= _CROWD_ONLY * pl.col(s.BOT_REQUESTS))
         .select(keys)
     )
     dropped = findings.join(mostly, on=keys, how="semi").filter(~pl.col(s.KIND).is_in(_BOT_KINDS))

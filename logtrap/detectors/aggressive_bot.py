@@ -17,9 +17,12 @@ connection"). Static files (CSS, scripts, images, fonts) are left out of the cou
 rendering a page fetches its assets in a burst, which is neither a crawl nor a trap, and a
 rule blocking them would only break the renderer.
 
-Nor is an HTTP library or unnamed agent sent from `crowd_min_addresses` addresses or more
-(`traffic.crowd_bots`): that is many people's app, and a rule against its user agent would
-lock them all out.
+Nor is an HTTP library, unnamed agent or link previewer whose requests spread evenly over
+`crowd_min_addresses` addresses or more (`traffic.crowd_bots`): that is many people's app,
+and a rule against its user agent would lock them all out. For such agents the evidence
+gives `addresses` (null for the others). One whose requests spread evenly over
+`crowd_review_addresses` addresses or more may still be a small app's users: its finding is
+a warning at most, its advice says so, and `rules` withholds its server rule.
 
 Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
 fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
@@ -40,7 +43,7 @@ from logtrap import schema as s
 from logtrap.bots import named_bot
 from logtrap.detectors import _shape
 from logtrap.settings import Settings
-from logtrap.traffic import Traffic, crowd_bots
+from logtrap.traffic import Traffic, bot_addresses, crowd_bots, spread_evenly
 
 KIND = "aggressive_bot"
 
@@ -48,6 +51,11 @@ ADVICE = (
     "One bot fetches these routes far faster than any other. It may ignore robots.txt: add a "
     "server rule scoped to its user agent and these paths (rate-limit or deny), and a "
     "robots.txt group for it; leave the rest of the site open to it."
+)
+
+MANY_ADDRESSES = (
+    " It came from many addresses, its requests spread evenly: if they are your app's or your "
+    "customers' devices, leave it be (logtrap withholds the server rule; see logtrap bots)."
 )
 
 _BOT = [s.HOST, s.BOT_NAME]
@@ -93,7 +101,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if agents.height == 0:
         return f.empty_findings()
     bots = _bots(agents, traffic.bot_minutes).join(
-        crowd_bots(traffic, settings).select(_BOT), on=_BOT, how="anti"
+        crowd_bots(traffic, settings).select(s.BOT_NAME), on=s.BOT_NAME, how="anti"
     )
     candidates = bots.filter(
         (pl.col(s.BOT_KIND) != "search")
@@ -115,8 +123,16 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if rows.height == 0:
         return f.empty_findings()
+    addresses = bot_addresses(traffic).select(
+        *_BOT,
+        "addresses",
+        # many evenly spread addresses, though fewer than a crowd: maybe a small app's users
+        ((pl.col("addresses") >= settings.crowd_review_addresses) & spread_evenly(settings))
+        .alias("_many"),
+    )
     rows = (
         rows.join(_examples(traffic, agents.join(rows.select(_BOT), on=_BOT)), on=_BOT, how="left")
+        .join(addresses, on=_BOT, how="left")
         .with_columns(
             pl.col("route_requests").alias(s.WASTED_REQUESTS),
             pl.col(s.EXAMPLES).fill_null([]),
@@ -124,10 +140,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("route_share").round(4),
             pl.col("peak_ratio").round(2),
             pl.col("median_other_peak_per_minute").cast(pl.Float64),
+            pl.col("_many").fill_null(False),
         )
         .sort(_BOT)
     )
-    severity = f.critical_when(pl.col("share") >= settings.aggressive_bot_critical_share)
+    critical = (pl.col("share") >= settings.aggressive_bot_critical_share) & ~pl.col("_many")
+    severity = f.critical_when(critical)
+    advice = pl.when(pl.col("_many")).then(pl.lit(ADVICE + MANY_ADDRESSES)).otherwise(pl.lit(ADVICE))
     return f.finding_rows(
         KIND,
         rows,
@@ -145,8 +164,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             "route_requests",
             "route_share",
             "patterns",
+            "addresses",
         ],
-        advice=ADVICE,
+        advice=advice,
     )
 
 

@@ -191,8 +191,10 @@ def example_run() -> Analysis:
 
 
 # Why `Analysis.crowds` get no finding, as every report says it.
-CROWD_NOTE = ("An HTTP library or unnamed agent sent from that many addresses is many people's "
-              "app: no finding or rule targets it, or the patterns it mostly fetches.")
+CROWD_LEAD = "Sent by many machines, not one crawler"
+CROWD_NOTE = ("An HTTP library, unnamed agent or link previewer whose requests spread evenly "
+              "over that many addresses is many people's app or many machines: no finding or "
+              "rule targets it, nor the patterns almost only it fetches.")
 
 _EVIDENCE_ITEMS = 8  # list items shown per evidence value in a report (the JSON has all)
 

@@ -47,8 +47,8 @@ def summary_dict(analysis: "Analysis") -> dict[str, Any]:
         "requests_without_user_agent": not_logged_requests(traffic.patterns),
         # bots judged as many people's app, not one crawler (`Analysis.crowds`)
         "crowds": [
-            {"host": host, "bot": bot, "requests": requests, "addresses": addresses}
-            for host, bot, requests, addresses in analysis.crowds.iter_rows()
+            {"bot": bot, "requests": requests, "addresses": addresses}
+            for bot, requests, addresses in analysis.crowds.iter_rows()
         ],
         "start": _iso(traffic.start),
         "end": _iso(traffic.end),

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from logtrap.report._common import (
-    CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line, more_patterns,
-    pattern_label,
+    CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
+    more_patterns, pattern_label,
 )
 from logtrap.report.data import to_dict
 
@@ -104,7 +104,7 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     if summary["crowds"]:
         listed = ", ".join(f"<code>{h(c['bot'])}</code> ({_n(c['requests'])} requests from about "
                            f"{_n(c['addresses'])} addresses)" for c in summary["crowds"])
-        parts.append(f"<p>Judged as people, not crawlers: {listed}. {h(CROWD_NOTE)}</p>")
+        parts.append(f"<p>{h(CROWD_LEAD)}: {listed}. {h(CROWD_NOTE)}</p>")
     parts.append("<h2>Findings</h2>")
     if not report["findings"]:
         parts.append("<p>No crawler traps found.</p>")

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from logtrap.report._common import (
-    CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line, more_patterns,
-    pattern_label,
+    CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
+    more_patterns, pattern_label,
 )
 from logtrap.report.data import to_dict
 
@@ -69,7 +69,7 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
     if summary["requests_without_user_agent"]:
         lines.append("- " + NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"])))
     if summary["crowds"]:
-        lines.append("- Judged as people, not crawlers: " + ", ".join(
+        lines.append(f"- {CROWD_LEAD}: " + ", ".join(
             f"{md_code(c['bot'])} ({_n(c['requests'])} requests from about "
             f"{_n(c['addresses'])} addresses)" for c in summary["crowds"]) + ". " + CROWD_NOTE)
     lines += ["", "## Findings", ""]

@@ -19,8 +19,8 @@ from rich.text import Text
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
-    CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count, evidence_line,
-    not_logged_requests, pattern_label, safe,
+    CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count,
+    evidence_line, not_logged_requests, pattern_label, safe,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -294,19 +294,17 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
 def crowds_view(crowds: pl.DataFrame) -> list[RenderableType]:
     """The bots judged as many people's app (`Analysis.crowds`), and why none is a finding.
 
-    >>> crowds = pl.DataFrame({"host": ["-"], "bot_name": ["okhttp"], "requests": [3000],
-    ...                        "addresses": [2981]})
+    >>> crowds = pl.DataFrame({"bot_name": ["okhttp"], "requests": [3000], "addresses": [2981]})
     >>> print(crowds_view(crowds)[1])
-    Judged as people, not crawlers: okhttp (3,000 requests from about 2,981 addresses). An HTTP library or unnamed agent sent from that many addresses is many people's app: no finding or rule targets it, or the patterns it mostly fetches.
+    Sent by many machines, not one crawler: okhttp (3,000 requests from about 2,981 addresses). An HTTP library, unnamed agent or link previewer whose requests spread evenly over that many addresses is many people's app or many machines: no finding or rule targets it, nor the patterns almost only it fetches.
     """
     if crowds.height == 0:
         return []
-    per_bot = crowds.group_by(s.BOT_NAME).agg(pl.col(s.REQUESTS, "addresses").sum()).sort(s.BOT_NAME)
     listed = ", ".join(
         f"{safe(name)} ({_n(requests)} requests from about {_n(addresses)} addresses)"
-        for name, requests, addresses in per_bot.iter_rows()
+        for name, requests, addresses in crowds.sort(s.BOT_NAME).iter_rows()
     )
-    return ["", f"Judged as people, not crawlers: {listed}. {CROWD_NOTE}"]
+    return ["", f"{CROWD_LEAD}: {listed}. {CROWD_NOTE}"]
 
 
 def summary_view(analysis: "Analysis", top: int = TOP_PATTERNS) -> list[RenderableType]:
