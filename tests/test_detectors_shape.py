@@ -291,6 +291,14 @@ def test_pagination_fires_past_the_last_page():
     assert (ev["pages_past_last"], ev["empty_size"], ev["human_requests_past_last"]) == (1000, 1500, 0)
 
 
+def test_calendar_silent_on_product_ids_that_look_like_a_year_and_a_month():
+    # ids 20000-20999 at the end of a slug: "20011" is no date (it would read 2001-1, and the
+    # catalog would span 2000-01 to 2099-09), so no Disallow for the catalog
+    products = [{**BOT, s.URL: f"/product/{_slug(i)}-{20000 + i}", s.BYTES: 9000 + 37 * i}
+                for i in range(1000)]
+    assert _findings(calendar, content_rows() + products).height == 0
+
+
 def test_soft_404_fires_on_the_error_page_size():
     rows = content_rows()
     rows += bots([f"/gone/{i}" for i in range(10)], status=404, bytes=512)

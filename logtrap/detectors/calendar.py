@@ -37,21 +37,28 @@ ADVICE = (
     "add rel=nofollow to the navigation links; then Disallow the date parameter in robots.txt."
 )
 
-# year, then month (and an optional day), in a path segment or a parameter value
+# year, then month (and an optional day), in a path segment or a parameter value: separated
+# (`2019/3`, `2071-04-05`) or written out in full (`202405`, `20240501`). A year and a month
+# of one digit run together are no date: `walnut-20011` is product 20011, and a catalog of
+# ids 20000-20999 read so spans a century (2000-01 to 2099-09).
 _DATE = (
-    r"(?:^|[^0-9])([12][0-9]{3})[-/_.]?(1[0-2]|0[1-9]|[1-9])"
-    r"(?:[-/_.]?(?:3[01]|[12][0-9]|0[1-9]|[1-9]))?(?:[^0-9]|$)"
+    r"(?:^|[^0-9])([12][0-9]{3})"
+    r"(?:[-/_.](1[0-2]|0?[1-9])(?:[-/_.](?:3[01]|[12][0-9]|0?[1-9]))?"
+    r"|(1[0-2]|0[1-9])(?:3[01]|[12][0-9]|0[1-9])?)"
+    r"(?:[^0-9]|$)"
 )
 
 
 def dated(urls: pl.DataFrame) -> pl.DataFrame:
     """Add `year` and `month` (null when the URL carries no date) and `months` (year*12+month-1).
 
-    >>> dated(pl.DataFrame({"url": ["/c?date=2071-04", "/e/2019/03/", "/a/7"]}))["months"].to_list()
-    [24855, 24230, None]
+    >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011"]
+    >>> dated(pl.DataFrame({"url": urls}))["months"].to_list()
+    [24855, 24230, 24292, None, None]
     """
-    year = pl.col(s.URL).str.extract(_DATE, 1).cast(pl.Int32, strict=False)
-    month = pl.col(s.URL).str.extract(_DATE, 2).cast(pl.Int32, strict=False)
+    parts = pl.col(s.URL).str.extract_groups(_DATE)
+    year = parts.struct.field("1").cast(pl.Int32, strict=False)
+    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3")).cast(pl.Int32, strict=False)
     return urls.with_columns(year.alias("year"), month.alias("month")).with_columns(
         (pl.col("year") * 12 + pl.col("month") - 1).alias("months")
     )
