@@ -118,7 +118,6 @@ class Settings:
     soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
     soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
     soft_404_size_tolerance: int = 64  # bytes from the host's 404 page size: error pages often echo the requested URL (judgement)
-    soft_404_one_page_slack: int = 2  # bytes: "one page for any value" is one size, or one plus the URL's length; compression adds a byte or two (judgement)
     soft_404_min_contrast: float = 3.0  # error-sized 200s this many times as dense as sizes beside them (judgement)
     soft_404_max_human_share: float = 0.05  # pages people read are not error pages (judgement)
 
@@ -135,6 +134,11 @@ class Settings:
     # internal_search: search result pages fetched by bots
     internal_search_min_bot_requests: int = 20  # a handful of fetches is no waste (judgement)
     internal_search_min_urls: int = 10  # distinct searches needed (judgement)
+
+    # one page answered many times: its sizes gather in a cluster (detectors/_shape.with_answers)
+    one_page_bytes: int = 8  # a cluster reaches this far either side: a CSRF token or nonce, compressed, spreads one page over a dozen bytes (judgement)
+    one_page_flank_bytes: int = 64  # ...and stands out among the sizes this far either side (judgement)
+    one_page_contrast: float = 3.0  # ...as this many times as dense as those sizes: a catalog's pages spread over hundreds of bytes never are (judgement)
 
     # Sizes shared by this many patterns of pages people read are a single-page app's shell, not evidence
     shell_min_patterns: int = 3  # distinct pages of a classic site practically never share an exact size (judgement)

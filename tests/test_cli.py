@@ -672,7 +672,7 @@ def test_settings_lists_the_settings_a_word_names(logs):
     names = [line.split()[0] for line in run("settings", "soft_404").output.splitlines()
              if line.startswith("  ") and not line.startswith("   ")]
     assert names == ["soft_404_min_urls", "soft_404_min_share", "soft_404_size_tolerance",
-                     "soft_404_one_page_slack", "soft_404_min_contrast", "soft_404_max_human_share"]
+                     "soft_404_min_contrast", "soft_404_max_human_share"]
 
 
 def test_settings_word_matching_nothing_is_a_usage_error(logs):

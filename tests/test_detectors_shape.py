@@ -358,6 +358,18 @@ def test_soft_404_fires_on_a_page_echoing_the_value_asked_for():
         "/missing/{n}/{slug}", 100, 100)
 
 
+def test_soft_404_fires_on_a_page_whose_size_a_token_spreads():
+    # one "not found" page with a CSRF token, compressed: its size varies over 12 bytes, and
+    # the commonest size is at an edge (seen on real gzip output)
+    missing = [f"/missing/{i}/{_slug(i)}" for i in range(100)]
+    rows = [{**BOT, s.URL: u, s.BYTES: 7180 + (0, 0, 1, 3, 5, 8, 12)[i % 7]} for i, u in enumerate(missing)]
+    row = _one(_findings(soft_404, content_rows() + rows))
+    assert (row[s.PATTERN], row["evidence"]["soft_404_urls"]) == ("/missing/{n}/{slug}", 100)
+    # ...and when the page also echoes the value asked for, not byte for byte
+    rows = [{**BOT, s.URL: u, s.BYTES: 7180 + len(u) + (0, 2, 3, 5)[i % 4]} for i, u in enumerate(missing)]
+    assert _one(_findings(soft_404, content_rows() + rows))["evidence"]["soft_404_urls"] == 100
+
+
 def test_soft_404_silent_on_real_pages_of_one_template():
     # member profiles, most of them empty: one template, sizes within 30 bytes that the URL
     # does not explain (the member's name, their join date): real pages, not a "not found"

@@ -174,7 +174,7 @@ def test_budget_hog_bots_only_is_no_waste_where_each_url_is_a_page_of_its_own():
     assert evidence(out)["wasteful_because"] == ["repeated_answers", "bots_only"]
     # answers nearly all distinct, 1.2 URLs per size (100 pages answered twice): not each a
     # page of its own
-    out = budget_hog.detect(traffic_of(catalog(lambda i: 6000 + 7 * (i % 500))), Settings())
+    out = budget_hog.detect(traffic_of(catalog(lambda i: 6000 + 37 * (i % 500))), Settings())
     assert (evidence(out)["urls_per_size"], evidence(out)["wasteful_because"]) == (1.2, ["bots_only"])
     # sizes 7 bytes apart on average, so two or three products share a size by chance, as
     # many as on the sizes beside it: pages apiece, not one page answered twice
@@ -364,6 +364,13 @@ def test_growing_pattern_silent_on_a_catalog_crawled_for_the_first_time():
     growth = traffic.windows.filter(pl.col(s.PATTERN) == "/p/{n}")[s.NEW_URLS]
     assert growth.to_list() == [100] * 7
     assert growing_pattern.detect(traffic, Settings()).height == 0
+
+
+def test_growing_pattern_fires_when_the_repeated_page_carries_a_token():
+    # 700 URLs of one empty page whose size a CSRF token spreads over 13 bytes, compressed
+    rows = [{**r, s.BYTES: 3000 + (i * 7 % 13)} for i, r in enumerate(catalog_first_crawl(700))]
+    out = growing_pattern.detect(traffic_of(rows), Settings())
+    assert (evidence(out)["distinct_sizes"], evidence(out)["urls_per_size"]) == (1, 700.0)
 
 
 def test_growing_pattern_silent_on_a_catalog_whose_page_sizes_are_close():

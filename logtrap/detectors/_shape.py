@@ -119,66 +119,146 @@ def less_echo(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _value_counts(urls: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Per keys, m (`less_echo`) and value "_d": its URLs "_c", and the running total "_cum"."""
+    return (
+        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
+        .group_by(*keys, "_m", "_d")
+        .agg(pl.len().cast(pl.Int64).alias("_c"))
+        .sort(*keys, "_m", "_d")
+        .with_columns(pl.col("_c").cum_sum().over(*keys, "_m").alias("_cum"))
+    )
+
+
+def _within(counts: pl.DataFrame, by: list[str], span: int, name: str) -> pl.DataFrame:
+    """`counts` with `name`: the URLs whose value lies within `span` of the row's (both ends
+    included), from the running totals at d + span and d - span - 1."""
+    table = counts.select(*by, pl.col("_d").alias("_at"), "_cum").sort("_at")
+    out = counts
+    for offset, part in ((span, "_hi"), (-span - 1, "_lo")):
+        probe = out.with_columns((pl.col("_d") + offset).alias("_at")).sort("_at")
+        out = probe.join_asof(table.rename({"_cum": part}), on="_at", by=by, strategy="backward",
+                              check_sortedness=False)  # sorted as a whole, so in each group
+        out = out.with_columns(pl.col(part).fill_null(0)).drop("_at")
+    return out.with_columns((pl.col("_hi") - pl.col("_lo")).alias(name)).drop("_hi", "_lo")
+
+
+def _stands_out(seen: pl.Expr, chance: pl.Expr, contrast: float) -> pl.Expr:
+    """Two URLs or more, `contrast` times what chance puts there and beyond its noise: a
+    catalog whose sizes are sparse still puts two products on a size now and then.
+
+    >>> seen, chance = pl.Series([2, 2, 6]), pl.Series([0.0, 0.6, 0.6])  # 0.6: five or more
+    >>> pl.select(_stands_out(pl.lit(seen), pl.lit(chance), 3.0)).to_series().to_list()
+    [True, False, True]
+    """
+    return (seen >= 2) & (seen >= contrast * chance + 3 * chance.sqrt() + 1)
+
+
 def with_answers(
-    urls: pl.DataFrame, keys: Sequence[str] = KEYS, window: int = 8, contrast: float = 3.0
+    urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS
 ) -> pl.DataFrame:
     """`per_url` rows with ANSWER, for counting the distinct pages behind a set of URLs
-    (`keys`): URLs that share a size that stands out are one page, every other URL a page
-    of its own.
+    (`keys`): URLs that got one page share an answer, every other URL is a page of its own.
 
-    A size stands out when at least two URLs have it and `contrast` times as many as the
-    sizes `window` bytes around it hold on average: an empty calendar month answered a
-    thousand times is one page, while a catalog whose pages vary by a hundred bytes puts
-    two or three products on a size by chance, with as many on the sizes beside it, and
-    those are pages of their own. A page that echoes the URL it was asked for (`no results
-    for "..."`) is one page too: sizes are compared less the URL's length once, twice or
-    three times, where that puts at least twice as many URLs on one value as the sizes
-    themselves do. ANSWER is null where the URL has no size (`sized_ok`).
+    A page answered many times shows as sizes that stand out from the sizes around them, by
+    `one_page_contrast` times their density and beyond chance (`_stands_out`),
+    `one_page_bytes` being the reach of one page:
+    - a cluster within that reach against the sizes up to `one_page_flank_bytes` around it:
+      one page does not always keep one size, as a CSRF token or a nonce in it, or the date,
+      compressed with the rest, spreads it over a dozen bytes;
+    - else one exact size held by two URLs or more (an empty calendar month answered a
+      thousand times, or two products' pages answered twice) against the sizes within reach,
+      where pages of a few sizes close together hide each other's clusters.
+    A catalog whose pages spread over hundreds of bytes has as many URLs beside any size or
+    window, and its pages are pages apiece, even where two share a size by chance. Sizes are
+    taken less the URL's length 0 to 3 times (`less_echo`: a page that echoes the value asked
+    for), whichever leaves the fewest pages. ANSWER is null where the URL has no size
+    (`sized_ok`). Pages of one template that differ by a few dozen bytes (member profiles)
+    can look like one page here, as they would to a crawler.
 
-    >>> sizes = [4213] * 3 + list(range(5000, 5016)) + [5007]  # 5007 twice among neighbours
+    >>> sizes = [4213, 4215, 4220, 4226] * 5 + list(range(6000, 6400, 20))  # a page, jittered
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/p/{n}", "status": 200, "bytes": sizes,
     ...                      "url": [f"/p/{i}" for i in range(len(sizes))]})
-    >>> with_answers(urls).select(pl.col("answer").n_unique()).item()  # 4213 is one page
-    18
+    >>> with_answers(urls, Settings()).select(pl.col("answer").n_unique()).item()  # 1 + 20
+    21
     """
     keys = list(keys)
-    fits = less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
-    # the URLs on each m's commonest value; an m above 0 must hold twice m = 0's
-    mode = fits.group_by(*keys, "_m", "_d").len().group_by(*keys, "_m").agg(pl.col("len").max())
-    plain = pl.col("len").filter(pl.col("_m") == 0).first()
+    by = [*keys, "_m"]
+    w, flank, contrast = settings.one_page_bytes, settings.one_page_flank_bytes, settings.one_page_contrast
+    counts = _within(_within(_value_counts(urls, keys), by, w, "_near"), by, flank, "_around")
+    # what chance would put on a size, and in a window, at the density around them
+    one_size = (pl.col("_near") - pl.col("_c")) / (2 * w)
+    one_window = (pl.col("_around") - pl.col("_near")) * (2 * w + 1) / (2 * (flank - w))
+    spike = _stands_out(pl.col("_c"), one_size, contrast)
+    dense = _stands_out(pl.col("_near"), one_window, contrast)
+    spikes = counts.filter(spike).select(*by, "_d", pl.lit(True).alias("_spike"))
+    centres = (
+        counts.filter(dense)
+        .sort(*by, "_d")
+        # centres closer than the reach of one page are one cluster
+        .with_columns(
+            (pl.col("_d").diff().over(by).fill_null(w + 1) > w).cum_sum().over(by).alias("_page")
+        )
+        .select(*by, pl.col("_d").alias("_centre"), "_page")
+    )
+    placed = (
+        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
+        .join(spikes, on=[*by, "_d"], how="left")
+        .sort("_d")
+        # a URL within reach of a centre (the nearest) belongs to its cluster
+        .join_asof(centres.sort("_centre"), left_on="_d", right_on="_centre", by=by,
+                   strategy="nearest", tolerance=w, check_sortedness=False)
+        .with_columns(
+            pl.when(pl.col("_page").is_not_null())
+            .then(pl.format("\x00~{}", pl.col("_page")))
+            .when(pl.col("_spike"))
+            .then(pl.format("\x00={}", pl.col("_d")))
+            .otherwise(pl.col(s.URL))
+            .alias(ANSWER)
+        )
+    )
     best = (
-        mode.sort("len", "_m", descending=[True, False])
+        placed.group_by(*by)
+        .agg(pl.col(ANSWER).n_unique().alias("_n"))
+        .sort("_n", "_m")
         .group_by(keys, maintain_order=True)
-        .agg(pl.when(pl.col("len").first() >= 2 * plain).then(pl.col("_m").first()).otherwise(0))
+        .agg(pl.col("_m").first())
     )
-    fits = fits.join(best, on=[*keys, "_m"])
-    counts = (
-        fits.group_by(*keys, "_d")
-        .agg(pl.len().cast(pl.Int64).alias("_c"))
-        .sort(*keys, "_d")
-        .with_columns(pl.col("_c").cum_sum().over(keys).alias("_cum"))
-    )
-    # URLs on the sizes within `window` of each: cumulative counts up to d + w and d - w - 1
-    def upto(offset: int, name: str) -> pl.DataFrame:
-        probe = counts.select(*keys, "_d", (pl.col("_d") + offset).alias("_at")).sort("_at")
-        table = counts.select(*keys, pl.col("_d").alias("_at"), pl.col("_cum").alias(name))
-        joined = probe.join_asof(table.sort("_at"), on="_at", by=keys, strategy="backward",
-                                 check_sortedness=False)  # sorted as a whole, so in each group
-        return joined.select(*keys, "_d", pl.col(name).fill_null(0))
-
-    around = pl.col("_hi") - pl.col("_lo") - pl.col("_c")
-    spikes = (
-        counts.join(upto(window, "_hi"), on=[*keys, "_d"])
-        .join(upto(-window - 1, "_lo"), on=[*keys, "_d"])
-        .filter((pl.col("_c") >= 2) & (pl.col("_c") * 2 * window >= contrast * around))
-        .select(*keys, "_d", pl.lit(True).alias("_spike"))
-    )
-    answers = fits.join(spikes, on=[*keys, "_d"], how="left").select(
-        *keys, s.URL, s.BYTES,
-        pl.when(pl.col("_spike")).then(pl.lit("\x00") + pl.col("_d").cast(pl.String))
-        .otherwise(pl.col(s.URL)).alias(ANSWER),
-    )
+    answers = placed.join(best, on=by).select(*keys, s.URL, s.BYTES, ANSWER)
     return urls.join(answers, on=[*keys, s.URL, s.BYTES], how="left", maintain_order="left")
+
+
+def one_page(urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS) -> pl.DataFrame:
+    """Per keys: the largest share of the URLs answered 200 with a size whose sizes lie within
+    `one_page_bytes` of one value ("_one_page_share"), with the URLs there ("_one_page":
+    keys, url, bytes), for the m (`less_echo`) that gathers most. Not chained as
+    `with_answers`' clusters are: one page for any value keeps its sizes in one window, while
+    pages of one template spread over a few dozen bytes fill none.
+
+    >>> urls = pl.DataFrame({"host": "-", "pattern": "/t/{slug}", "status": 200,
+    ...     "bytes": [7180, 7181, 7183, 7183, 9000], "url": ["/t/a", "/t/b", "/t/c", "/t/d", "/t/e"]})
+    >>> share, where = one_page(urls, Settings())
+    >>> share.rows(), sorted(where["url"])
+    ([('-', '/t/{slug}', 0.8)], ['/t/a', '/t/b', '/t/c', '/t/d'])
+    """
+    keys = list(keys)
+    by = [*keys, "_m"]
+    w = settings.one_page_bytes
+    counts = _within(_value_counts(urls, keys), by, w, "_near")
+    total = pl.col("_c").sum().over(by)
+    best = (
+        counts.with_columns((pl.col("_near") / total).alias("_one_page_share"))
+        .sort("_one_page_share", "_m", "_d", descending=[True, False, False])
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col("_m", "_d", "_one_page_share").first())
+    )
+    inside = (
+        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
+        .join(best.select(*keys, "_m", pl.col("_d").alias("_centre")), on=[*keys, "_m"])
+        .filter((pl.col("_d") - pl.col("_centre")).abs() <= w)
+        .select(*keys, s.URL, s.BYTES)
+    )
+    return best.select(*keys, "_one_page_share"), inside
 
 
 def sized_ok() -> pl.Expr:

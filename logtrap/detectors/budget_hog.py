@@ -6,8 +6,8 @@ The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches")
    host has at least `budget_hog_min_bot_requests` bot requests (tiny logs say nothing);
 2. the pattern looks wasteful, by at least one signal read from the traffic itself:
    - *repeated answers*: among the sampled URLs answered 200, there are at least
-     `budget_hog_urls_per_size` URLs per distinct response size (many URLs, one page; sizes
-     shared by chance in a dense catalog count apiece: `_shape.with_answers`); URLs
+     `budget_hog_urls_per_size` URLs per distinct page (many URLs, one page; a page's sizes
+     may spread over a few bytes, a catalog's pages are pages apiece: `_shape.with_answers`); URLs
      answered with the size of the site's shell (`_shape.shell_sizes`: a single-page app
      answers every route with one page) are left out, counted as `shell_urls`;
    - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
@@ -119,7 +119,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
 def _answer_signals(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Per pattern: sampled URLs answered 200 with a size other than the site's shell, how many
     distinct sizes they have, and the URLs answered with the shell's size."""
-    urls = _shape.with_answers(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)))
+    shell = _shape.shell_sizes(traffic, settings)
+    urls = _shape.with_answers(_shape.per_url(traffic.urls, shell), settings)
     sized = _shape.sized_ok()
     return (
         urls.group_by(_KEYS)

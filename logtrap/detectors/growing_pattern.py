@@ -21,9 +21,9 @@ logs span less than two days), with W = `growing_pattern_windows` (3):
    304 (redirects and errors are not content, while a 304 Not Modified answers a crawler
    revalidating a page it fetched before, unchanged: content). A large catalog crawled for
    the first time grows like a trap, window after window, but each of its pages has a size of
-   its own (DESIGN: "URLs growing without new content" is the signal, not the count of URLs),
-   and a size two products share by chance, among as many on the sizes beside it, does not
-   make them one page (`_shape.with_answers`: distinct sizes count such URLs apiece). Search result
+   its own (DESIGN: "URLs growing without new content" is the signal, not the count of URLs):
+   distinct sizes count pages (`_shape.with_answers`: one page's sizes may spread over a few
+   bytes, while two products sharing a size by chance are two pages). Search result
    pages differ in size too: `internal_search` names them. URLs answered with the size of the
    site's shell (`_shape.shell_sizes`: a single-page app answers every route with one page),
    or with no size logged, are no evidence either way, and a pattern with only those stays
@@ -162,7 +162,7 @@ def _pattern_findings(
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
-        .join(_sizes(traffic.urls, shell), on=_KEYS, how="left")
+        .join(_sizes(traffic.urls, shell, settings), on=_KEYS, how="left")
         .with_columns(
             # a share: new URLs are counted by a ~3% estimate, requests exactly
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1))
@@ -182,7 +182,7 @@ def _pattern_findings(
         return f.empty_findings()
     rows = (
         rows.join(_shape.pattern_totals(traffic), on=_KEYS)
-        .join(_sampled_wasted(traffic.urls, shell), on=_KEYS, how="left")
+        .join(_sampled_wasted(traffic.urls, shell, settings), on=_KEYS, how="left")
         .with_columns(pl.col("sampled_wasted").fill_null(0))
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
@@ -237,13 +237,15 @@ def _growing_late(windows: pl.DataFrame, grid: pl.DataFrame, settings: Settings)
     )
 
 
-def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
+def _sizes(
+    urls: pl.DataFrame, shell: pl.DataFrame, settings: Settings, keys: list[str] = _KEYS
+) -> pl.DataFrame:
     """Per key: the sampled URLs answered 200, those with a size that is evidence (not the
     site's shell, `_shape.shell_sizes`; not unlogged), their distinct sizes and URLs per size,
     and the URLs answered with the shell's size."""
     sized = _shape.sized_ok()
     return (
-        _shape.with_answers(_shape.per_url(urls, shell), keys)
+        _shape.with_answers(_shape.per_url(urls, shell), settings, keys)
         .group_by(keys)
         .agg(
             # 304 Not Modified: a page the crawler fetched before, unchanged (content)
@@ -261,13 +263,13 @@ def _sizes(urls: pl.DataFrame, shell: pl.DataFrame, keys: list[str] = _KEYS) -> 
     )
 
 
-def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame) -> pl.DataFrame:
+def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """Per host+pattern, the sampled bot requests that fetched nothing new: to URLs answered
     200 with a size another URL of the pattern has too, beyond the most fetched URL of that size
     (one of them is the page), and to URLs answered with a redirect or an error (304 aside).
     A real page among a trap's URLs (list pages 2-5 beside the empty pages past the last) has a
     size of its own and is not counted; nor are URLs whose size is no evidence (the shell's)."""
-    per_url = _shape.with_answers(_shape.per_url(urls, shell))
+    per_url = _shape.with_answers(_shape.per_url(urls, shell), settings)
     repeated = (
         per_url.filter(_shape.sized_ok())
         .group_by(*_KEYS, _shape.ANSWER)
@@ -343,7 +345,7 @@ def _host_findings(
     rows = (
         rows.join(totals, on=s.HOST)
         # hosts with no late URL sampled: none
-        .join(_sizes(late_urls, shell, [s.HOST]), on=s.HOST)
+        .join(_sizes(late_urls, shell, settings, [s.HOST]), on=s.HOST)
         .filter(_repeated_content(settings))
         .join(examples, on=s.HOST, how="left")
         .join(patterns, on=s.HOST)

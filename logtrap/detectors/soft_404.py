@@ -9,11 +9,12 @@ Two signals, per pattern, on the sampled URLs answered 200:
   soft 404s hidden among real pages of about their size are left unnamed, not guessed at);
 - *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`,
   `{name}`; tokens are random_token's, dates calendar's, query-string patterns the other
-  detectors') where at least `soft_404_min_share` of its 200 URLs get one page: one size, or
-  one size plus the URL's length once, twice or three times (a "no such item" page that
-  echoes the value asked for), within `soft_404_one_page_slack` bytes. Sizes merely close to
-  each other are not one page: real pages of one template (member profiles, an API's
-  records) differ by a few dozen bytes that the URL does not explain.
+  detectors') where at least `soft_404_min_share` of its 200 URLs get one page
+  (`_shape.one_page`: sizes within `one_page_bytes` of one value, as a token or the date
+  compressed with the page spreads them, or such sizes plus the URL's length, as a "no such
+  item" page that echoes the value asked for). Sizes merely near each other are not one page:
+  real pages of one template (member profiles, an API's records) spread over a few dozen
+  bytes that the URL does not explain.
 
 Either way at least `soft_404_min_urls` URLs must match; for the second signal humans made at
 most `soft_404_max_human_share` of the requests to them (pages people read are not error
@@ -56,42 +57,6 @@ def _error_sizes(traffic: Traffic) -> pl.DataFrame:
     )
 
 
-def _one_page(urls: pl.DataFrame, slack: int) -> pl.DataFrame:
-    """Per sampled URL and size (host, pattern, url, bytes): "route_like", whether the size
-    is its pattern's one page: size - m * (URL length) within `slack` bytes of the commonest
-    such value, for the m in 0..3 that fits most of the pattern's URLs (`_shape.less_echo`).
-
-    >>> urls = pl.DataFrame({"host": "-", "pattern": "/t/{slug}", "bytes": [512, 513, 514, 620],
-    ...                      "url": ["/t/a", "/t/bb", "/t/ccc", "/t/dd"]})
-    >>> _one_page(urls, 0).sort("url")["route_like"].to_list()  # 508 + the URL's length, once
-    [True, True, True, False]
-    """
-    keys = _shape.KEYS
-    fits = _shape.less_echo(urls.select(*keys, s.URL, s.BYTES))
-    modes = (
-        fits.group_by(*keys, "_m", "_d")
-        .agg(pl.len().alias("n"))
-        .sort("n", "_d", descending=[True, False])
-        .group_by(*keys, "_m", maintain_order=True)
-        .agg(pl.col("_d").first().alias("mode"))
-    )
-    fits = fits.join(modes, on=[*keys, "_m"]).with_columns(
-        ((pl.col("_d") - pl.col("mode")).abs() <= slack).alias("route_like")
-    )
-    best = (
-        fits.group_by(*keys, "_m")
-        .agg(pl.col("route_like").sum().alias("n"))
-        .sort("n", "_m", descending=[True, False])
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col("_m").first())
-    )
-    return (
-        fits.join(best, on=[*keys, "_m"])
-        .select(*keys, s.URL, s.BYTES, "route_like")
-        .unique([*keys, s.URL, s.BYTES])
-    )
-
-
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Soft 404s: 200 answers that look like the error page, or one page for any value.
 
@@ -109,8 +74,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & pl.col(s.BYTES).is_not_null()
         & ~_shape.is_static(pl.col(s.URL))
     )
+    # the one page of a route: the URLs whose sizes share its fullest window (`_shape.one_page`)
+    _, inside = _shape.one_page(urls, settings)
     urls = (
-        urls.join(_one_page(urls, settings.soft_404_one_page_slack),
+        urls.join(inside.with_columns(pl.lit(True).alias("route_like")),
                   on=[*_shape.KEYS, s.URL, s.BYTES], how="left")
         .with_columns(pl.col("route_like").fill_null(False))
         .join(_error_sizes(traffic), on=s.HOST, how="left")
