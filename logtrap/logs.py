@@ -116,13 +116,12 @@ def _rotation_key(path: str) -> tuple[str, tuple[int, str, int]]:
 
 
 def log_set(path: str) -> str:
-    """The file name a rotated set goes by, without its folder (logrotate's `olddir` moves
-    files, not their names).
+    """The path a rotated set goes by: the live file's.
 
     >>> [log_set(p) for p in ["/var/log/a/access.log.2.gz", "old/access.log-20261128"]]
-    ['access.log', 'access.log']
+    ['/var/log/a/access.log', 'old/access.log']
     """
-    return os.path.basename(_rotation_key(path)[0])
+    return _rotation_key(path)[0]
 
 
 def order_rotated(paths: Sequence[str]) -> list[str]:

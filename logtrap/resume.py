@@ -75,9 +75,14 @@ def plan_sources(
             )
         try:
             files.append(_probe(path))
-        except InputError:
-            if not _being_compressed(path):
+        except InputError as e:
+            compressed, recent = _compressed(path)
+            if not compressed:
                 raise
+            if not recent:
+                raise InputError(str(e), hint="if logrotate is still compressing it, run again "
+                                 "once it is done; else the file is damaged: leave it out of "
+                                 "the logs given") from None
             # logrotate is writing it: its lines are still in the file it compresses, and the
             # next run reads it (it gets no mark, so it is not counted as read)
     resume: dict[str, FileMark] = {}
@@ -161,18 +166,19 @@ def _probe(path: str) -> _OnDisk:
 _WRITING_SECONDS = 600
 
 
-def _being_compressed(path: str) -> bool:
-    """Whether this file is a .gz or .bz2 still being written: compressed by its first bytes
-    (or, with none yet, by its name) and modified within `_WRITING_SECONDS`."""
+def _compressed(path: str) -> tuple[bool, bool]:
+    """(whether this file is a .gz or .bz2, by its first bytes or, with none yet, by its
+    name; whether it was modified within `_WRITING_SECONDS`: then it may still be being
+    written)."""
     try:
         st = os.stat(path)
         with open(path, "rb") as f:
             magic = f.read(3)
     except OSError:
-        return False
+        return False, False
     compressed = compression(magic) is not None or (
         len(magic) < 3 and path.endswith((".gz", ".bz2")))
-    return compressed and datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
+    return compressed, datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
 
 
 def _still_there(mark: FileMark, given: set[tuple[int, int]]) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -316,25 +317,43 @@ def run_incremental(
 def _check_same_logs(
     state_path: str | Path, state: State, sources: Sequence[Source], resumed: Sequence[FileMark]
 ) -> None:
-    """A StateError when the state follows other logs: none of its files is among these, not
-    even by the name of their rotated set (a cron job's state given to another site's logs
-    would add that site's counts to these without a word). Logs given again after every file
-    read before was rotated away keep their set's name, and go on."""
-    if not state.tally or not state.marks or resumed or not sources:
+    """A StateError when the state holds the counts of other logs: it read something, none of
+    its files is among these, and none of its log families (`_family`) either (one state file
+    given to two sites' cron jobs would add one site's counts to the other's)."""
+    if resumed or not sources or not any(m.offset > 0 for m in state.marks):
         return
-    before = sorted({log_set(m.path) for m in state.marks})
-    now = sorted({log_set(src.path) for src in sources})
-    if set(before) & set(now):
+    before = {_family(m.path) for m in state.marks if m.offset > 0}
+    now = {_family(src.path) for src in sources}
+    if before & now:
         return
 
-    def listed(names: list[str]) -> str:
+    def listed(paths: set[str]) -> str:
+        names = sorted(paths)
         return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
     raise StateError(
-        f"{state_path} follows other logs ({listed(before)}), not these ({listed(now)}): "
-        "continued, their counts would be added to these logs'",
-        hint="give each set of logs its own --state file, or delete it to start over",
+        f"{state_path} holds the counts of other logs ({listed({m.path for m in state.marks})}), "
+        f"not of these ({listed({src.path for src in sources})}): continuing would add the two "
+        "together",
+        hint="give each site's logs a --state file of their own; the same logs under a new name "
+        "or folder? give the old files too for one run (or delete the state to start over)",
     )
+
+
+def _family(path: str) -> tuple[str, str]:
+    """A log's family: the folder of its rotated set and the set's name with its numbers as
+    `#`. A site's logs keep it across rotation (`access.log.2.gz`, `access.log-20261128`,
+    `olddir` moving only the rotated files) and across daily names (`access.2026-11-28.log`),
+    while two sites' differ in folder (`/srv/www/logs/access.log`, `/srv/shop/logs/access.log`)
+    or name (`www.access.log`, `shop.access.log`).
+
+    >>> _family("/var/log/access.2026-11-28.log") == _family("/var/log/access.2026-11-29.log")
+    True
+    >>> _family("/srv/www/access.log") == _family("/srv/shop/access.log.1")
+    False
+    """
+    folder, name = os.path.split(os.path.abspath(log_set(path)))
+    return folder, re.sub(r"[0-9]+", "#", name)
 
 
 def _hosts_text(hosts: Sequence[str]) -> str:

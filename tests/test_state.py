@@ -171,8 +171,9 @@ def test_a_compressed_log_unreadable_for_ten_minutes_is_an_error(log):
     (log.dir / "access.log.1.gz").write_bytes(gzip.compress(b"x" * 1000)[:10])
     old = time.time() - 601
     os.utime(log.dir / "access.log.1.gz", (old, old))
-    with pytest.raises(InputError, match="access.log.1.gz: cannot read, corrupt"):
+    with pytest.raises(InputError, match="access.log.1.gz: cannot read, corrupt") as err:
         run(log)
+    assert err.value.hint.startswith("if logrotate is still compressing it, run again once")
 
 
 def test_a_run_between_copytruncate_copy_and_truncate_reads_each_line_once(log):
@@ -484,10 +485,35 @@ def test_a_state_of_other_logs_is_not_continued(log):
     with pytest.raises(StateError) as err:
         run(log, "shop.access.log*")
     assert str(err.value).endswith(
-        "follows other logs (www.access.log), not these (shop.access.log): continued, their "
-        "counts would be added to these logs'")
-    assert err.value.hint == "give each set of logs its own --state file, or delete it to start over"
+        f"holds the counts of other logs ({log.dir / 'www.access.log'}), not of these "
+        f"({log.dir / 'shop.access.log'}): continuing would add the two together")
+    assert err.value.hint == (
+        "give each site's logs a --state file of their own; the same logs under a new name or "
+        "folder? give the old files too for one run (or delete the state to start over)")
     assert load_state(log.dir / "state").runs == 1  # left as it was
+
+
+def test_a_state_of_another_sites_logs_of_the_same_name_is_not_continued(log):
+    # one folder per site, the same file name in each (Plesk, ISPConfig, containers)
+    os.makedirs(log.dir / "www"), os.makedirs(log.dir / "shop")
+    log.append("www/access.log", 5)
+    assert run(log, "www/access.log*") == (5, 5)
+    log.append("shop/access.log", 7)
+    with pytest.raises(StateError, match="holds the counts of other logs"):
+        run(log, "shop/access.log*")
+
+
+def test_daily_log_names_and_a_first_empty_log_go_on(log):
+    # rotatelogs' access.%Y-%m-%d.log: a new name every day, the same family
+    log.append("access.2026-11-27.log", 5)
+    assert run(log, "access.2026-11-27.log") == (5, 5)
+    log.append("access.2026-11-28.log", 3)
+    assert run(log, "access.2026-11-28.log") == (3, 8)
+    # a state that has read nothing yet holds no counts to mix: any log may follow
+    (log.dir / "empty.log").write_text("")
+    run_incremental([str(log.dir / "empty.log")], log.dir / "fresh", Settings())
+    analysis, _ = run_incremental([str(log.dir / "access.2026-11-28.log")], log.dir / "fresh", Settings())
+    assert analysis.stats.lines == 3
 
 
 def test_the_same_logs_after_every_file_read_was_rotated_away_go_on(log):
