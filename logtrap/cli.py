@@ -402,8 +402,8 @@ def cli() -> None:
     Start with:
       logtrap analyze /var/log/nginx/access.log*
 
-    Every command takes log files (plain, .gz, .bz2, rotated sets, globs, or - for stdin) and
-    the same options for reading them. A site config file, logtrap.toml in the working
+    Every command but settings takes log files (plain, .gz, .bz2, rotated sets, globs, or -
+    for stdin) and the same options for reading them. A site config file, logtrap.toml in the working
     directory (or --config FILE), may hold any of them; flags override it. Paths in it are
     relative to its folder; any setting (logtrap settings lists them) may go under
     [thresholds] by name:
@@ -709,12 +709,19 @@ def settings_command(words: tuple[str, ...], assignments: tuple[str, ...],
       logtrap settings soft_404 crowd
       logtrap settings --config /etc/logtrap/site.toml
     """
+    from logtrap.formats import compile_format
     from logtrap.settings import described
 
     config_file = cfg.find_config(config_path)
-    from_file = cfg.read_config(config_file) if config_file is not None else {}
+    broken: LogtrapError | None = None
+    try:
+        from_file = cfg.read_config(config_file) if config_file is not None else {}
+    except LogtrapError as e:  # listed without it, then the error: this is where to fix it
+        broken, from_file, config_file = e, {}, None
     given = dict(cfg.parse_assignment(a) for a in assignments)
     settings = cfg.build_settings(from_file, cfg.coerce(given, where="--set"))
+    if settings.log_format != "auto":
+        compile_format(settings.log_format)  # the error every other command would give
     # a WORD finds a name, or the heading's own words ("soft_404", "reading"), not its prose
     rows = [d for d in described() if not words or any(
         w.lower() in f"{d.name} {d.group.split(':')[0]}".lower() for w in words)]
@@ -726,16 +733,20 @@ def settings_command(words: tuple[str, ...], assignments: tuple[str, ...],
     where = f" (from {config_file})" if config_file is not None else ""
     lines = [f"Settings{where}: in logtrap.toml by name (top level or [thresholds]), or "
              "--set NAME=VALUE on any command."]
+    if broken is not None:
+        lines.append("(The site config is left out: see the error below.)")
     group = None
     for d in rows:
         if d.group != group:
             group = d.group
-            lines += ["", group]
+            lines += ["", textwrap.fill(group, 100)]
         value = getattr(settings, d.name)
         changed = "" if value == d.default else f"   (default {_shown(d.default)})"
         lines += [f"  {d.name} = {_shown(value)}{changed}",
                   textwrap.fill(d.text, 100, initial_indent=" " * 6, subsequent_indent=" " * 6)]
     click.echo("\n".join(lines))  # plain text: "[thresholds]" is no markup
+    if broken is not None:
+        raise broken
 
 
 def _shown(value: object) -> str:
@@ -743,6 +754,9 @@ def _shown(value: object) -> str:
     value: TOML has no null)."""
     if isinstance(value, tuple):
         return "[" + ", ".join(_shown(v) for v in value) + "]"
+    if isinstance(value, Path):  # absolute: a relative one is relative to the config's folder
+        name, sep, file = str(value).rpartition("=")  # an ip_ranges BOT=FILE
+        value = f"{name}{sep}{os.path.abspath(file)}" if sep and os.sep not in name else os.path.abspath(value)
     if isinstance(value, (str, Path)):
         return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, bool):

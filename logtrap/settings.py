@@ -38,12 +38,12 @@ class Settings:
     # Decompressed bytes parsed per batch (~40,000 combined lines): per-batch overhead is
     # already small, and memory stays reused; at 32 MB each batch's buffers were fresh pages
     # from the kernel (a third of the CPU time in page faults) and the reader peaked at ~500
-    # MB instead of ~240 MB (benchmarks/run.py, 1M and 10M lines).
+    # MB instead of ~240 MB (logtrap's benchmark, 1M and 10M lines).
     batch_bytes: int = 8 * 1024 * 1024
     # Requests annotated (bots, patterns) and tallied in one step: read batches are gathered up
     # to this many rows first. Each step pays fixed costs (joins, seven group_bys), so larger
     # steps are cheaper: 160,000 (about four 8 MB batches) made a 10M-line analysis 30% faster
-    # than one step per batch, for ~110 MB more peak memory (benchmarks/run.py) (judgement).
+    # than one step per batch, for ~110 MB more peak memory (logtrap's benchmark) (judgement).
     # The reader parses up to this many rows ahead of its caller, in a thread.
     analysis_rows: int = 160_000
     detect_lines: int = 20  # lines sampled per file to choose and check a format
@@ -76,11 +76,11 @@ class Settings:
     verify_dns: bool = False  # reverse + forward DNS check (network; off by default)
     dns_timeout: float = 2.0  # seconds per lookup (judgement)
     dns_concurrency: int = 16  # lookups in flight at once (judgement)
-    dns_server: str | None = None  # resolver address ("127.0.0.1:5353"); None = system resolver
+    dns_server: str | None = None  # resolver address ("127.0.0.1:5353"); none: the system's resolver
 
     # -- suggestions -------------------------------------------------------------------------
     sitemaps: tuple[Path, ...] = ()  # the site's sitemap.xml files: their URLs are content, never blocked
-    robots: Path | None = None  # the site's current robots.txt: suggestions are merged into it
+    robots: Path | None = None  # the site's current robots.txt, suggestions are merged into it; none: no file
 
     # -- detectors: see logtrap/detectors/ for what each threshold means ---------------------
     # (fields added here by the detectors, one block per kind)
@@ -105,7 +105,7 @@ class Settings:
     session_id_min_value_length: int = 8  # an unknown parameter's values must look like ids this long (judgement)
 
     # facets: filters combined in every order, many URLs per distinct response
-    facets_min_params: int = 3  # parameter names per URL (the DESIGN example has color, size, sort)
+    facets_min_params: int = 3  # parameter names per URL (a shop's color, size and sort, say)
     facets_min_urls: int = 50  # distinct URLs needed (judgement)
     facets_min_urls_per_size: float = 3.0  # URLs per distinct response size; real listings show about one (judgement)
 
@@ -135,12 +135,12 @@ class Settings:
     internal_search_min_bot_requests: int = 20  # a handful of fetches is no waste (judgement)
     internal_search_min_urls: int = 10  # distinct searches needed (judgement)
 
-    # one page answered many times: its sizes gather in a cluster (detectors/_shape.with_answers)
+    # one page: a page answered many times shows as sizes gathered in a cluster
     one_page_bytes: int = 8  # a cluster reaches this far either side: a CSRF token or nonce, compressed, spreads one page over a dozen bytes (judgement)
     one_page_flank_bytes: int = 64  # ...and stands out among the sizes this far either side (judgement)
     one_page_contrast: float = 3.0  # ...as this many times as dense as those sizes: a catalog's pages spread over hundreds of bytes never are (judgement)
 
-    # Sizes shared by this many patterns of pages people read are a single-page app's shell, not evidence
+    # shell: sizes shared by this many patterns of pages people read are a single-page app's shell, not evidence
     shell_min_patterns: int = 3  # distinct pages of a classic site practically never share an exact size (judgement)
     # budget_hog: one wasteful-looking pattern takes most of a host's bot fetches
     budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
@@ -165,7 +165,7 @@ class Settings:
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 
-    # crowds: an HTTP library, unnamed agent or link previewer sent from many addresses (traffic.crowd_bots)
+    # crowds: an HTTP library, unnamed agent or link previewer sent from many addresses
     crowd_min_addresses: int = 500  # this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp from every phone, while a crawler's fleet, even a large one, has a name (judgement)
     crowd_max_address_share: float = 0.05  # ...as long as no one address sends more than this share of the requests: one scraper among the scripts of its library is no crowd (judgement)
     crowd_review_addresses: int = 50  # below a crowd, a server rule against such an agent sent from this many addresses is withheld: it may be a small app's users (judgement)
@@ -176,7 +176,7 @@ class Settings:
     aggressive_bot_min_peak: int = 30  # requests per minute: one every two seconds (judgement)
     aggressive_bot_peak_ratio: float = 5.0  # peak rate vs the median other bot's peak (judgement)
     # Requests of the host's other bots: "far above the rest" needs a rest to compare with
-    # (the real geolynx log's 127.0.0.1 vhost: one health check, two other requests) (judgement)
+    # (a vhost only a local health check fetches, and two stray bot requests, has none) (judgement)
     aggressive_bot_min_other_requests: int = 100
     aggressive_bot_max_routes: int = 5  # "a few routes" (judgement)
     aggressive_bot_route_share: float = 0.8  # share of its requests those routes must hold (judgement)
@@ -234,12 +234,20 @@ class Settings:
         Traceback (most recent call last):
         ...
         TypeError: settings must be a logtrap Settings, not str 'combined': pass Settings(log_format='combined')
+        >>> Settings.of("/var/log/nginx/access.log.1")
+        Traceback (most recent call last):
+        ...
+        TypeError: settings must be a logtrap Settings, not str '/var/log/nginx/access.log.1': several logs go in one list, as the first argument: analyze(["access.log", "access.log.1"])
         """
         if settings is None:
             return cls()
         if isinstance(settings, cls):
             return settings
         what = f"{type(settings).__name__} {settings!r}"[:80]
+        if isinstance(settings, (str, Path)) and _looks_like_a_log(str(settings)):
+            raise TypeError(f"settings must be a logtrap Settings, not {what}: several logs go "
+                            "in one list, as the first argument: "
+                            "analyze([\"access.log\", \"access.log.1\"])")
         fix = (f"Settings(log_format={settings!r})" if isinstance(settings, str)
                else "Settings(...), or Settings(**d) for a dict" if isinstance(settings, dict)
                else "Settings(...)")
@@ -252,6 +260,15 @@ class Settings:
         10
         """
         return dataclasses.replace(self, **changes)
+
+
+def _looks_like_a_log(text: str) -> bool:
+    """A path or glob rather than a format: a folder, a wildcard, a log's or archive's suffix,
+    or a file that exists (no LogFormat has any of these but `%` directives and `$`)."""
+    if "%" in text or "$" in text:
+        return False
+    return ("/" in text or "*" in text or re.search(r"\.(?:log|gz|bz2|[0-9]+)$", text) is not None
+            or Path(text).is_file())
 
 
 class Described(NamedTuple):

@@ -665,7 +665,7 @@ def test_settings_lists_the_settings_a_word_names(logs):
     result = run("settings", "crowd", "--config", str(logs / "site.toml"))
     assert result.exit_code == 0
     assert result.output.splitlines()[2:5] == [
-        "crowds: an HTTP library, unnamed agent or link previewer sent from many addresses (traffic.crowd_bots)",
+        "crowds: an HTTP library, unnamed agent or link previewer sent from many addresses",
         "  crowd_min_addresses = 2_000   (default 500)",
         "      this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp",
     ]
@@ -679,3 +679,22 @@ def test_settings_word_matching_nothing_is_a_usage_error(logs):
     result = CliRunner().invoke(cli, ["settings", "url_sampel"], env=ENV)
     assert result.exit_code == 2
     assert "no setting matches url_sampel (did you mean url_sample_size?)" in result.output
+
+
+def test_settings_lists_the_settings_even_when_the_site_config_is_broken(logs):
+    (logs / "logtrap.toml").write_text("zzzzqq = 3\n")  # a setting a later logtrap removed
+    result = CliRunner().invoke(cli, ["settings", "crowd_min"], env=ENV)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1:4] == [
+        "(The site config is left out: see the error below.)", "",
+        "crowds: an HTTP library, unnamed agent or link previewer sent from many addresses"]
+    assert "Error: " in result.stderr and "unknown setting 'zzzzqq'" in result.stderr
+
+
+def test_settings_gives_a_config_folders_paths_whole(logs):
+    # printed relative to here, they would point elsewhere pasted into the config
+    (logs / "sub").mkdir()
+    (logs / "sub" / "site.toml").write_text('robots = "robots.txt"\nip_ranges = ["Googlebot=g.json"]\n')
+    lines = run("settings", "robots", "ip_ranges", "--config", "sub/site.toml").stdout.splitlines()
+    assert f'  robots = "{logs / "sub" / "robots.txt"}"   (default "none")' in lines
+    assert f'  ip_ranges = ["Googlebot={logs / "sub" / "g.json"}"]   (default [])' in lines
