@@ -12,6 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import polars as pl
 
 from logtrap import findings as f
@@ -119,28 +120,44 @@ def less_echo(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _value_counts(urls: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
-    """Per keys, m (`less_echo`) and value "_d": its URLs "_c", and the running total "_cum"."""
+def _sized_values(urls: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """The rows of `urls` answered 200 with a size (`sized_ok`), on integers only: "_row"
+    (their position in `urls`) and, per row and m (`less_echo`), "_g" (one number per keys
+    and m) and "_d" (the size less the URL's length m times). String keys joined on millions
+    of rows took most of the time (400,000 patterns: 13 s)."""
+    group = pl.struct(*keys).hash(0).rank("dense").cast(pl.Int64)
     return (
-        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
-        .group_by(*keys, "_m", "_d")
-        .agg(pl.len().cast(pl.Int64).alias("_c"))
-        .sort(*keys, "_m", "_d")
-        .with_columns(pl.col("_c").cum_sum().over(*keys, "_m").alias("_cum"))
+        urls.with_row_index("_row")
+        .filter(sized_ok())
+        .select("_row", (group * 4).alias("_g"), s.URL, s.BYTES)
+        .pipe(less_echo)
+        .select("_row", pl.col("_g") + pl.col("_m"), "_m", "_d")
     )
 
 
-def _within(counts: pl.DataFrame, by: list[str], span: int, name: str) -> pl.DataFrame:
-    """`counts` with `name`: the URLs whose value lies within `span` of the row's (both ends
-    included), from the running totals at d + span and d - span - 1."""
-    table = counts.select(*by, pl.col("_d").alias("_at"), "_cum").sort("_at")
-    out = counts
-    for offset, part in ((span, "_hi"), (-span - 1, "_lo")):
-        probe = out.with_columns((pl.col("_d") + offset).alias("_at")).sort("_at")
-        out = probe.join_asof(table.rename({"_cum": part}), on="_at", by=by, strategy="backward",
-                              check_sortedness=False)  # sorted as a whole, so in each group
-        out = out.with_columns(pl.col(part).fill_null(0)).drop("_at")
-    return out.with_columns((pl.col("_hi") - pl.col("_lo")).alias(name)).drop("_hi", "_lo")
+def _value_counts(values: pl.DataFrame, reach: int) -> pl.DataFrame:
+    """Per "_g" and value "_d" of `_sized_values`: its URLs "_c", in one sorted line "_x"
+    where each group has a stretch of its own, `reach` apart from the next (so a window of up
+    to `reach` never crosses groups), and the running total "_cum" along it."""
+    counts = values.group_by("_g", "_d").agg(pl.len().cast(pl.Int64).alias("_c"))
+    if counts.height == 0:
+        return counts.with_columns(pl.lit(0, pl.Int64).alias("_x"), pl.lit(0, pl.Int64).alias("_cum"))
+    low, high = counts.select(pl.col("_d").min().alias("lo"), pl.col("_d").max().alias("hi")).row(0)
+    stride = high - low + 2 * reach + 2
+    return (
+        counts.with_columns((pl.col("_g") * stride + pl.col("_d") - low).alias("_x"))
+        .sort("_x")
+        .with_columns(pl.col("_c").cum_sum().alias("_cum"))
+    )
+
+
+def _within(counts: pl.DataFrame, span: int) -> pl.Series:
+    """Per row of `_value_counts`: the URLs whose value lies within `span` of the row's (both
+    ends included), from the running totals at x + span and x - span - 1."""
+    x, cum = counts["_x"], pl.concat([pl.Series([0], dtype=pl.Int64), counts["_cum"]])
+    hi = x.search_sorted(x + span, side="right")
+    lo = x.search_sorted(x - span - 1, side="right")
+    return cum.gather(hi) - cum.gather(lo)
 
 
 def _stands_out(seen: pl.Expr, chance: pl.Expr, contrast: float) -> pl.Expr:
@@ -182,58 +199,68 @@ def with_answers(
     >>> with_answers(urls, Settings()).select(pl.col("answer").n_unique()).item()  # 1 + 20
     21
     """
-    keys = list(keys)
-    by = [*keys, "_m"]
-    w, flank, contrast = settings.one_page_bytes, settings.one_page_flank_bytes, settings.one_page_contrast
-    counts = _within(_within(_value_counts(urls, keys), by, w, "_near"), by, flank, "_around")
+    w, flank = settings.one_page_bytes, settings.one_page_flank_bytes
+    contrast = settings.one_page_contrast
+    values = _sized_values(urls, list(keys))
+    counts = _value_counts(values, flank)
+    counts = counts.with_columns(_within(counts, w).alias("_near"), _within(counts, flank).alias("_around"))
     # what chance would put on a size, and in a window, at the density around them
     one_size = (pl.col("_near") - pl.col("_c")) / (2 * w)
     one_window = (pl.col("_around") - pl.col("_near")) * (2 * w + 1) / (2 * (flank - w))
     spike = _stands_out(pl.col("_c"), one_size, contrast)
     dense = _stands_out(pl.col("_near"), one_window, contrast)
-    spikes = counts.filter(spike).select(*by, "_d", pl.lit(True).alias("_spike"))
-    centres = (
-        counts.filter(dense)
-        .sort(*by, "_d")
-        # centres closer than the reach of one page are one cluster
-        .with_columns(
-            (pl.col("_d").diff().over(by).fill_null(w + 1) > w).cum_sum().over(by).alias("_page")
-        )
-        .select(*by, pl.col("_d").alias("_centre"), "_page")
+    # centres closer than the reach of one page are one cluster (groups are further apart)
+    centres = counts.filter(dense).select(
+        "_x", ((pl.col("_x").diff().fill_null(w + 1) > w).cum_sum()).alias("_page")
     )
-    placed = (
-        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
-        .join(spikes, on=[*by, "_d"], how="left")
-        .sort("_d")
-        # a URL within reach of a centre (the nearest) belongs to its cluster
-        .join_asof(centres.sort("_centre"), left_on="_d", right_on="_centre", by=by,
-                   strategy="nearest", tolerance=w, check_sortedness=False)
-        .with_columns(
-            pl.when(pl.col("_page").is_not_null())
-            .then(pl.format("\x00~{}", pl.col("_page")))
-            .when(pl.col("_spike"))
-            .then(pl.format("\x00={}", pl.col("_d")))
-            .otherwise(pl.col(s.URL))
-            .alias(ANSWER)
-        )
+    # each value to the nearest centre within reach, if any
+    x = counts["_x"].to_numpy()
+    cx, pages = centres["_x"].to_numpy(), centres["_page"].to_numpy().astype(np.int64)
+    page = np.full(len(x), -1, dtype=np.int64)
+    if len(cx):
+        right = np.clip(np.searchsorted(cx, x), 0, len(cx) - 1)
+        left = np.clip(right - 1, 0, len(cx) - 1)
+        nearest = np.where(np.abs(cx[left] - x) <= np.abs(cx[right] - x), left, right)
+        page = np.where(np.abs(cx[nearest] - x) <= w, pages[nearest], -1)
+    # a page: its cluster, else its exact size if that stands out, else the URL itself (-1 - row)
+    answer = (
+        pl.when(pl.col("_page") >= 0).then(pl.col("_page") * 2)
+        .when(spike).then(pl.col("_x") * 2 + 1)
     )
+    placed = values.join(
+        counts.with_columns(pl.Series("_page", page)).select("_g", "_d", answer.alias("_a")),
+        on=["_g", "_d"], how="left",
+    ).with_columns(pl.coalesce("_a", -1 - pl.col("_row").cast(pl.Int64)).alias("_a"))
+    # per keys, the m that leaves the fewest pages
     best = (
-        placed.group_by(*by)
-        .agg(pl.col(ANSWER).n_unique().alias("_n"))
+        placed.group_by("_g", "_m")
+        .agg(pl.col("_a").n_unique().alias("_n"))
+        .with_columns((pl.col("_g") - pl.col("_m")).alias("_keys"))
         .sort("_n", "_m")
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col("_m").first())
+        .group_by("_keys", maintain_order=True)
+        .agg(pl.col("_g").first())
     )
-    answers = placed.join(best, on=by).select(*keys, s.URL, s.BYTES, ANSWER)
-    return urls.join(answers, on=[*keys, s.URL, s.BYTES], how="left", maintain_order="left")
+    answers = placed.join(best.select("_g"), on="_g").select(
+        "_row",
+        pl.when(pl.col("_a") >= 0)
+        .then(pl.format("\x00{}", pl.col("_a")))
+        .otherwise(None)
+        .alias(ANSWER),
+    )
+    out = urls.with_row_index("_row").join(answers, on="_row", how="left", maintain_order="left")
+    # a URL that is a page of its own: its URL
+    own = sized_ok() & pl.col(ANSWER).is_null()
+    return out.with_columns(pl.when(own).then(pl.col(s.URL)).otherwise(pl.col(ANSWER)).alias(ANSWER)).drop("_row")
 
 
-def one_page(urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS) -> pl.DataFrame:
-    """Per keys: the largest share of the URLs answered 200 with a size whose sizes lie within
-    `one_page_bytes` of one value ("_one_page_share"), with the URLs there ("_one_page":
-    keys, url, bytes), for the m (`less_echo`) that gathers most. Not chained as
-    `with_answers`' clusters are: one page for any value keeps its sizes in one window, while
-    pages of one template spread over a few dozen bytes fill none.
+def one_page(
+    urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(per keys, the largest share of the URLs answered 200 with a size whose sizes lie
+    within `one_page_bytes` of one value, "_one_page_share"; the URLs there: keys, url,
+    bytes), for the m (`less_echo`) that gathers most. Not chained as `with_answers`'
+    clusters are: one page for any value keeps its sizes in one window, while pages of one
+    template spread over a few dozen bytes fill none.
 
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/t/{slug}", "status": 200,
     ...     "bytes": [7180, 7181, 7183, 7183, 9000], "url": ["/t/a", "/t/b", "/t/c", "/t/d", "/t/e"]})
@@ -241,24 +268,37 @@ def one_page(urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS)
     >>> share.rows(), sorted(where["url"])
     ([('-', '/t/{slug}', 0.8)], ['/t/a', '/t/b', '/t/c', '/t/d'])
     """
-    keys = list(keys)
-    by = [*keys, "_m"]
     w = settings.one_page_bytes
-    counts = _within(_value_counts(urls, keys), by, w, "_near")
-    total = pl.col("_c").sum().over(by)
-    best = (
-        counts.with_columns((pl.col("_near") / total).alias("_one_page_share"))
-        .sort("_one_page_share", "_m", "_d", descending=[True, False, False])
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col("_m", "_d", "_one_page_share").first())
+    values = _sized_values(urls, list(keys))
+    counts = _value_counts(values, w)
+    counts = counts.with_columns(_within(counts, w).alias("_near"))
+    totals = counts.group_by("_g").agg(pl.col("_c").sum().alias("_total"))
+    best = (  # per keys (`_g` less its m), the fullest window of any m
+        counts.join(totals, on="_g")
+        .with_columns(
+            (pl.col("_near") / pl.col("_total")).alias("_one_page_share"),
+            (pl.col("_g") - pl.col("_g") % 4).alias("_keys"),
+        )
+        .sort("_one_page_share", "_g", "_d", descending=[True, False, False])
+        .group_by("_keys", maintain_order=True)
+        .agg(pl.col("_g", "_d", "_one_page_share").first())
     )
-    inside = (
-        less_echo(urls.filter(sized_ok()).select(*keys, s.URL, s.BYTES))
-        .join(best.select(*keys, "_m", pl.col("_d").alias("_centre")), on=[*keys, "_m"])
+    inside_rows = (
+        values.join(best.select("_g", pl.col("_d").alias("_centre")), on="_g")
         .filter((pl.col("_d") - pl.col("_centre")).abs() <= w)
-        .select(*keys, s.URL, s.BYTES)
+        .select("_row")
     )
-    return best.select(*keys, "_one_page_share"), inside
+    rows = urls.with_row_index("_row")
+    inside = rows.join(inside_rows, on="_row", how="semi").select(*keys, s.URL, s.BYTES)
+    share = (
+        rows.filter(sized_ok())
+        .select(*keys, "_row")
+        .join(values.filter(pl.col("_m") == 0).select("_row", (pl.col("_g") - pl.col("_m")).alias("_keys")), on="_row")
+        .join(best.select("_keys", "_one_page_share"), on="_keys")
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col("_one_page_share").first())
+    )
+    return share, inside
 
 
 def sized_ok() -> pl.Expr:

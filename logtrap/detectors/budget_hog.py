@@ -67,13 +67,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col(s.BOT_REQUESTS).sum().alias("host_bot_requests"),
         pl.col(s.HUMAN_REQUESTS).sum().alias("host_human_requests"),
     )
+    candidates = patterns.join(hosts, on=s.HOST).filter(
+        (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
+        & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
+    )
     candidates = (
-        patterns.join(hosts, on=s.HOST)
-        .filter(
-            (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
-            & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
-        )
-        .join(_answer_signals(traffic, settings), on=_KEYS, how="left")
+        candidates.join(_answer_signals(traffic, candidates, settings), on=_KEYS, how="left")
         .join(_error_shares(traffic), on=_KEYS, how="left")
         .with_columns(
             pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").fill_null(0),
@@ -116,11 +115,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
 
 
-def _answer_signals(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Per pattern: sampled URLs answered 200 with a size other than the site's shell, how many
-    distinct sizes they have, and the URLs answered with the shell's size."""
+def _answer_signals(traffic: Traffic, candidates: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per pattern of `candidates`: sampled URLs answered 200 with a size other than the site's
+    shell, how many distinct pages they have, and the URLs answered with the shell's size."""
     shell = _shape.shell_sizes(traffic, settings)
-    urls = _shape.with_answers(_shape.per_url(traffic.urls, shell), settings)
+    urls = _shape.per_url(traffic.urls, shell).join(candidates.select(_KEYS), on=_KEYS, how="semi")
+    urls = _shape.with_answers(urls, settings)
     sized = _shape.sized_ok()
     return (
         urls.group_by(_KEYS)

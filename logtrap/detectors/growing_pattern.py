@@ -159,10 +159,12 @@ def _pattern_findings(
     requests = _series(windows, _KEYS, s.REQUESTS, grid).select(
         *_KEYS, pl.col(s.REQUESTS).list.tail(n).list.sum().alias("late_requests")
     )
+    # pages are counted only where URLs keep coming (most patterns of a big log do not)
+    growing = traffic.urls.join(new_urls.select(_KEYS), on=_KEYS, how="semi")
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
-        .join(_sizes(traffic.urls, shell, settings), on=_KEYS, how="left")
+        .join(_sizes(growing, shell, settings), on=_KEYS, how="left")
         .with_columns(
             # a share: new URLs are counted by a ~3% estimate, requests exactly
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1))
@@ -182,7 +184,8 @@ def _pattern_findings(
         return f.empty_findings()
     rows = (
         rows.join(_shape.pattern_totals(traffic), on=_KEYS)
-        .join(_sampled_wasted(traffic.urls, shell, settings), on=_KEYS, how="left")
+        .join(_sampled_wasted(growing.join(rows.select(_KEYS), on=_KEYS, how="semi"), shell, settings),
+              on=_KEYS, how="left")
         .with_columns(pl.col("sampled_wasted").fill_null(0))
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")

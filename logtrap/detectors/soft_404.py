@@ -74,8 +74,15 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & pl.col(s.BYTES).is_not_null()
         & ~_shape.is_static(pl.col(s.URL))
     )
-    # the one page of a route: the URLs whose sizes share its fullest window (`_shape.one_page`)
-    _, inside = _shape.one_page(urls, settings)
+    variable_route = (
+        path.str.contains(r"\{(?:n|slug|hex|name)\}")
+        & ~path.str.contains(r"\{(?:token|date)\}")
+        & ~pl.col(s.PATTERN).str.contains("?", literal=True)
+    )
+    # the one page of a route: the URLs whose sizes share its fullest window (`_shape.one_page`;
+    # only routes with a variable segment can answer any value alike)
+    routes = urls.filter(variable_route)
+    _, inside = _shape.one_page(routes, settings)
     urls = (
         urls.join(inside.with_columns(pl.lit(True).alias("route_like")),
                   on=[*_shape.KEYS, s.URL, s.BYTES], how="left")
@@ -100,11 +107,6 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(pl.col(s.BYTES).first().alias("route_size"))
     )
     urls = urls.join(route_size, on=_shape.KEYS, how="left")
-    variable_route = (
-        path.str.contains(r"\{(?:n|slug|hex|name)\}")
-        & ~path.str.contains(r"\{(?:token|date)\}")
-        & ~pl.col(s.PATTERN).str.contains("?", literal=True)
-    )
     per_pattern = (
         urls.group_by(_shape.KEYS)
         .agg(
