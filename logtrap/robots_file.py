@@ -16,7 +16,7 @@ from protego import Protego
 from logtrap import schema as s
 from logtrap.bots import named_bot
 from logtrap.robots import HAS_URL, RobotsRule, comment
-from logtrap.robots_match import CHECK_AGENT, absolute, matcher
+from logtrap.robots_match import CHECK_AGENT, is_blocked, matcher
 from logtrap.traffic import Traffic
 
 # -- the file: new lines, or a merge that keeps every line of the current one ------------------
@@ -279,7 +279,7 @@ def ignoring_bots(traffic: Traffic, host: str | None, current: str) -> pl.DataFr
         key = (id(group_of(agent)) if group_of else agent, row[s.HOST], row[s.PATTERN])
         if key not in done:
             # the first allowed URL settles it: most patterns a bot fetches are not disallowed
-            allowed = any(robots.can_fetch(absolute(u), agent) for u in fetched)
+            allowed = any(not is_blocked(robots, u, agent) for u in fetched)
             done[key] = bool(fetched) and not allowed
         keep.append(done[key])
     return agents.filter(pl.Series(keep, dtype=pl.Boolean))
@@ -291,14 +291,14 @@ def blocking_sitemap(current: str, sitemap: Sequence[str]) -> list[str]:
     notes = []
     for group in groups(current):
         agent = next((a for a in group.agents if a != "*"), CHECK_AGENT)
-        hit = [u for u in sitemap if not robots.can_fetch(absolute(u), agent)]
+        hit = [u for u in sitemap if is_blocked(robots, u, agent)]
         if not hit:
             continue
         per_line: dict[str, list[str]] = {}
         disallows = [r for r in group.rules if r.startswith("Disallow")]
         singles = {line: matcher([line]) for line in disallows}
         for url in hit:
-            lines = [line for line, m in singles.items() if not m.can_fetch(absolute(url), CHECK_AGENT)]
+            lines = [line for line, m in singles.items() if is_blocked(m, url, CHECK_AGENT)]
             line = max(lines, key=len) if lines else "(its rules)"
             per_line.setdefault(line, []).append(url)
         for line, urls in per_line.items():

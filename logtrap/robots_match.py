@@ -54,7 +54,21 @@ def blocked(robots: Protego, urls: Sequence[str], agent: str = CHECK_AGENT) -> l
     >>> blocked(matcher(["Disallow: /*?sid="]), ["/?sid=1", "/?a=1&sid=2", "/a"])
     [True, False, False]
     """
-    return [not robots.can_fetch(absolute(url), agent) for url in urls]
+    return [is_blocked(robots, url, agent) for url in urls]
+
+
+def is_blocked(robots: Protego, url: str, agent: str = CHECK_AGENT) -> bool:
+    """One URL; one Python's URL parser refuses (`http://[x`, a scanner's absolute-form
+    target with a broken IPv6 host) is one no rule applies to, as in `blocked_expr` (before,
+    it stopped `suggest` with a ValueError).
+
+    >>> is_blocked(matcher(["Disallow: /"]), "http://[x")
+    False
+    """
+    try:
+        return not robots.can_fetch(absolute(url), agent)
+    except ValueError:
+        return False
 
 
 def absolute(url: str) -> str:

@@ -283,3 +283,15 @@ def test_a_deny_rule_for_an_http_library_from_many_addresses_is_withheld():
         "one scraper's")]
     robots_rule = rules.suggest(findings, traffic).rules.filter(pl.col("target") == "robots")
     assert robots_rule["status"].to_list() == ["emitted"]  # no app reads robots.txt: harmless
+
+
+def test_a_url_pythons_parser_refuses_stops_no_suggestion(tmp_path):
+    # a scanner's absolute-form target with a broken IPv6 host, checked against the current
+    # robots.txt: Protego's URL parser raised ValueError and suggest stopped
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /\n")
+    rows = (bots(["http://[x"], bot_name="BadBot", bot_kind="unknown", user_agent="BadBot/1.0")
+            + bots(["/a", "/b"]))
+    sug = rules.suggest(empty_findings(), traffic_of(requests_frame(rows)),
+                        Settings(robots=tmp_path / "robots.txt"))
+    assert [n for n in sug.notes if "BadBot" in n] == []  # no rule applies to that URL
+    assert "Googlebot fetched 2 URLs the current robots.txt disallows" in sug.notes[0]
