@@ -756,7 +756,8 @@ def _shown(value: object) -> str:
         return "[" + ", ".join(_shown(v) for v in value) + "]"
     if isinstance(value, Path):  # absolute: a relative one is relative to the config's folder
         name, sep, file = str(value).rpartition("=")  # an ip_ranges BOT=FILE
-        value = f"{name}{sep}{os.path.abspath(file)}" if sep and os.sep not in name else os.path.abspath(value)
+        whole = os.path.abspath(file if sep and os.sep not in name else value)
+        value = f"{name}{sep}{whole}" if sep and os.sep not in name else whole
     if isinstance(value, (str, Path)):
         return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, bool):

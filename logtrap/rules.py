@@ -216,7 +216,9 @@ def _route(pattern: str) -> str:
     return pl.select(route_of(pl.lit(pattern))).item()
 
 
-def _server_rules(findings: pl.DataFrame, traffic: Traffic, extra: list, settings: Settings) -> list:
+def _server_rules(
+    findings: pl.DataFrame, traffic: Traffic, extra: list, settings: Settings
+) -> list:
     rules = list(extra)
     wanted = findings.filter(pl.col(s.KIND).is_in(["aggressive_bot", "fake_bot"]))
     for finding in f.to_records(wanted):

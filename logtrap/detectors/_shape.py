@@ -12,7 +12,6 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 
-import numpy as np
 import polars as pl
 
 from logtrap import findings as f
@@ -141,7 +140,9 @@ def _value_counts(values: pl.DataFrame, reach: int) -> pl.DataFrame:
     to `reach` never crosses groups), and the running total "_cum" along it."""
     counts = values.group_by("_g", "_d").agg(pl.len().cast(pl.Int64).alias("_c"))
     if counts.height == 0:
-        return counts.with_columns(pl.lit(0, pl.Int64).alias("_x"), pl.lit(0, pl.Int64).alias("_cum"))
+        return counts.with_columns(
+            pl.lit(0, pl.Int64).alias("_x"), pl.lit(0, pl.Int64).alias("_cum")
+        )
     low, high = counts.select(pl.col("_d").min().alias("lo"), pl.col("_d").max().alias("hi")).row(0)
     stride = high - low + 2 * reach + 2
     return (
@@ -203,7 +204,9 @@ def with_answers(
     contrast = settings.one_page_contrast
     values = _sized_values(urls, list(keys))
     counts = _value_counts(values, flank)
-    counts = counts.with_columns(_within(counts, w).alias("_near"), _within(counts, flank).alias("_around"))
+    counts = counts.with_columns(
+        _within(counts, w).alias("_near"), _within(counts, flank).alias("_around")
+    )
     # what chance would put on a size, and in a window, at the density around them
     one_size = (pl.col("_near") - pl.col("_c")) / (2 * w)
     one_window = (pl.col("_around") - pl.col("_near")) * (2 * w + 1) / (2 * (flank - w))
@@ -214,14 +217,16 @@ def with_answers(
         "_x", ((pl.col("_x").diff().fill_null(w + 1) > w).cum_sum()).alias("_page")
     )
     # each value to the nearest centre within reach, if any
-    x = counts["_x"].to_numpy()
-    cx, pages = centres["_x"].to_numpy(), centres["_page"].to_numpy().astype(np.int64)
-    page = np.full(len(x), -1, dtype=np.int64)
+    x, cx, pages = counts["_x"], centres["_x"], centres["_page"].cast(pl.Int64)
+    page = pl.repeat(-1, len(x), dtype=pl.Int64, eager=True)
     if len(cx):
-        right = np.clip(np.searchsorted(cx, x), 0, len(cx) - 1)
-        left = np.clip(right - 1, 0, len(cx) - 1)
-        nearest = np.where(np.abs(cx[left] - x) <= np.abs(cx[right] - x), left, right)
-        page = np.where(np.abs(cx[nearest] - x) <= w, pages[nearest], -1)
+        last = len(cx) - 1
+        right = cx.search_sorted(x).cast(pl.Int64).clip(0, last)
+        left = (right - 1).clip(0, last)
+        nearer_left = (cx.gather(left) - x).abs() <= (cx.gather(right) - x).abs()
+        nearest = pl.select(pl.when(nearer_left).then(left).otherwise(right)).to_series()
+        within = (cx.gather(nearest) - x).abs() <= w
+        page = pl.select(pl.when(within).then(pages.gather(nearest)).otherwise(-1)).to_series()
     # a page: its cluster, else its exact size if that stands out, else the URL itself (-1 - row)
     answer = (
         pl.when(pl.col("_page") >= 0).then(pl.col("_page") * 2)
@@ -250,7 +255,9 @@ def with_answers(
     out = urls.with_row_index("_row").join(answers, on="_row", how="left", maintain_order="left")
     # a URL that is a page of its own: its URL
     own = sized_ok() & pl.col(ANSWER).is_null()
-    return out.with_columns(pl.when(own).then(pl.col(s.URL)).otherwise(pl.col(ANSWER)).alias(ANSWER)).drop("_row")
+    return out.with_columns(
+        pl.when(own).then(pl.col(s.URL)).otherwise(pl.col(ANSWER)).alias(ANSWER)
+    ).drop("_row")
 
 
 def one_page(
@@ -263,7 +270,8 @@ def one_page(
     template spread over a few dozen bytes fill none.
 
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/t/{slug}", "status": 200,
-    ...     "bytes": [7180, 7181, 7183, 7183, 9000], "url": ["/t/a", "/t/b", "/t/c", "/t/d", "/t/e"]})
+    ...     "bytes": [7180, 7181, 7183, 7183, 9000],
+    ...     "url": ["/t/a", "/t/b", "/t/c", "/t/d", "/t/e"]})
     >>> share, where = one_page(urls, Settings())
     >>> share.rows(), sorted(where["url"])
     ([('-', '/t/{slug}', 0.8)], ['/t/a', '/t/b', '/t/c', '/t/d'])
@@ -293,7 +301,7 @@ def one_page(
     share = (
         rows.filter(sized_ok())
         .select(*keys, "_row")
-        .join(values.filter(pl.col("_m") == 0).select("_row", (pl.col("_g") - pl.col("_m")).alias("_keys")), on="_row")
+        .join(values.filter(pl.col("_m") == 0).select("_row", pl.col("_g").alias("_keys")), on="_row")
         .join(best.select("_keys", "_one_page_share"), on="_keys")
         .group_by(keys, maintain_order=True)
         .agg(pl.col("_one_page_share").first())

@@ -146,7 +146,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     critical = (pl.col("share") >= settings.aggressive_bot_critical_share) & ~pl.col("_many")
     severity = f.critical_when(critical)
-    advice = pl.when(pl.col("_many")).then(pl.lit(ADVICE + MANY_ADDRESSES)).otherwise(pl.lit(ADVICE))
+    advice = (
+        pl.when(pl.col("_many")).then(pl.lit(ADVICE + MANY_ADDRESSES)).otherwise(pl.lit(ADVICE))
+    )
     return f.finding_rows(
         KIND,
         rows,

@@ -127,7 +127,8 @@ def _answer_signals(traffic: Traffic, candidates: pl.DataFrame, settings: Settin
         .agg(
             sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
             # distinct pages: sizes shared by chance in a dense catalog are pages apiece
-            pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64)
+            .alias("distinct_ok_sizes"),
             pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
         )
         .with_columns(

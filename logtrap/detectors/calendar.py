@@ -58,7 +58,8 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     """
     parts = pl.col(s.URL).str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
-    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3")).cast(pl.Int32, strict=False)
+    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3"))
+    month = month.cast(pl.Int32, strict=False)
     return urls.with_columns(year.alias("year"), month.alias("month")).with_columns(
         (pl.col("year") * 12 + pl.col("month") - 1).alias("months")
     )

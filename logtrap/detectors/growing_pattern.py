@@ -184,8 +184,10 @@ def _pattern_findings(
         return f.empty_findings()
     rows = (
         rows.join(_shape.pattern_totals(traffic), on=_KEYS)
-        .join(_sampled_wasted(growing.join(rows.select(_KEYS), on=_KEYS, how="semi"), shell, settings),
-              on=_KEYS, how="left")
+        .join(
+            _sampled_wasted(growing.join(rows.select(_KEYS), on=_KEYS, how="semi"), shell, settings),
+            on=_KEYS, how="left",
+        )
         .with_columns(pl.col("sampled_wasted").fill_null(0))
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
