@@ -63,11 +63,13 @@ class FileMark:
 
 def plan_sources(
     paths: Sequence[str | Path], marks: Sequence[FileMark]
-) -> tuple[list[Source], list[FileMark]]:
+) -> tuple[list[Source], list[FileMark], list[str]]:
     """Where to start in each file: after what an earlier run read of the same content (see
     the module docstring); copies of a file read in this run are left out. Also returns the
-    marks resumed (the others stay, for files not given this time)."""
+    marks resumed (the others stay, for files not given this time) and the compressed files
+    left for the next run, as logrotate is still writing them."""
     files = []
+    waiting: list[str] = []
     for path in expand_sources(paths):
         if path == "-":
             raise ConfigError(
@@ -85,6 +87,7 @@ def plan_sources(
                                  "the logs given") from None
             # logrotate is writing it: its lines are still in the file it compresses, and the
             # next run reads it (it gets no mark, so it is not counted as read)
+            waiting.append(path)
     resume: dict[str, FileMark] = {}
     skip: set[str] = set()
     free = list(marks)
@@ -128,7 +131,7 @@ def plan_sources(
         if (m := resume.get(f.path)) else Source(f.path, whole_lines=True)
         for f in files if f.path not in skip
     ]
-    return sources, list(resume.values())
+    return sources, list(resume.values()), waiting
 
 
 @dataclass(frozen=True)

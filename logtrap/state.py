@@ -216,6 +216,7 @@ class Increment:
     new: pl.DataFrame  # the findings not reported before, or reported at a lower severity
     state: State  # what the next run continues from
     path: Path
+    waiting: list[str] = field(default_factory=list)  # .gz files logrotate is still writing
 
     def save(self) -> None:
         """Remember this run: its lines as read, its findings as reported."""
@@ -265,7 +266,7 @@ def read_incremental(
             f"asks for {_hosts_text(hosts)}",
             hint="give each --host its own --state file, or delete it to start over",
         )
-    sources, resumed = plan_sources(paths, state.marks)
+    sources, resumed, waiting = plan_sources(paths, state.marks)
     _check_same_logs(state_path, state, sources, resumed)
     tally = Tally.from_frames(state.tally, settings)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
@@ -294,6 +295,7 @@ def read_incremental(
             hosts=hosts,
         ),
         path=Path(state_path),
+        waiting=waiting,
     )
 
 

@@ -160,7 +160,12 @@ def test_a_run_as_logrotate_starts_compressing_waits_for_the_compressed_file(log
     log.append("access.log", 4)
     packed = gzip.compress((log.dir / "access.log.1").read_bytes())
     (log.dir / "access.log.1.gz").write_bytes(packed[:10])
-    assert run(log) == (7, 17)
+    result = CliRunner().invoke(cli, ["analyze", str(log.dir / "access.log*"), "--state",
+                                      str(log.dir / "state"), "--json", str(log.dir / "r.json")])
+    assert f"{log.dir / 'access.log.1.gz'}: logrotate is still writing it; its lines are read " \
+        "next run" in result.stderr
+    summary = json.loads((log.dir / "r.json").read_text())["summary"]
+    assert (summary["lines"], summary["requests"]) == (7, 17)  # as ever
     (log.dir / "access.log.1.gz").write_bytes(packed)  # done: the .gz resumes where it was read
     (log.dir / "access.log.1").unlink()
     assert run(log) == (0, 17)
