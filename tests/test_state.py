@@ -85,6 +85,18 @@ def gzip_file(src: Path, dst: Path) -> None:
     src.unlink()
 
 
+def rotate_with_unread_lines(log: Log) -> bytes:
+    """Ten lines read by a run, three more written just before logrotate renames access.log
+    to access.log.1, four in the new access.log; returns access.log.1 gzipped (what
+    logrotate's compression writes)."""
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    log.append("access.log", 3)
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 4)
+    return gzip.compress((log.dir / "access.log.1").read_bytes())
+
+
 @pytest.fixture
 def log(tmp_path):
     return Log(tmp_path)
@@ -126,12 +138,7 @@ def test_copytruncate_rotation(log):
 
 def test_a_run_while_logrotate_compresses_reads_each_line_once(log):
     # compress without delaycompress: access.log.1.gz is written, access.log.1 not yet removed
-    log.append("access.log", 10)
-    assert run(log) == (10, 10)
-    log.append("access.log", 3)  # written just before the rename, unread so far
-    os.rename(log.dir / "access.log", log.dir / "access.log.1")
-    log.append("access.log", 4)
-    packed = gzip.compress((log.dir / "access.log.1").read_bytes())
+    packed = rotate_with_unread_lines(log)
     (log.dir / "access.log.1.gz").write_bytes(packed)
     assert run(log) == (7, 17)  # the .gz is the same content: not read again from its start
     (log.dir / "access.log.1").unlink()  # logrotate is done: the .gz resumes where it was read
@@ -153,12 +160,7 @@ def test_a_first_run_while_logrotate_compresses_reads_the_log_once(log):
 
 def test_a_run_as_logrotate_starts_compressing_waits_for_the_compressed_file(log):
     # gzip has written only its header so far: nothing of access.log.1.gz can be read yet
-    log.append("access.log", 10)
-    assert run(log) == (10, 10)
-    log.append("access.log", 3)
-    os.rename(log.dir / "access.log", log.dir / "access.log.1")
-    log.append("access.log", 4)
-    packed = gzip.compress((log.dir / "access.log.1").read_bytes())
+    packed = rotate_with_unread_lines(log)
     (log.dir / "access.log.1.gz").write_bytes(packed[:10])
     result = CliRunner().invoke(cli, ["analyze", str(log.dir / "access.log*"), "--state",
                                       str(log.dir / "state"), "--json", str(log.dir / "r.json")])

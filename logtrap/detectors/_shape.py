@@ -262,51 +262,37 @@ def with_answers(
 
 def one_page(
     urls: pl.DataFrame, settings: Settings, keys: Sequence[str] = KEYS
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(per keys, the largest share of the URLs answered 200 with a size whose sizes lie
-    within `one_page_bytes` of one value, "_one_page_share"; the URLs there: keys, url,
-    bytes), for the m (`less_echo`) that gathers most. Not chained as `with_answers`'
-    clusters are: one page for any value keeps its sizes in one window, while pages of one
-    template spread over a few dozen bytes fill none.
+) -> pl.DataFrame:
+    """The URLs (keys, url, bytes) of each keys' one page: those answered 200 with a size
+    within `one_page_bytes` of the value that gathers most of them, for the m (`less_echo`)
+    that gathers most. Not chained as `with_answers`' clusters are: one page for any value
+    keeps its sizes in one window, while pages of one template spread over a few dozen bytes
+    fill none.
 
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/t/{slug}", "status": 200,
     ...     "bytes": [7180, 7181, 7183, 7183, 9000],
     ...     "url": ["/t/a", "/t/b", "/t/c", "/t/d", "/t/e"]})
-    >>> share, where = one_page(urls, Settings())
-    >>> share.rows(), sorted(where["url"])
-    ([('-', '/t/{slug}', 0.8)], ['/t/a', '/t/b', '/t/c', '/t/d'])
+    >>> sorted(one_page(urls, Settings())["url"])
+    ['/t/a', '/t/b', '/t/c', '/t/d']
     """
     w = settings.one_page_bytes
     values = _sized_values(urls, list(keys))
     counts = _value_counts(values, w)
-    counts = counts.with_columns(_within(counts, w).alias("_near"))
-    totals = counts.group_by("_g").agg(pl.col("_c").sum().alias("_total"))
     best = (  # per keys (`_g` less its m), the fullest window of any m
-        counts.join(totals, on="_g")
-        .with_columns(
-            (pl.col("_near") / pl.col("_total")).alias("_one_page_share"),
-            (pl.col("_g") - pl.col("_g") % 4).alias("_keys"),
+        counts.with_columns(
+            _within(counts, w).alias("_near"), (pl.col("_g") - pl.col("_g") % 4).alias("_keys")
         )
-        .sort("_one_page_share", "_g", "_d", descending=[True, False, False])
+        .sort("_near", "_g", "_d", descending=[True, False, False])
         .group_by("_keys", maintain_order=True)
-        .agg(pl.col("_g", "_d", "_one_page_share").first())
+        .agg(pl.col("_g", "_d").first())
     )
-    inside_rows = (
+    inside = (
         values.join(best.select("_g", pl.col("_d").alias("_centre")), on="_g")
         .filter((pl.col("_d") - pl.col("_centre")).abs() <= w)
         .select("_row")
     )
-    rows = urls.with_row_index("_row")
-    inside = rows.join(inside_rows, on="_row", how="semi").select(*keys, s.URL, s.BYTES)
-    share = (
-        rows.filter(sized_ok())
-        .select(*keys, "_row")
-        .join(values.filter(pl.col("_m") == 0).select("_row", pl.col("_g").alias("_keys")), on="_row")
-        .join(best.select("_keys", "_one_page_share"), on="_keys")
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col("_one_page_share").first())
-    )
-    return share, inside
+    rows = urls.with_row_index("_row").join(inside, on="_row", how="semi")
+    return rows.select(*keys, s.URL, s.BYTES)
 
 
 def sized_ok() -> pl.Expr:

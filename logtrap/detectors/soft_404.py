@@ -82,7 +82,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     # the one page of a route: the URLs whose sizes share its fullest window (`_shape.one_page`;
     # only routes with a variable segment can answer any value alike)
     routes = urls.filter(variable_route)
-    _, inside = _shape.one_page(routes, settings)
+    inside = _shape.one_page(routes, settings)
     urls = (
         urls.join(inside.with_columns(pl.lit(True).alias("route_like")),
                   on=[*_shape.KEYS, s.URL, s.BYTES], how="left")
