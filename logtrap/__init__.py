@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from logtrap import _allocator  # noqa: F401  (first: it must run before Polars is imported)
 from logtrap.analysis import Analysis, analyze, bot_table
 from logtrap.bots import AgentCache, add_bots, classify_agents
+from logtrap.config import load_settings
 from logtrap.detectors import REGISTRY, Detector, run_detectors
 from logtrap.errors import (
     ConfigError,
@@ -62,6 +63,7 @@ __all__ = [
     "compile_format",
     "detect_format",
     "finding_rows",
+    "load_settings",
     "plots",
     "read_logs",
     "run_detectors",

@@ -168,6 +168,29 @@ def build_settings(
     return Settings().replace(**merged)
 
 
+def load_settings(
+    config: str | Path | None = None, *, cwd: str | Path | None = None, **values: Any
+) -> Settings:
+    """Settings as the command line builds them: the defaults, then `config` (or, when none is
+    given, `logtrap.toml` in `cwd`, the working directory by default), then `values` by name
+    (`--set` and the options, as TOML would give them: `sitemap="sitemap.xml"` or
+    `sitemaps=[...]`, `format="combined"`). A notebook beside the site's config then gets the
+    answers its cron job gets.
+
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "logtrap.toml"), "w").write("budget_hog_share = 0.4\\n")
+    >>> s = load_settings(cwd=folder, url_sample_size=50)
+    >>> s.budget_hog_share, s.url_sample_size
+    (0.4, 50)
+    >>> load_settings(cwd=folder, budget_hog_share=0.6).budget_hog_share
+    0.6
+    """
+    path = find_config(config, cwd)
+    from_file = read_config(path) if path is not None else {}
+    return build_settings(from_file, coerce(values, where="load_settings"))
+
+
 def _field_name(key: str, where: str) -> str:
     fields = settings_fields()
     name = ALIASES.get(key, key)

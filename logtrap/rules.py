@@ -17,7 +17,8 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
-from logtrap.errors import InputError
+from logtrap.analysis import Analysis
+from logtrap.errors import InputError, LogtrapError
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
 from logtrap.traffic import Traffic, bot_addresses, crowd_bots, spread_evenly
@@ -64,9 +65,17 @@ class Suggestions:
     nginx_conf: str = ""  # the file for inside http {}, the server part in a comment
 
 
-def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None = None) -> Suggestions:
+def suggest(
+    findings: Analysis | pl.DataFrame,
+    traffic: Traffic | None = None,
+    settings: Settings | None = None,
+) -> Suggestions:
     """robots.txt lines and server rules for these findings, each checked against the traffic.
 
+    Give an `Analysis` (what `analyze` returns) and its findings, traffic and settings are
+    used: the rules are then checked against the same sitemaps and merged into the same
+    robots.txt as the analysis was given. Or give the findings, the traffic and the settings
+    apart (a `settings` given beside an Analysis replaces its own).
     `settings.sitemaps` are the known content URLs, `settings.robots` the site's current
     robots.txt (merged, never overwritten).
 
@@ -75,6 +84,18 @@ def suggest(findings: pl.DataFrame, traffic: Traffic, settings: Settings | None 
     >>> sug.rules.height, sug.robots_txt
     (0, '')
     """
+    if isinstance(findings, Analysis):
+        if traffic is not None:
+            raise LogtrapError(
+                "suggest takes an Analysis alone, or findings and their traffic",
+                hint="suggest(result) or suggest(result.findings, result.traffic, settings)",
+            )
+        findings, traffic, settings = findings.findings, findings.traffic, settings or findings.settings
+    if not isinstance(findings, pl.DataFrame) or not isinstance(traffic, Traffic):
+        raise LogtrapError(
+            "suggest needs the findings and traffic of an analysis",
+            hint="result = logtrap.analyze(...); logtrap.suggest(result)",
+        )
     settings = Settings.of(settings)
     sitemap = load_sitemap_urls(settings.sitemaps)
     current = _read_robots(settings)

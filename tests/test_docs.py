@@ -68,3 +68,21 @@ def test_the_readme_setup_commands_are_what_ci_runs():
     test_command = "pip install -e '.[test]' && python -m pytest"
     assert test_command in readme() and test_command in ci
     assert "pip install -e . && logtrap analyze sample_logs/" in readme()
+
+
+def test_the_readme_notebook_example_runs_and_suggests_what_the_cli_suggests(monkeypatch, tmp_path):
+    import logtrap
+
+    code = re.search(r"## In a notebook.*?```python\n(.*?)```", readme(), re.S).group(1)
+    monkeypatch.chdir(README.parent)
+    namespace: dict = {}
+    exec(code, namespace)
+    result = namespace["result"]
+    out = tmp_path / "robots.txt"
+    cli_run = CliRunner().invoke(cli, [
+        "suggest", *sorted(map(str, Path("sample_logs/nginx-shop").glob("access.log*"))),
+        "--sitemap", "sample_logs/sitemap.xml", "--robots-out", str(out)])
+    assert cli_run.exit_code == 0, cli_run.output
+    # the sitemap's pages are the content the rules were checked against, as on the CLI
+    assert logtrap.suggest(result).robots_txt == out.read_text()
+    assert "none of the 396 known content URLs" in out.read_text()
