@@ -22,6 +22,7 @@ from logtrap.errors import (
     InputError,
     LogtrapError,
     OutputError,
+    RejectedLinesWarning,
     StateError,
 )
 from logtrap.findings import Finding, finding_rows
@@ -50,6 +51,7 @@ __all__ = [
     "LogtrapError",
     "OutputError",
     "PatternCache",
+    "RejectedLinesWarning",
     "Settings",
     "StateError",
     "Suggestions",

@@ -32,3 +32,8 @@ class StateError(LogtrapError):
 
 class OutputError(LogtrapError):
     """An output file that exists and may not be overwritten, or cannot be written."""
+
+
+class RejectedLinesWarning(UserWarning):
+    """Lines `read_logs` could not parse: not in its frame, so it says so (a warning, since a
+    line alone is never fatal). `scan_logs(...).stats` holds the counts and examples."""

@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import threading
+import warnings
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import BinaryIO, TypeVar
 import polars as pl
 
 from logtrap import schema as s
-from logtrap.errors import FormatError, InputError, LogtrapError
+from logtrap.errors import FormatError, InputError, LogtrapError, RejectedLinesWarning
 from logtrap.formats import DETECT_ORDER, LogFormat, compile_format, detect_format, parse_lines
 from logtrap.settings import Settings
 
@@ -721,7 +722,8 @@ def read_logs(
     """Every request from these sources in one frame (REQUEST_SCHEMA), for notebooks.
 
     `log_format` (a preset name or a format string) overrides `settings.log_format`; "auto",
-    the default, leaves `settings.log_format` as given.
+    the default, leaves `settings.log_format` as given. Lines that do not parse are not in the
+    frame: a `RejectedLinesWarning` says how many and shows the first.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "access.log"
@@ -731,5 +733,24 @@ def read_logs(
     """
     if settings is None or log_format != "auto":
         settings = (settings or Settings()).replace(log_format=log_format)
-    frames = list(scan_logs(sources, settings=settings))
+    stream = scan_logs(sources, settings=settings)
+    frames = list(stream)
+    _warn_rejected(stream.stats)
     return pl.concat(frames) if frames else s.empty(s.REQUEST_SCHEMA)
+
+
+def _warn_rejected(stats: ReadStats) -> None:
+    """A RejectedLinesWarning naming how many lines did not parse and the first of them: the
+    frame alone cannot show what is missing from it."""
+    if not stats.rejected:
+        return
+    first = stats.rejected_examples.row(0, named=True)
+    line = first[s.LINE]
+    shown = line if len(line) <= 120 else line[:117] + "..."
+    warnings.warn(
+        f"{stats.rejected:,} of {stats.lines:,} lines did not parse and are not in the frame; "
+        f"the first, {first[s.SOURCE]} line {first[s.LINE_NO]}: {first[s.REASON]}: {shown!r} "
+        "(scan_logs(...).stats counts them per file, with examples)",
+        RejectedLinesWarning,
+        stacklevel=3,
+    )

@@ -9,6 +9,7 @@ import io
 import os
 import random
 import sys
+import warnings
 from datetime import datetime, timezone
 
 import polars as pl
@@ -17,7 +18,7 @@ from polars.testing import assert_frame_equal
 
 from builders import pinned_string_bytes
 from logtrap import schema as s
-from logtrap.errors import FormatError, InputError
+from logtrap.errors import FormatError, InputError, RejectedLinesWarning
 from logtrap.logs import FileRead, Source, order_rotated, read_logs, scan_logs
 from logtrap.settings import Settings
 
@@ -128,6 +129,20 @@ def test_bad_lines_are_counted_with_file_and_line_number(tmp_path):
     assert st.rejected_examples.rows() == [
         (a, 2, "oops", "does not match combined"), (a, 5, "worse", "does not match combined")]
     assert [(f.path, f.lines, f.parsed, f.rejected) for f in st.files] == [(a, 5, 2, 2), (b, 3, 1, 1)]
+
+
+def test_read_logs_warns_of_the_lines_it_leaves_out(tmp_path):
+    a = write(tmp_path / "a.log", line(1, 1) + "oops\n\n" + line(1, 2) + "worse\n")
+    with pytest.warns(RejectedLinesWarning) as caught:
+        req = read_logs(a)
+    assert req.height == 2
+    assert str(caught[0].message) == (
+        f"2 of 5 lines did not parse and are not in the frame; the first, {a} line 2: does not "
+        "match combined: 'oops' (scan_logs(...).stats counts them per file, with examples)")
+    assert caught[0].filename == __file__  # pointed at the caller's line, not logtrap's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every line parsed: no warning
+        assert read_logs(write(tmp_path / "b.log", line(1, 1))).height == 1
 
 
 def test_bad_line_examples_keep_no_batch_alive(tmp_path):
