@@ -392,7 +392,7 @@ def test_random_token_fires_on_fresh_short_links():
     assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
         "random_token", "/s/{token}", 300, 300)  # fmt: skip
     ev = row["evidence"]
-    assert (ev["requests_per_url"], ev["bot_share"], ev["distinct_sizes"]) == (1.0, 1.0, 1)
+    assert (ev["requests_per_url"], ev["share_from_bots"], ev["distinct_sizes"]) == (1.0, 1.0, 1)
 
 
 def test_random_token_silent_on_a_catalog_of_hex_ids():

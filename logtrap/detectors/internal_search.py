@@ -53,7 +53,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .with_columns(
             pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
-            (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS)).round(3).alias("bot_share"),
+            (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS)).round(3).alias("share_from_bots"),
         )
     )
     if rows.height == 0:
@@ -70,7 +70,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "search_params", "search_path", "unique_urls", s.BOT_REQUESTS, "bot_share",
+            "search_params", "search_path", "unique_urls", s.BOT_REQUESTS, "share_from_bots",
             s.HUMAN_REQUESTS, "top_bots",
         ],  # fmt: skip
         advice=ADVICE,

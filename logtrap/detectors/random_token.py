@@ -63,7 +63,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         totals.join(sampled, on=_shape.KEYS)
         .with_columns(
             (pl.col(s.REQUESTS) / pl.col(s.UNIQUE_URLS).clip(lower_bound=1)).round(2).alias("requests_per_url"),
-            (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS).clip(lower_bound=1)).round(3).alias("bot_share"),
+            (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS).clip(lower_bound=1)).round(3).alias("share_from_bots"),
             (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1)).round(1).alias("urls_per_size"),
             pl.col("redirect_share").round(3),
             pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
@@ -71,7 +71,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(
             (pl.col(s.UNIQUE_URLS) >= settings.random_token_min_urls)
             & (pl.col("requests_per_url") <= settings.random_token_max_requests_per_url)
-            & (pl.col("bot_share") >= settings.random_token_min_bot_share)
+            & (pl.col("share_from_bots") >= settings.random_token_min_bot_share)
             & (
                 (pl.col("urls_per_size") >= settings.random_token_min_urls_per_size)
                 | (pl.col("redirect_share") >= 0.5)
@@ -84,7 +84,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "unique_urls", "requests_per_url", "bot_share", "sampled_urls", "distinct_sizes",
+            "unique_urls", "requests_per_url", "share_from_bots", "sampled_urls", "distinct_sizes",
             "urls_per_size", "redirect_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=ADVICE,
