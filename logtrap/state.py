@@ -27,6 +27,7 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.analysis import Analysis, Progress, analyze
+from logtrap.detectors import BOT_KINDS
 from logtrap.errors import StateError
 from logtrap.logs import Source, log_set
 from logtrap.patterns import rules_id
@@ -48,7 +49,8 @@ _MARK_TYPES: dict[str, Any] = {
 @dataclass
 class State:
     """A cron run's memory. `tally` continues the aggregates; `known` the findings reported
-    (kind, host, pattern and the highest severity reported)."""
+    (kind, host, pattern or, for a finding about a bot, its name, and the highest severity
+    reported; see `_identity`)."""
 
     marks: list[FileMark] = field(default_factory=list)
     tally: dict[str, pl.DataFrame] = field(default_factory=dict)
@@ -150,6 +152,9 @@ def _known_of(entry: object, where: str) -> dict[str, str | None]:
     known = {s.KIND: _field(entry, s.KIND, str, where)}
     for key in (s.HOST, s.PATTERN):  # None where a finding has no host or pattern
         known[key] = _field(entry, key, (str, type(None)), where)
+    # None for findings about URLs; a state from before bots were named has none either, so
+    # its findings about bots are reported once more, then known by name
+    known[s.BOT_NAME] = _field(entry, s.BOT_NAME, (str, type(None)), where, None)
     known[s.SEVERITY] = _field(entry, s.SEVERITY, str, where, s.SEVERITIES[0])
     if known[s.SEVERITY] not in s.SEVERITIES:
         raise ValueError(f"{where}[{s.SEVERITY!r}] is {known[s.SEVERITY]!r}")
@@ -193,19 +198,39 @@ def save_state(path: str | Path, state: State) -> None:
         raise
 
 
+_IDENTITY = [s.KIND, s.HOST, s.PATTERN, s.BOT_NAME]
+
+
+def _identity(findings: pl.DataFrame) -> pl.DataFrame:
+    """What makes a finding the same one run after run, and its severity: its kind, host and
+    pattern; for a finding about a bot (`detectors.BOT_KINDS`), the bot's name instead of the
+    pattern. A fake bingbot is news after a fake Googlebot on the same host (neither has a
+    pattern), and an aggressive bot is not news because its most fetched pattern changed."""
+    about_bot = pl.col(s.KIND).is_in(BOT_KINDS)
+    return findings.select(
+        s.KIND,
+        s.HOST,
+        pl.when(~about_bot).then(pl.col(s.PATTERN)).alias(s.PATTERN),
+        pl.when(about_bot).then(pl.col(s.EVIDENCE).str.json_path_match("$.bot_name"))
+        .alias(s.BOT_NAME),
+        s.SEVERITY,
+    )
+
+
 def _new_findings(findings: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
     """The findings not reported before, or reported at a lower severity (a trap that grew
     from info to warning alerts again)."""
-    reported = known.rename({s.SEVERITY: _REPORTED})
-    return (
-        findings.join(reported, on=[s.KIND, s.HOST, s.PATTERN], how="left", nulls_equal=True,
-                      maintain_order="left")
-        .filter(
+    reported = known.select(*_IDENTITY, pl.col(s.SEVERITY).alias(_REPORTED))
+    verdict = (
+        _identity(findings)
+        .join(reported, on=_IDENTITY, how="left", nulls_equal=True, maintain_order="left")
+        .select(
             pl.col(_REPORTED).is_null()
             | (pl.col(s.SEVERITY).to_physical() > pl.col(_REPORTED).to_physical())
         )
-        .drop(_REPORTED)
+        .to_series()
     )
+    return findings.filter(verdict)
 
 
 @dataclass(frozen=True)
@@ -274,11 +299,11 @@ def read_incremental(
     known = pl.DataFrame(
         state.known,
         schema={s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String,
-                s.SEVERITY: s.SEVERITY_DTYPE},
+                s.BOT_NAME: pl.String, s.SEVERITY: s.SEVERITY_DTYPE},
     )
     reported = (  # the highest severity each finding was reported at
-        pl.concat([known, analysis.findings.select(known.columns)])
-        .group_by(s.KIND, s.HOST, s.PATTERN, maintain_order=True)
+        pl.concat([known, _identity(analysis.findings)])
+        .group_by(_IDENTITY, maintain_order=True)
         .agg(pl.col(s.SEVERITY).max())
     )
     files = analysis.stats.files if analysis.stats is not None else []

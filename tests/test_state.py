@@ -299,7 +299,7 @@ def test_a_finding_is_new_again_when_its_severity_rises(tmp_path):
     session_trap(tmp_path / "access.log", range(100, 1200))
     assert alerts(tmp_path) == [("session_id", "critical")]
     assert load_state(tmp_path / "state").known == [
-        {s.KIND: "session_id", s.HOST: "-", s.PATTERN: "/?sid", s.SEVERITY: "critical"}]
+        {s.KIND: "session_id", s.HOST: "-", s.PATTERN: "/?sid", s.BOT_NAME: None, s.SEVERITY: "critical"}]
 
 
 def test_a_state_from_before_severities_were_kept_takes_them_as_the_lowest(tmp_path):
@@ -628,3 +628,35 @@ def test_a_report_that_cannot_be_written_alerts_again_next_run(tmp_path, monkeyp
     assert [f["kind"] for f in json.loads((tmp_path / "report.json").read_text())["findings"]] \
         == ["session_id", "budget_hog"]
     assert load_state(tmp_path / "state").runs == 1
+
+
+BINGBOT = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+RANGES = (Path(__file__).parent / "data" / "googlebot.json", Path(__file__).parent / "data" / "bingbot.json")
+
+
+def fakes(path: Path, agent: str, client: str, count: int, minute: int) -> None:
+    """`count` requests claiming `agent` from `client` (in neither engine's ranges)."""
+    with open(path, "a") as f:
+        for i in range(count):
+            f.write(f'{client} - - [01/Jan/2026:10:{minute:02d}:{i % 60:02d} +0000] '
+                    f'"GET /page/{minute}-{i} HTTP/1.1" 200 {3000 + i} "-" "{agent}"\n')
+
+
+def test_a_second_fake_bot_on_a_host_is_new_and_a_bot_is_known_by_its_name(tmp_path):
+    # findings about a bot are known by the bot, whatever pattern it fetched most: a fake
+    # bingbot after a fake Googlebot was reported is news (both findings have no pattern),
+    # the same fakes fetching other pages are not
+    log, settings = tmp_path / "access.log", Settings(ip_ranges=RANGES)
+    fakes(log, GOOGLEBOT, "203.0.113.9", 40, 0)
+
+    def alerts() -> list[tuple[str, str]]:
+        _, new = run_incremental([str(log)], tmp_path / "state", settings)
+        return [(k, json.loads(e)["bot_name"]) for k, e in new.select(s.KIND, s.EVIDENCE).rows()]
+
+    assert alerts() == [("fake_bot", "Googlebot")]
+    fakes(log, BINGBOT, "203.0.113.10", 40, 1)
+    assert alerts() == [("fake_bot", "bingbot")]
+    fakes(log, GOOGLEBOT, "203.0.113.11", 40, 2)
+    fakes(log, BINGBOT, "203.0.113.12", 40, 3)
+    assert alerts() == []
+    assert [k[s.BOT_NAME] for k in load_state(tmp_path / "state").known] == ["Googlebot", "bingbot"]

@@ -68,8 +68,8 @@ def run_detectors(
     return f.rank(_not_crowds(pl.concat(frames, how="vertical"), traffic, settings))
 
 
-# Findings about one bot, which judge that bot and not a pattern's crawl.
-_BOT_KINDS = (aggressive_bot.KIND, fake_bot.KIND)
+# Findings about one bot (evidence `bot_name`), which judge that bot and not a pattern's crawl.
+BOT_KINDS = (aggressive_bot.KIND, fake_bot.KIND)
 # A pattern this share of whose bot requests are crowds' is no crawl to judge (judgement).
 _CROWD_ONLY = 0.9
 
@@ -94,5 +94,5 @@ def _not_crowds(findings: pl.DataFrame, traffic: Traffic, settings: Settings) ->
         .filter(pl.col("_crowd") >= _CROWD_ONLY * pl.col(s.BOT_REQUESTS))
         .select(keys)
     )
-    dropped = findings.join(mostly, on=keys, how="semi").filter(~pl.col(s.KIND).is_in(_BOT_KINDS))
+    dropped = findings.join(mostly, on=keys, how="semi").filter(~pl.col(s.KIND).is_in(BOT_KINDS))
     return findings.join(dropped.select(s.KIND, *keys), on=[s.KIND, *keys], how="anti")
