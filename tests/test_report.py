@@ -359,6 +359,34 @@ def test_markdown_and_html_name_a_finding_as_the_terminal_does():
     assert "<b>fake_bot</b> on <code>www.example.net</code> (whole host)<p>" in html
 
 
+def test_a_finding_about_a_bot_names_the_bot_and_says_what_its_numbers_count():
+    from rich.console import Console
+
+    from logtrap.findings import Finding, to_frame
+
+    findings = to_frame([
+        Finding("aggressive_bot", "critical", "-", "/asl/{n}", 2136, 1888, ("/asl/1",),
+                {"bot_name": "meta-externalagent", "routes": ["/asl/", "/psl/"]}, "x"),
+        Finding("fake_bot", "warning", "-", None, 145, 40, (), {"bot_name": "Googlebot"}, "y"),
+    ])
+    console = Console(width=200, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(findings))
+    text = console.export_text()
+    # the pattern alone would say 1,888 of its 2,136 requests were wasted
+    assert "CRITICAL aggressive_bot /asl/, /psl/ by meta-externalagent\n" \
+        "  1,888 of its 2,136 requests went to these routes\n" in text
+    assert "WARNING fake_bot (whole host), claiming Googlebot\n  40 of the 145 requests in " \
+        "this name came from addresses that failed verification\n" in text
+    run = Analysis(traffic=sample_analysis().traffic, findings=findings, stats=None,
+                   settings=Settings())
+    md = report.to_markdown(run)
+    assert "### CRITICAL: aggressive_bot on `/asl/`, `/psl/` by `meta-externalagent`\n\n" \
+        "1,888 of its 2,136 requests went to these routes.\n" in md
+    html = report.to_html(run, charts=[])
+    assert ("<b>fake_bot</b> on (whole host), claiming <code>Googlebot</code><p>40 of the 145 "
+            "requests in this name came from addresses that failed verification.<br>") in html
+
+
 def test_a_request_without_a_host_is_named_so():
     # nginx logs $host empty for a client that sent no Host header (scanners, HTTP/1.0)
     rows = [{**_row(0, "/", "/", "/", bot="zgrab"), "host": ""},

@@ -121,6 +121,50 @@ def not_logged_requests(patterns: pl.DataFrame) -> int:
     return int(bots.filter(pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)[s.REQUESTS].sum() or 0)
 
 
+# -- what a finding is about -------------------------------------------------------------------
+def finding_subject(
+    kind: str,
+    pattern: str | None,
+    evidence: Mapping[str, Any],
+    code: Callable[[str], str],
+    plain: Callable[[str], str],
+) -> str:
+    """What a finding's heading names, with `code` and `plain` formatting its pieces: the
+    pattern, or "(whole host)" for a finding without one (new patterns keep appearing, fake
+    bots); for a finding about a bot, the routes it hammers or the name it claims, and the bot.
+
+    >>> finding_subject("aggressive_bot", "/asl/{n}", {"bot_name": "meta-externalagent",
+    ...     "routes": ["/asl/", "/psl/"]}, lambda t: f"`{t}`", str)
+    '`/asl/`, `/psl/` by `meta-externalagent`'
+    >>> finding_subject("fake_bot", None, {"bot_name": "Googlebot"}, lambda t: f"`{t}`", str)
+    '(whole host), claiming `Googlebot`'
+    """
+    bot = evidence.get(s.BOT_NAME)
+    routes = [str(r) for r in evidence.get("routes") or []]
+    if kind == "aggressive_bot" and bot and routes:
+        return ", ".join(map(code, routes)) + plain(" by ") + code(str(bot))
+    where = code(pattern) if pattern is not None else plain("(whole host)")
+    if kind == "fake_bot" and bot:
+        return where + plain(", claiming ") + code(str(bot))
+    return where
+
+
+def waste_sentence(kind: str, wasted: int | None, requests: int | None) -> str:
+    """The finding's numbers in words: for a bot, what its requests and wasted requests are.
+
+    >>> waste_sentence("calendar", 9, 10)
+    '9 of 10 requests wasted'
+    >>> waste_sentence("aggressive_bot", 1888, 2136)
+    '1,888 of its 2,136 requests went to these routes'
+    """
+    if kind == "aggressive_bot":
+        return f"{_n(wasted)} of its {_n(requests)} requests went to these routes"
+    if kind == "fake_bot":
+        return (f"{_n(wasted)} of the {_n(requests)} requests in this name came from addresses "
+                "that failed verification")
+    return f"{_n(wasted)} of {_n(requests)} requests wasted"
+
+
 # -- numbers -----------------------------------------------------------------------------------
 
 

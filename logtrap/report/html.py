@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    more_patterns, pattern_label,
+    finding_subject, more_patterns, pattern_label, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -111,13 +111,14 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     for x in report["findings"]:
         evidence = evidence_line(x["evidence"], h)
         examples = "".join(f"<li><code>{h(url)}</code></li>" for url in x["examples"])
-        # as in the terminal: no host when the log has none ("-"), "(whole host)" with no pattern
+        # as in the terminal: no host when the log has none ("-")
         where = [f"<code>{h(x['host'])}</code>"] if x["host"] not in (None, "-") else []
-        where.append(f"<code>{h(x['pattern'])}</code>" if x["pattern"] else "(whole host)")
+        where.append(finding_subject(x["kind"], x["pattern"], x["evidence"],
+                                     lambda t: f"<code>{h(t)}</code>", h))
         parts.append(
             f'<div class="finding"><span class="{h(x["severity"])}">'
             f"{h(x['severity'].upper())}</span> <b>{h(x['kind'])}</b> on {' '.join(where)}"
-            f"<p>{_n(x['wasted_requests'])} of {_n(x['requests'])} requests wasted.<br>"
+            f"<p>{h(waste_sentence(x['kind'], x['wasted_requests'], x['requests']))}.<br>"
             f"Evidence: {evidence}<br>Fix: {h(x['advice'] or '-')}</p>"
             f"<ul>{examples}</ul></div>"
         )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    more_patterns, pattern_label,
+    finding_subject, more_patterns, pattern_label, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -76,14 +76,14 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
     if not report["findings"]:
         lines += ["No crawler traps found.", ""]
     for x in report["findings"]:
-        # as in the terminal: no host when the log has none ("-"), "(whole host)" with no pattern
+        # as in the terminal: no host when the log has none ("-")
         parts = [md_code(x["host"])] if x["host"] not in (None, "-") else []
-        parts.append(md_code(x["pattern"]) if x["pattern"] else "(whole host)")
+        parts.append(finding_subject(x["kind"], x["pattern"], x["evidence"], md_code, str))
         where = " ".join(parts)
         lines += [
             f"### {x['severity'].upper()}: {x['kind']} on {where}",
             "",
-            f"{_n(x['wasted_requests'])} of {_n(x['requests'])} requests wasted.",
+            waste_sentence(x["kind"], x["wasted_requests"], x["requests"]) + ".",
             "",
             "Evidence: " + evidence_line(x["evidence"], md_text),
             "",

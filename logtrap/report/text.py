@@ -20,7 +20,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count,
-    evidence_line, not_logged_requests, pattern_label, safe,
+    evidence_line, finding_subject, not_logged_requests, pattern_label, safe, waste_sentence,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -278,11 +278,11 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     for x in records:
         style = SEVERITY_STYLE.get(x.severity, "")
         parts = [_host(x.host)] if x.host not in (None, "-") else []
-        # A finding without a pattern is about the host as a whole (new patterns, fake bots).
-        parts += [safe(x.pattern, SHOWN_CHARS)] if x.pattern is not None else ["(whole host)"]
+        parts.append(finding_subject(x.kind, x.pattern, x.evidence,
+                                     lambda t: safe(t, SHOWN_CHARS), safe))
         where = " ".join(parts)
         out.append(f"\n[{style}]{x.severity.upper()}[/{style}] [bold]{x.kind}[/bold] {where}")
-        out.append(f"  {_n(x.wasted_requests)} of {_n(x.requests)} requests wasted")
+        out.append(f"  {waste_sentence(x.kind, x.wasted_requests, x.requests)}")
         out.append(f"  Evidence: {evidence_line(x.evidence, safe)}")
         if x.advice:
             out.append(f"  Fix: {safe(x.advice)}")
