@@ -16,7 +16,7 @@ pattern is a calendar trap when
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
 the future. Wasted requests: every bot request to the pattern — the calendar pages are endless
 navigation, the content they list is reachable from its own pages and the sitemap. Evidence
-counts the future and empty dates separately.
+counts the future and empty dates separately, among the sampled URLs (`sampled_urls`).
 """
 
 from __future__ import annotations
@@ -143,14 +143,18 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     rows = rows.join(_shape.examples(trap_urls), on=_shape.KEYS, how="left").with_columns(
         pl.col(s.UNIQUE_URLS).alias("unique_urls"),
         pl.lit(traffic.end.strftime("%Y-%m")).alias("logs_end"),
+        # counted on the URL sample, as sampled_urls says: named so beside unique_urls
+        pl.col("future_urls").alias("sampled_future_urls"),
+        pl.col("empty_urls").alias("sampled_empty_urls"),
     )
     return _shape.findings(
         KIND,
         rows,
         settings,
         evidence=[
-            "distinct_values", "span_years", "earliest", "latest", "logs_end", "future_urls",
-            "empty_urls", "empty_size", "distinct_sizes", "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
+            "distinct_values", "span_years", "earliest", "latest", "logs_end",
+            "sampled_future_urls", "sampled_empty_urls", "empty_size", "distinct_sizes",
+            "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
             "human_requests_to_wasted",
         ],  # fmt: skip
         advice=ADVICE,
