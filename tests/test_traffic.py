@@ -299,7 +299,7 @@ def app_requests(hosts_and_addresses: list[tuple[str, range]], day: int = 0) -> 
 
 
 def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
-    # a: 200 addresses, b: 150 of them new; together 250, under ADDRESS_SAMPLE (256): exact
+    # a: 200 addresses, b: 150 of them new; together 250, under ADDRESS_SAMPLE (1,024): exact
     both = app_requests([("a.example", range(200)), ("b.example", range(100, 250))])
     traffic = tally_of([both], 1000).finish()
     assert traffic_module.bot_addresses(traffic).rows() == [  # one request an address: even
@@ -307,7 +307,7 @@ def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
     # across hosts: 350 requests from 250 addresses, 100 of which called both hosts
     assert traffic_module.bot_addresses(traffic, by_host=False).rows() == [
         ("okhttp", 350, 250, 0.0057, 1.0)]
-    # 3,000 addresses over three batches (and cron runs): a bounded sample, within 10%
+    # 3,000 addresses over three batches (and cron runs): a bounded sample, within 5%
     batches = [app_requests([("a.example", range(1000 * d, 1000 * (d + 1)))], day=d) for d in range(3)]
     tally = tally_of(batches[:2], 1000)
     tally = Tally.from_frames(tally.frames(), tally.settings)  # a cron run saved and resumed
@@ -316,7 +316,7 @@ def test_bot_addresses_are_exact_below_the_sample_and_estimated_above():
     assert traffic.bot_clients.height == traffic_module.ADDRESS_SAMPLE
     [(host, bot, requests, addresses, _, spread)] = traffic_module.bot_addresses(traffic).rows()
     assert (host, bot, requests) == ("a.example", "okhttp", 3000)
-    assert abs(addresses - 3000) <= 300 and abs(spread - 1) <= 0.1
+    assert abs(addresses - 3000) <= 150 and abs(spread - 1) <= 0.05
 
 
 def test_bot_addresses_count_only_the_kinds_a_crowd_may_send():
