@@ -26,6 +26,10 @@ _AT_LEAST_ONE = frozenset({
     "dns_concurrency", "growing_pattern_windows", "crowd_min_addresses",
 })  # fmt: skip
 
+# Shares of a whole: above 1 a detector could never fire (`budget_hog_share = 2` switched it
+# off without a word), so it is refused; every field named *_share is one too.
+_FRACTIONS = frozenset({"growing_pattern_min_novelty", "growing_pattern_min_coverage"})
+
 
 # Settings that hold several values (a tuple)
 _MANY = ("hosts", "session_params", "tracking_params", "ip_ranges", "sitemaps")
@@ -222,6 +226,9 @@ class Settings:
             if not math.isfinite(value) or value < 0 or (f.name == "dns_timeout" and value == 0):
                 what = "above 0" if f.name == "dns_timeout" else "0 or more"
                 raise ConfigError(f"{f.name} must be a number {what}, not {value!r}")
+            if (f.name.endswith("_share") or f.name in _FRACTIONS) and value > 1:
+                raise ConfigError(f"{f.name} is a share, from 0 to 1, not {value!r}",
+                                  hint=f"for 20%, --set {f.name}=0.2")
 
     @classmethod
     def of(cls, settings: object) -> "Settings":

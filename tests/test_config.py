@@ -137,6 +137,9 @@ def test_ip_ranges_bot_prefix_keeps_the_bot_and_resolves_the_file(tmp_path):
     ("url_sample_size", -5, "url_sample_size must be at least 1, not -5"),
     ("budget_hog_share", float("nan"), "budget_hog_share must be a number 0 or more, not nan"),
     ("dns_timeout", 0.0, "dns_timeout must be a number above 0, not 0.0"),
+    # a share above 1 switched its detector off without a word
+    ("budget_hog_share", 2, "budget_hog_share is a share, from 0 to 1, not 2"),
+    ("growing_pattern_min_novelty", 50.0, "growing_pattern_min_novelty is a share, from 0 to 1, not 50.0"),
 ])
 def test_numbers_that_would_break_a_run_are_refused(name, value, message):
     with pytest.raises(ConfigError, match=f"^{message}$"):
