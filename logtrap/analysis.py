@@ -20,8 +20,8 @@ from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors
 from logtrap.errors import ConfigError
-from logtrap.logs import ReadStats, Source, scan_logs
-from logtrap.patterns import PatternCache, add_patterns
+from logtrap.logs import ReadStats, Source, read_logs, scan_logs
+from logtrap.patterns import PatternCache, add_patterns, section_expr
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
 from logtrap.verify import verify_clients
@@ -51,6 +51,29 @@ class Analysis:
         """One row per bot: requests, share, verification, top patterns, status mix, peak rate
         and, for HTTP libraries and unnamed agents, distinct addresses."""
         return bot_table(self.traffic)
+
+    def add_patterns(self, requests: pl.DataFrame) -> pl.DataFrame:
+        """Requests (from `read_logs`) with the pattern and section this analysis counts each
+        under: `add_patterns` gives each tag its own `/tag/php`, while the analysis, having
+        seen 200 tags, merged them into `/tag/{name}` (`Traffic.names`). Filtering on a
+        pattern of `patterns` or `findings` then gives its requests.
+
+        >>> result = analyze("sample_logs/apache-blog/access.log*")
+        >>> requests = result.add_patterns(read_logs("sample_logs/apache-blog/access.log*"))
+        >>> requests.filter(pl.col("pattern") == "/calendar?date").height
+        448
+        """
+        frame = add_patterns(requests, self.settings)
+        names = self.traffic.names.filter(pl.col("merged") != pl.col(s.PATTERN))
+        if names.height == 0:
+            return frame
+        merged = frame.select(s.HOST, s.PATTERN).join(
+            names, on=[s.HOST, s.PATTERN], how="left", maintain_order="left")["merged"]
+        return frame.with_columns(
+            pl.coalesce(merged, s.PATTERN).alias(s.PATTERN),
+            pl.when(merged.is_not_null()).then(section_expr(merged)).otherwise(pl.col(s.SECTION))
+            .alias(s.SECTION),
+        )
 
     @property
     def crowds(self) -> pl.DataFrame:

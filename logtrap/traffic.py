@@ -504,7 +504,7 @@ class Tally:
         moves = self._moves(stable_only=False)
         if moves.height:
             frames.update(_renamed({name: frames[name] for name in _BY_PATTERN}, moves, k))
-        return _finish(frames, k)
+        return _finish(frames, k).replace(names=_final_names(self._names, moves))
 
 
 _NAMES = "names"  # the frame of every pattern seen (Tally._names), as `frames` gives it
@@ -524,6 +524,16 @@ def _given_names(frame: pl.DataFrame) -> pl.DataFrame:
         pl.lit(None, pl.String).alias(_MERGED),
         hashed.alias(s.PATTERN_HASH),
     )
+
+
+def _final_names(names: pl.DataFrame, moves: pl.DataFrame | None) -> pl.DataFrame:
+    """`Traffic.names`: each pattern as URLs gave it, and the one the finished tables count it
+    under (where `Tally._names` keeps it, then moved by the merges made at the end)."""
+    out = names.select(s.HOST, s.PATTERN, _kept())
+    if moves is not None and moves.height:
+        out = out.join(moves.rename({s.PATTERN: "_kept"}), on=[s.HOST, "_kept"], how="left")
+        out = out.with_columns(pl.coalesce(_MERGED, "_kept").alias("_kept"))
+    return _sorted(out.select(s.HOST, s.PATTERN, pl.col("_kept").alias(_MERGED)), s.HOST, s.PATTERN)
 
 
 def _kept() -> pl.Expr:
@@ -634,7 +644,9 @@ class Traffic:
       (addresses claiming a search engine; a `verified` column once verified), `urls`
       (the bounded URL sample, with status, size and counts per URL), `bot_clients` (a
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
-      `crowd_bots`).
+      `crowd_bots`), `names` (every pattern as URLs gave it, "pattern", with the one the
+      tables count it under, "merged": a tag's `/tag/php` is `/tag/{name}`; see
+      `Analysis.add_patterns`).
     """
 
     patterns: pl.DataFrame
@@ -649,6 +661,7 @@ class Traffic:
     start: datetime | None
     end: datetime | None
     bot_clients: pl.DataFrame = field(default_factory=lambda: _empty_table("bot_clients"))
+    names: pl.DataFrame = field(default_factory=lambda: _final_names(_empty_names(), None))
 
     @cached_property
     def hosts(self) -> list[str]:

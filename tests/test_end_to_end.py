@@ -183,3 +183,27 @@ def test_an_apps_api_fetched_from_many_phones_is_not_a_trap(tmp_path):
     assert crawled.crowds.height == 1
     assert {(f.kind, f.pattern) for f in to_records(crawled.findings)} >= {
         ("random_token", "/api/v2/users/{hex}")}
+
+
+def test_requests_get_the_patterns_the_report_counts_them_under(tmp_path):
+    # 30 tags: add_patterns alone gives each tag its pattern, the analysis merges them into
+    # /tag/{name}; Analysis.add_patterns gives the report's, so its counts can be rebuilt
+    from logtrap.logs import read_logs
+
+    log = tmp_path / "access.log"
+    tags = [f"/tag/{word}" for word in ("php", "rust", "go", "java", "perl", "lua", "ruby", "ocaml",
+                                       "scala", "swift", "dart", "elm", "nim", "zig", "julia", "r",
+                                       "bash", "awk", "sed", "tcl", "ada", "cobol", "forth", "lisp",
+                                       "scheme", "racket", "clojure", "erlang", "elixir", "haskell")]
+    log.write_text("".join(
+        f'66.249.66.1 - - [28/Nov/2026:10:{i // 60:02d}:{i % 60:02d} +0000] "GET {url} HTTP/1.1" '
+        f'200 {3000 + i} "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"\n'
+        for i, url in enumerate([*tags, *tags, "/about"])))
+    result = analyze(log)
+    assert result.patterns.select(s.PATTERN, s.REQUESTS).rows() == [("/tag/{name}", 60), ("/about", 1)]
+    requests = result.add_patterns(read_logs(log))
+    assert requests.group_by(s.PATTERN, s.SECTION).len().sort(s.PATTERN).rows() == [
+        ("/about", "/about", 1), ("/tag/{name}", "/tag/{name}", 60)]
+    from logtrap.patterns import add_patterns
+
+    assert add_patterns(read_logs(log))[s.PATTERN].n_unique() == 31  # each tag its own
