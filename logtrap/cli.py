@@ -270,6 +270,21 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
             )
 
 
+def _distinct_outputs(**paths: str | None) -> None:
+    """Refuse one file named by two output options (`--json x --state x`): one would
+    overwrite the other without a word."""
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if path is None or path == STDOUT:
+            continue
+        flag = "--" + option.replace("_", "-")
+        key = os.path.realpath(path)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} and {flag} name the same file ({path}): "
+                                   "give each its own")
+        seen[key] = flag
+
+
 def _is_report(file: Path, *, table: str | None = None) -> bool:
     """Whether logtrap wrote this file (so a run may rewrite it); an empty file counts.
     `table`: the Parquet table the file should hold."""
@@ -288,16 +303,28 @@ def _is_report(file: Path, *, table: str | None = None) -> bool:
 
 
 def _write_text(path: str, text: str) -> None:
-    """Write a file whole or not at all (a cron reader never sees half a report)."""
+    """Write a file whole or not at all (a cron reader never sees half a report).
+
+    What is not a regular file (`--json /dev/stdout`, `/dev/null`, a named pipe) is written
+    into as it is: replacing it would put a file where the device was. A symbolic link's
+    target is rewritten and the link kept (a robots.txt linked from the web root), and a
+    rewritten file keeps its mode, owner and group (a report the web server reads).
+    """
     if path == STDOUT:
         sys.stdout.write(text)
         return
     target = Path(path)
     try:
+        if _special(target):
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return
+        target = Path(os.path.realpath(target))
+        old = target.stat() if target.exists() else None
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, _mode(target))
+        _keep_owner(tmp, old)
         os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError, UnboundLocalError):
@@ -305,25 +332,46 @@ def _write_text(path: str, text: str) -> None:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-def _mode(target: Path) -> int:
-    """The mode a rewritten file keeps, or a new file gets (mkstemp's is 0600)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
+def _special(path: Path) -> bool:
+    """An existing path that is no regular file or folder: a device, a pipe, a socket."""
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
+def _keep_owner(tmp: str, old: os.stat_result | None) -> None:
+    """Give a file written beside `old` its mode, owner and group (mkstemp's are 0600 and
+    ours); a new file gets the umask's mode. An owner we may not give is left ours."""
+    if old is None:
         umask = os.umask(0)
         os.umask(umask)
-        return 0o666 & ~umask
+        os.chmod(tmp, 0o666 & ~umask)
+        return
+    with contextlib.suppress(OSError):
+        os.chown(tmp, old.st_uid, old.st_gid)
+    os.chmod(tmp, old.st_mode & 0o7777)  # after chown, which may clear setuid bits
 
 
 def _write_parquet(directory: str, tables: dict[str, pl.DataFrame]) -> None:
+    """Every table to a temporary file first, then each renamed over its old one: a full
+    disk leaves the last run's tables whole, not a cut one beside them."""
     folder = Path(directory)
+    written: list[tuple[str, Path]] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in tables.items():
-            frame.write_parquet(folder / f"{name}.parquet", metadata={_PARQUET_KEY: name})
-    except OSError as exc:
-        raise OutputError(f"cannot write Parquet files into {directory}: "
-                          f"{exc.strerror or exc}") from exc
+            target = Path(os.path.realpath(folder / f"{name}.parquet"))
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            os.close(fd)
+            written.append((tmp, target))
+            frame.write_parquet(tmp, metadata={_PARQUET_KEY: name})
+            _keep_owner(tmp, target.stat() if target.exists() else None)
+        for tmp, target in written:
+            os.replace(tmp, target)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        for tmp, _ in written:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputError(f"cannot write Parquet files into {directory}: {reason}") from exc
 
 
 def _diff(old: str, new: str, path: str) -> str:
@@ -343,7 +391,7 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
         if target.is_dir():
             raise OutputError(f"cannot write {path}: it is a folder")
         _refuse_a_log(target)
-        if target.exists() and not force:
+        if target.exists() and not force and not _special(target):
             try:
                 current = target.read_text(encoding="utf-8", errors="replace")
             except OSError as exc:
@@ -362,8 +410,9 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
         )
     written = []
     for path, text in outputs:
-        if Path(path).exists() and Path(path).read_text(encoding="utf-8",
-                                                         errors="replace") == text:
+        target = Path(path)
+        if (target.exists() and not _special(target)
+                and target.read_text(encoding="utf-8", errors="replace") == text):
             continue
         _write_text(path, text)
         written.append(path)
@@ -375,6 +424,8 @@ def _refuse_a_log(target: Path) -> None:
     with --force, which the diff's hint would otherwise offer: it would replace the log."""
     from logtrap.formats import detect_format
 
+    if _special(target):  # reading a pipe or a terminal would wait for input
+        return
     try:
         with open(target, "rb") as f:
             head = f.read(64 * 1024).decode("utf-8", errors="replace")
@@ -471,6 +522,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     """
     if json_out == STDOUT and markdown_out == STDOUT:
         raise click.UsageError("--json - and --markdown - cannot both use stdout")
+    _distinct_outputs(json=json_out, markdown=markdown_out, html=html_out, parquet=parquet_out,
+                      state=state_path)
     for path in (json_out, markdown_out, html_out):
         _check_output(path)
     _check_output(parquet_out, directory=True)
@@ -650,6 +703,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
     --host. The --nginx-out file goes inside http {} (conf.d/ is included there); the one
     line each server {} needs is printed when it is written.
     """
+    _distinct_outputs(robots_out=robots_out, htaccess_out=htaccess_out, nginx_out=nginx_out)
     for path in (robots_out, htaccess_out, nginx_out):
         _check_output(path, report=False)
     from logtrap.analysis import analyze as run_analysis

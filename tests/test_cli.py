@@ -6,6 +6,8 @@ tests at the end run the real registry.
 """
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -331,6 +333,71 @@ def test_parquet_never_replaces_a_file_of_the_users(logs):
     assert result.stderr == f"Error: tables/patterns.parquet {NOT_OURS}"
     assert pl.read_parquet(logs / "tables" / "patterns.parquet").columns == ["mine"]
     assert sorted(p.name for p in (logs / "tables").iterdir()) == ["patterns.parquet"]
+
+
+def test_a_pipe_or_device_is_written_into_a_link_keeps_pointing_and_a_file_its_mode(logs, stub_registry):
+    # `--json /dev/stdout` replaced the symlink /dev/stdout and `--json /dev/full` the device
+    # with report files; a robots.txt linked from the web root lost its link, the file served
+    # kept its old rules; a report the web server may read lost its mode
+    import threading
+
+    os.mkfifo(logs / "pipe")
+    got = []
+    reader = threading.Thread(target=lambda: got.append((logs / "pipe").read_text()), daemon=True)
+    reader.start()
+    assert run("analyze", "trap.log", "-q", "--json", "pipe").exit_code == 3
+    reader.join(timeout=30)
+    assert json.loads(got[0])["findings"][0]["kind"] == "calendar"
+    assert stat.S_ISFIFO(os.lstat(logs / "pipe").st_mode)
+
+    (logs / "served").mkdir()
+    (logs / "served" / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
+    (logs / "robots.txt").symlink_to(logs / "served" / "robots.txt")
+    result = run("suggest", "trap.log", "-q", "--robots", "robots.txt", "--robots-out",
+                 "robots.txt", "--force")
+    assert result.exit_code == 0
+    assert (logs / "robots.txt").is_symlink()
+    assert "Disallow: /calendar?date=" in (logs / "served" / "robots.txt").read_text()
+
+    (logs / "r.html").write_text("")
+    os.chmod(logs / "r.html", 0o640)
+    assert run("analyze", "trap.log", "-q", "--html", "r.html").exit_code == 3
+    assert stat.S_IMODE(os.stat(logs / "r.html").st_mode) == 0o640
+    assert (logs / "r.html").read_text().startswith("<!DOCTYPE html>")
+    assert [p.name for p in logs.iterdir() if p.name.startswith(".")] == []  # no temporary left
+
+
+def test_one_file_for_two_outputs_is_refused(logs):
+    # the state overwrote the JSON report (or the other way round) without a word, exit 3
+    result = run("analyze", "trap.log", "-q", "--json", "out", "--state", "./out")
+    assert result.exit_code == 2
+    assert "Error: --json and --state name the same file (" in result.stderr
+    assert not (logs / "out").exists()
+    result = run("suggest", "trap.log", "--robots-out", "r.txt", "--nginx-out", "r.txt")
+    assert result.exit_code == 2
+    assert "Error: --robots-out and --nginx-out name the same file (r.txt)" in result.stderr
+
+
+def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_registry, monkeypatch):
+    # a full disk at the third table left a cut file beside the last run's others, and a
+    # Polars traceback
+    assert run("analyze", "clean.log", "-q", "--parquet", "tables").exit_code == 0
+    before = {p.name: p.read_bytes() for p in (logs / "tables").iterdir()}
+    calls = []
+    write = pl.DataFrame.write_parquet
+
+    def full_disk(frame, path, **kwargs):
+        calls.append(path)
+        if len(calls) == 3:
+            raise pl.exceptions.ComputeError("parquet: No space left on device")
+        return write(frame, path, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_disk)
+    result = run("analyze", "trap.log", "-q", "--parquet", "tables")
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: cannot write Parquet files into tables: parquet: No space "
+                             "left on device\n")
+    assert {p.name: p.read_bytes() for p in (logs / "tables").iterdir()} == before
 
 
 # -- config --------------------------------------------------------------------------------------
