@@ -294,6 +294,19 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
     assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
 
+def test_growing_pattern_silent_when_only_people_fetch_the_growth_and_info_for_a_sliver():
+    # people arriving with new ad click ids every day: the same landing page, no crawl wasted
+    # (it was a warning with "0 of 170 requests wasted", exit 3 on any site with ads)
+    people = [{**r, s.IS_BOT: False, s.BOT_NAME: None, s.BOT_KIND: None,
+               s.USER_AGENT: "Mozilla/5.0 Firefox/130.0", s.CLIENT: "203.0.113.9"}
+              for r in calendar_growth() if r[s.PATTERN] == "/calendar?date"]
+    bots = [r for r in calendar_growth() if r[s.PATTERN] != "/calendar?date"]
+    assert growing_pattern.detect(traffic_of(people + bots), Settings()).height == 0
+    # 279 of the host's 980 bot requests (28%) wasted: info under a warning bar of 30%
+    out = growing_pattern.detect(traffic_of(calendar_growth()), Settings(trap_warning_share=0.3))
+    assert out.select(s.SEVERITY, s.WASTED_REQUESTS).rows() == [("info", 279)]
+
+
 def test_growing_pattern_min_new_urls_is_counted_over_the_windows_compared():
     # 40 new URLs on each of the last three full days (day 7, a partial window, is left out of
     # the comparison, and so out of the count): 120 is enough for a threshold of 120, not 121

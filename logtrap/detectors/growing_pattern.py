@@ -46,6 +46,10 @@ Wasted requests (pattern level): the bot requests that fetched nothing new, coun
 sample and scaled to the pattern: to URLs sharing their size with another URL of the pattern,
 beyond one (the page), and to redirects and errors. Real pages among a trap's URLs (list pages
 2-5 beside the empty pages past the last one) have sizes of their own and are not counted.
+A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
+Severity: a warning, or info where the waste is under `trap_warning_share` of the host's bot
+requests (the other kinds' bar for a warning); never critical, as the growth is a sign that
+a trap's own kind names.
 """
 
 from __future__ import annotations
@@ -190,6 +194,8 @@ def _pattern_findings(
         )
         .with_columns(pl.col("sampled_wasted").fill_null(0))
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
+        # people's URLs growing (an ad campaign's click ids) waste no crawl: no finding
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
         .with_columns(
             pl.col(s.EXAMPLES).fill_null([]),
@@ -201,10 +207,13 @@ def _pattern_findings(
         )
         .sort(_KEYS)
     )
+    # a warning at most (it names a growth other kinds explain), info for a sliver of the crawl
+    share = pl.col(s.WASTED_REQUESTS) / pl.col(_shape.HOST_BOT_REQUESTS).clip(lower_bound=1)
     return f.finding_rows(
         KIND,
         rows,
-        severity="warning",
+        severity=pl.when(share >= settings.trap_warning_share).then(pl.lit("warning"))
+        .otherwise(pl.lit("info")),
         evidence=[
             "window_size",
             "new_urls_per_window",
@@ -343,7 +352,7 @@ def _host_findings(
         pl.col(s.REQUESTS).sum(),
         pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
         pl.col(s.PATTERN).sort().head(f.MAX_EXAMPLES).alias("late_patterns"),
-    )
+    ).filter(pl.col(s.WASTED_REQUESTS) > 0)  # new pages people found: no crawl wasted
     late_urls = traffic.urls.join(late.select(_KEYS), on=_KEYS, how="semi")
     examples = _examples(late_urls, [s.HOST])
     patterns = traffic.patterns.group_by(s.HOST).agg(pl.len().cast(pl.Int64).alias("patterns"))
