@@ -51,6 +51,10 @@ SHAPE_KINDS = (
 )  # fmt: skip
 SYMPTOM_KINDS = ("budget_hog", "growing_pattern")
 ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
+# A symptom's pattern (budget_hog, growing_pattern) this share of whose logged URLs answer
+# 301 or 308 is a moved site's old URLs (judgement: a few may answer 404 for products gone
+# since); a trap kind's are its own (short links minted per page view redirect too)
+_MOVED_SHARE = 0.9
 # Kinds whose own pattern can hold real pages (page 2 of a list, an existing product): the
 # pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
@@ -658,6 +662,9 @@ def _rule(
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
+    # a symptom only: a trap's own kind proves its redirects minted (short links per view)
+    moved = (finding.kind in SYMPTOM_KINDS and s.STATUS in rows.columns and rows.height
+             and rows[s.STATUS].is_in([301, 308]).mean() >= _MOVED_SHARE)
     if not trap and any(why == OWN_NOT_LOGGED for _, why in own):
         lines, status, reason = (), "withheld", (
             "the log records no user agent for this pattern's requests, so any of its pages "
@@ -668,6 +675,12 @@ def _rule(
         lines, status, reason = (), "withheld", (
             "every logged URL of it answers 404 or 410: crawlers drop such URLs once they "
             "see that answer, and a Disallow would hide it from them (keep answering 404/410)"
+        )
+    elif moved:  # a Disallow over a site's old URLs is the classic migration mistake
+        lines, status, reason = (), "withheld", (
+            "its logged URLs answer permanent redirects (301 or 308): crawlers must fetch the "
+            "old URLs to follow them to the new ones and pass their standing on, which a "
+            "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
     else:
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)

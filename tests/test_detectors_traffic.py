@@ -144,8 +144,21 @@ def test_budget_hog_failing_answers_and_bot_only_signals():
     out = budget_hog.detect(traffic_of(missing + articles(100) + people), Settings())
     assert out[s.PATTERN].to_list() == ["/old/{n}"]
     assert out[s.SEVERITY].to_list() == ["warning"]
-    assert evidence(out)["wasteful_because"] == ["failing_answers", "bots_only"]
+    # not bots_only as well: no URL of it answers 200, so there is no page for people to read
+    assert evidence(out)["wasteful_because"] == ["failing_answers"]
     assert evidence(out)["error_share"] == 1.0
+
+
+def test_budget_hog_silent_on_a_moved_sites_old_urls():
+    # the old URLs of a migration answer 301, fetched by crawlers only and most of the crawl:
+    # following them is what crawlers should do, and a Disallow would stop it
+    moved = [req(f"/index.php?id={i}", "/index.php?id", at=T0 + timedelta(seconds=i), status=301,
+                 size=0) for i in range(300)]
+    people = [req("/", "/", bot=None, size=9000)] * 100 + articles(50, bot=None)
+    assert budget_hog.detect(traffic_of(moved + articles(100) + people), Settings()).height == 0
+    temporary = [{**r, s.STATUS: 302} for r in moved]  # a login wall's redirects: failing
+    out = budget_hog.detect(traffic_of(temporary + articles(100) + people), Settings())
+    assert evidence(out)["wasteful_because"] == ["failing_answers"]
 
 
 def test_budget_hog_silent_when_bots_mostly_fetch_real_articles():

@@ -172,6 +172,29 @@ def test_a_pattern_whose_urls_all_answer_404_gets_no_disallow():
     assert (rule.lines, rule.status) == (("Disallow: /blogs/*-*-*/",), "emitted")
 
 
+def test_a_pattern_whose_urls_answer_permanent_redirects_gets_no_disallow():
+    # a moved shop's old URLs: crawlers must fetch them to follow the 301s to the new ones
+    # (Disallow: /index.php?*& blocked all 8,060 of them, the classic migration mistake)
+    old = [f"/index.php?route=product&product_id={i}" for i in range(20)]
+    finding = to_frame([Finding("growing_pattern", "warning", "-", "/index.php?product_id&route",
+                                20, 20, tuple(old[:5]))])
+
+    def rules(statuses):
+        rows = [r for u, st in zip(old, statuses) for r in bots([u], status=st)]
+        traffic = traffic_of(requests_frame(rows + humans(CONTENT)))
+        return robots.host_rules(finding, traffic, "-", [], Settings()).rules
+
+    (rule,) = rules([301] * 18 + [404, 308])
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason.startswith("its logged URLs answer permanent redirects (301 or 308): crawlers")
+    (rule,) = rules([302] * 20)  # temporary redirects (a login wall): checked and written
+    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
+    # short links minted per page view redirect too: random_token's rule stands
+    finding = finding.with_columns(pl.lit("random_token").alias("kind"))
+    (rule,) = rules([301] * 20)
+    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
+
+
 def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
     # /tag/{slug} is three words or more: a rule for any word would block /tag/apache
     trap = ["/tag/no-such-tag-1", "/tag/not_a_real_tag", "/tag/made-up-words"]

@@ -11,12 +11,16 @@ The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches")
      answered with the size of the site's shell (`_shape.shell_sizes`: a single-page app
      answers every route with one page) are left out, counted as `shell_urls`;
    - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
-     with a redirect or an error (3xx except 304, 4xx, 5xx);
+     with a temporary redirect or an error (302, 303, 307, 4xx, 5xx). Not a permanent
+     redirect (301, 308): a moved site's old URLs are fetched by crawlers to follow them to
+     the new ones, for months, and must stay crawlable;
    - *bots only*: humans use the host (`budget_hog_min_human_requests`) but under
-     `budget_hog_max_human_share` of this pattern's requests are theirs, and its URLs are not
-     each a page of their own (at most `budget_hog_distinct_urls_per_size` sampled URLs per
-     distinct size, over at least `_MIN_SAMPLED` of them): a catalog few people open, or an
-     image library crawled by an image bot, is content, however few people fetch it.
+     `budget_hog_max_human_share` of this pattern's requests are theirs, some of its sampled
+     URLs answer 200, and they are not each a page of their own (at most
+     `budget_hog_distinct_urls_per_size` sampled URLs per distinct size, over at least
+     `_MIN_SAMPLED` of them): a catalog few people open, or an image library crawled by an
+     image bot, is content, however few people fetch it; and old URLs that only redirect
+     are fetched by crawlers alone by nature.
 
 Why step 2: a blog's bots mostly fetch its articles (`/article/{n}/{slug}`), and that is the
 budget well spent — each URL a distinct page, answered 200, read by people too. Detectors are
@@ -139,8 +143,9 @@ def _answer_signals(traffic: Traffic, candidates: pl.DataFrame, settings: Settin
 
 
 def _error_shares(traffic: Traffic) -> pl.DataFrame:
-    """Per pattern: the share of bot requests answered with a redirect or an error."""
-    failing = (pl.col(s.STATUS) >= 300) & (pl.col(s.STATUS) != 304)
+    """Per pattern: the share of bot requests answered with a temporary redirect or an error
+    (a permanent one moves the URL: crawlers follow it, and should)."""
+    failing = (pl.col(s.STATUS) >= 300) & ~pl.col(s.STATUS).is_in([301, 304, 308])
     return traffic.statuses.group_by(_KEYS).agg(
         (
             pl.col(s.BOT_REQUESTS).filter(failing).sum()
@@ -159,6 +164,7 @@ def _reasons(settings: Settings) -> pl.Expr:
     bots_only = (
         (pl.col("host_human_requests") >= settings.budget_hog_min_human_requests)
         & (pl.col("human_share") < settings.budget_hog_max_human_share)
+        & (pl.col("sampled_ok_urls") > 0)
         & ~distinct_pages
     )
     return pl.concat_list(
