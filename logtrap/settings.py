@@ -121,7 +121,7 @@ class Settings:
     # soft_404: 200 answers with the error page's size, or one page for any value of a route
     soft_404_min_urls: int = 20  # distinct URLs answered so (judgement)
     soft_404_min_share: float = 0.9  # of the pattern's 200 URLs share the one size (judgement)
-    soft_404_size_tolerance: int = 64  # bytes from the host's 404 page size: error pages often echo the requested URL (judgement)
+    soft_404_size_tolerance: int = 64  # bytes either side of the host's 404 page size within which 200 sizes are compared: error-sized ones (within one_page_bytes) must stand out from the rest (judgement)
     soft_404_min_contrast: float = 3.0  # error-sized 200s this many times as dense as sizes beside them (judgement)
     soft_404_max_human_share: float = 0.05  # pages people read are not error pages (judgement)
 

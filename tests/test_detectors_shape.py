@@ -302,12 +302,34 @@ def test_calendar_silent_on_product_ids_that_look_like_a_year_and_a_month():
 def test_soft_404_fires_on_the_error_page_size():
     rows = content_rows()
     rows += bots([f"/gone/{i}" for i in range(10)], status=404, bytes=512)
-    rows += bots([f"/product/{i}" for i in range(300, 340)], bytes=530)  # unknown ids, 200 + error page
+    rows += bots([f"/product/{i}" for i in range(300, 340)], bytes=512)  # unknown ids, 200 + error page
     row = _one(_findings(soft_404, rows))
     assert (row[s.KIND], row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
         "soft_404", "/product/{n}", 3 * 300 + 300 + 40, 40)  # fmt: skip
     ev = row["evidence"]
     assert (ev["error_page_size"], ev["soft_404_urls"], ev["error_signature"]) == (512, 40, True)
+
+
+def test_soft_404_fires_on_an_error_page_that_echoes_the_path():
+    # "No page at /product/301": the 404s and the soft 404s are 500 bytes and the path
+    rows = content_rows()
+    gone = [f"/gone/{i}{'x' * i}" for i in range(10)]
+    rows += [r for u in gone for r in bots([u], status=404, bytes=500 + len(u))]
+    unknown = [f"/product/{i}" for i in range(300, 340)]
+    rows += [r for u in unknown for r in bots([u], bytes=500 + len(u))]
+    row = _one(_findings(soft_404, rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/product/{n}", 40)
+    assert (row["evidence"]["error_page_size"], row["evidence"]["soft_404_urls"]) == (500, 40)
+
+
+def test_soft_404_silent_on_profiles_of_the_error_pages_layout():
+    # a forum's 404 page is 7,420 bytes in the layout of its member profiles, which spread
+    # over 7,390-7,450: near the error page, but no denser there than beside it
+    rows = content_rows() + bots([f"/gone/{i}" for i in range(10)], status=404, bytes=7420)
+    profiles = [(f"/u/member{i}", 7390 + (i * 37) % 61) for i in range(600)]
+    rows += [{**BOT, s.URL: u, s.BYTES: b} for u, b in profiles]
+    rows += [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in profiles[::5]]
+    assert _findings(soft_404, rows).height == 0
 
 
 def catalog_around() -> list[dict]:
@@ -324,7 +346,7 @@ def test_soft_404_silent_on_real_pages_merely_near_the_error_page_size():
     assert _findings(soft_404, rows + catalog_around()).height == 0
     # a 404 page of another size, and 40 unknown items answered 200 with it: they stand out
     rows = content_rows() + bots([f"/gone/{i}" for i in range(10)], status=404, bytes=9000)
-    missing = bots([f"/item/{i}" for i in range(2000, 2040)], bytes=9010)
+    missing = bots([f"/item/{i}" for i in range(2000, 2040)], bytes=9004)
     row = _one(_findings(soft_404, rows + catalog_around() + missing))
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["soft_404_urls"]) == (
         "/item/{n}", 40, 40)

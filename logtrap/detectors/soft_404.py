@@ -3,10 +3,13 @@
 Two signals, per pattern, on the sampled URLs answered 200:
 
 - *error signature*: the host answers 404 with a typical size (the most common 404 size, on at
-  least 5 404 URLs); 200 URLs within `soft_404_size_tolerance` bytes of it are soft 404s, if
-  they stand out: at least `soft_404_min_contrast` times as dense as the 200 URLs just beside
-  that window (a catalog whose page sizes spread across the error page's has as many there;
-  soft 404s hidden among real pages of about their size are left unnamed, not guessed at);
+  least 5 404 URLs, less the URL's length where its 404 page echoes it: `_shape.less_echo`);
+  200 URLs within `one_page_bytes` of it (a token or nonce spreads one page over a dozen
+  bytes) are soft 404s, if they stand out: at least `soft_404_min_contrast` times as dense as
+  the 200 URLs beside that window, up to `soft_404_size_tolerance` bytes from the error
+  page's size (a catalog, or member profiles of the error page's layout, whose sizes spread
+  across it have as many there; soft 404s hidden among real pages of about their size are
+  left unnamed, not guessed at);
 - *any value, one page*: a route with a variable path segment (`{n}`, `{slug}`, `{hex}`,
   `{name}`; tokens are random_token's, dates calendar's, query-string patterns the other
   detectors') where at least `soft_404_min_share` of its 200 URLs get one page
@@ -45,15 +48,18 @@ _MIN_404_URLS = 5  # 404 URLs needed to trust a size signature (judgement)
 
 
 def _error_sizes(traffic: Traffic) -> pl.DataFrame:
-    """Per host, the most common size of its 404 answers (when there are enough of them)."""
+    """Per host, its error page: the most common size of its 404 answers (on enough of them),
+    less the URL's length "_m" times, for the m that gathers most (`_shape.less_echo`: a
+    404 page that echoes the path asked for is one size once that is taken off)."""
+    errors = traffic.urls.filter((pl.col(s.STATUS) == 404) & pl.col(s.BYTES).is_not_null())
     return (
-        traffic.urls.filter((pl.col(s.STATUS) == 404) & pl.col(s.BYTES).is_not_null())
-        .group_by(s.HOST, s.BYTES)
-        .agg(pl.col(s.URL).n_unique().alias("n"))
+        _shape.less_echo(errors.unique([s.HOST, s.URL]).select(s.HOST, s.URL, s.BYTES))
+        .group_by(s.HOST, "_m", "_d")
+        .agg(pl.len().alias("n"))
         .filter(pl.col("n") >= _MIN_404_URLS)
-        .sort("n", s.BYTES, descending=[True, False])
+        .sort("n", "_m", "_d", descending=[True, False, False])
         .group_by(s.HOST, maintain_order=True)
-        .agg(pl.col(s.BYTES).first().alias("error_page_size"))
+        .agg(pl.col("_m").first(), pl.col("_d").first().alias("error_page_size"))
     )
 
 
@@ -66,7 +72,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """
     if traffic.urls.height == 0:
         return f.empty_findings()
-    tol = settings.soft_404_size_tolerance
+    w, reach = settings.one_page_bytes, max(settings.soft_404_size_tolerance, settings.one_page_bytes + 1)
     max_human = settings.soft_404_max_human_share
     path = _shape.path_of(pl.col(s.PATTERN))
     urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))).filter(
@@ -89,12 +95,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .with_columns(pl.col("route_like").fill_null(False))
         .join(_error_sizes(traffic), on=s.HOST, how="left")
         .with_columns(
-            ((pl.col(s.BYTES) - pl.col("error_page_size")).abs() <= tol).fill_null(False).alias("error_like"),
-            (pl.col(s.BYTES) - pl.col("error_page_size"))
+            (pl.col(s.BYTES) - pl.col("_m") * pl.col(s.URL).str.len_bytes() - pl.col("error_page_size"))
             .abs()
-            .is_between(tol, 3 * tol, closed="right")
-            .fill_null(False)
-            .alias("error_flank"),
+            .alias("_off")
+        )
+        .with_columns(
+            (pl.col("_off") <= w).fill_null(False).alias("error_like"),
+            pl.col("_off").is_between(w, reach, closed="right").fill_null(False).alias("error_flank"),
         )
     )
     # the one size of a route: the most common size of the URLs that get its one page
@@ -125,12 +132,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .with_columns(
             # the error page's signature needs no more proof (people hit broken links too), as
             # long as it stands out: real pages whose sizes merely spread across the error
-            # page's are as many just beside it (the flanks, twice as wide)
+            # page's (a template of the same layout) are as dense just beside it
             (
                 (pl.col("error_like_urls") >= settings.soft_404_min_urls)
                 & (
-                    pl.col("error_like_urls") / (2 * tol + 1)
-                    >= settings.soft_404_min_contrast * pl.col("flank_urls") / (4 * tol)
+                    pl.col("error_like_urls") / (2 * w + 1)
+                    >= settings.soft_404_min_contrast * pl.col("flank_urls") / (2 * (reach - w))
                 )
             ).alias("error_signature"),
             (
