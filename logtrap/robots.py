@@ -342,6 +342,7 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
             units.append(((f"Disallow: /*{loop}",), 1))
     if not path:
         return _units(units)  # a finding about many patterns: only the shape rules above
+    units += _date_units(path, trap)
     many = query.count("&")
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
@@ -367,6 +368,39 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
     if len(literal) > 1:
         units.append(((f"Disallow: {literal}",), 8))
     return _units(units)
+
+
+_YEAR_FIRST = re.compile(r"(1[5-9]|2[0-9])[0-9]{2}")
+_MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, a century)
+
+
+def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
+    """Rules for a date in the path (`/events/{date}`) by the decades, then the centuries, its
+    trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`): the section
+    itself (`/events/`) and its named pages (`/events/summer-fest`) stay open.
+
+    >>> _date_units("/events/{date}", ["/events/2031-01-01", "/events/2090-12-01"])
+    [(('Disallow: /events/203', 'Disallow: /events/209'), 6), (('Disallow: /events/20',), 6)]
+    """
+    if "{date}" not in path:
+        return []
+    base = path[: path.index("{date}")]
+    if _PLACEHOLDER.search(base):
+        return []  # another variable part before it: the value cannot be found by its place
+    decades, centuries = set(), set()
+    for url in trap:
+        value = url_path(url)
+        year = _YEAR_FIRST.match(value, len(base)) if value.startswith(base) else None
+        if year is None:
+            return []  # a date that does not start with its year (01-05-2024): no prefix says it
+        decades.add(year.group()[:3])
+        centuries.add(year.group()[:2])
+    units = []
+    for prefixes in (decades, centuries):
+        if 0 < len(prefixes) <= _MAX_DATE_LINES:
+            lines = tuple(f"Disallow: {escape_value(base)}{p}" for p in sorted(prefixes))
+            units.append((lines, 6))
+    return units
 
 
 def _units(units: Sequence[tuple[tuple[str, ...], int]]) -> list[_Unit]:

@@ -132,7 +132,10 @@ def rules_for(kind: str, urls: list[str], *, content=CONTENT, sitemap=(), extra=
          [("/calendar?date", ("Disallow: /calendar?date=",), "emitted")]),
         ("calendar", ["/calendar?view=month&date=2091-02", "/calendar?date=2092-02&view=month"],
          [("/calendar?date&view", ("Disallow: /calendar?date=", "Disallow: /calendar?*&date="), "emitted")]),
+        # by the decades its dates begin with: /events/ and its named pages stay open
         ("calendar", ["/events/2090-01-01", "/events/1999-02-03"],
+         [("/events/{date}", ("Disallow: /events/199", "Disallow: /events/209"), "emitted")]),
+        ("calendar", ["/events/01-05-2090", "/events/03-02-1999"],  # day first: no year prefix
          [("/events/{date}", ("Disallow: /events/", "Allow: /events/$"), "narrowed")]),
         ("session_id", ["/?sid=abc123def456", "/?sid=zzz999yyy888"],
          [("/?sid", ("Disallow: /*?sid=", "Disallow: /*&sid="), "emitted")]),

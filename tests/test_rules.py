@@ -138,7 +138,7 @@ SAMPLE_RULES = {
     }),
     "nginx-custom": ({}, {
         ("robots", "events.example.io", "calendar", "/events/{date}", "emitted",
-         "Disallow: /events/"),
+         "Disallow: /events/202"),
     }),
 }
 
