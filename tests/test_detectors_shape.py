@@ -445,6 +445,21 @@ def test_internal_search_fires_on_bots_fetching_search_results():
     assert (ev["search_params"], ev["search_path"], ev["bot_requests"], ev["human_requests"]) == ("q", True, 200, 30)
 
 
+def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
+    # a portal's 60 landing pages /search?city=&type=, each its own listing, crawled again
+    # and again (5 bot fetches each) and read by people (a fifth of the requests): its
+    # Disallow blocked pages people read in the same log
+    pages = [(f"/search?city=c{c}&type={t}", 20000 + 97 * (c * 3 + k))
+             for c in range(20) for k, t in enumerate(("flat", "house", "land"))]
+    crawled = [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages] * 5
+    read = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[::2]] * 2
+    assert _findings(internal_search, content_rows() + crawled + read).height == 0
+    # fetched as often, but by crawlers alone: a crawl of search pages, named
+    row = _one(_findings(internal_search, content_rows() + crawled))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["bot_requests_per_url"]) == (
+        "/search?city&type", 300, 5.0)
+
+
 def test_a_handful_of_requests_never_fires():
     few = (
         bots([f"/calendar?date={2000 + i}-01" for i in range(5)], bytes=10)

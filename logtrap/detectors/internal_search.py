@@ -5,6 +5,12 @@ A pattern is internal search when it has a search parameter (`q`, `s`, `search`,
 `/search/results`, `/suche`, `/recherche`, `/buscar`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
 requests. Search results are infinite and duplicate real pages, so every bot fetch is wasted.
+
+Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
+landing pages, a glossary's `?term=`. Crawlers come back to those again and again (more
+than `internal_search_max_revisits` bot requests per URL), and people read them (at least
+`internal_search_page_human_share` of the requests); search results crawled from links are
+new URLs nearly every fetch.
 """
 
 from __future__ import annotations
@@ -50,10 +56,15 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             ((pl.col("search_params") != "") | pl.col("search_path"))
             & (pl.col(s.UNIQUE_URLS) >= settings.internal_search_min_urls)
             & (pl.col(s.BOT_REQUESTS) >= settings.internal_search_min_bot_requests)
+            & ~(
+                (pl.col(s.BOT_REQUESTS) > settings.internal_search_max_revisits * pl.col(s.UNIQUE_URLS))
+                & (pl.col(s.HUMAN_REQUESTS) >= settings.internal_search_page_human_share * pl.col(s.REQUESTS))
+            )
         )
         .with_columns(
             pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
             (pl.col(s.BOT_REQUESTS) / pl.col(s.REQUESTS)).round(3).alias("share_from_bots"),
+            (pl.col(s.BOT_REQUESTS) / pl.col(s.UNIQUE_URLS)).round(2).alias("bot_requests_per_url"),
         )
     )
     if rows.height == 0:
@@ -70,8 +81,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "search_params", "search_path", "unique_urls", s.BOT_REQUESTS, "share_from_bots",
-            s.HUMAN_REQUESTS, "top_bots",
+            "search_params", "search_path", "unique_urls", s.BOT_REQUESTS, "bot_requests_per_url",
+            "share_from_bots", s.HUMAN_REQUESTS, "top_bots",
         ],  # fmt: skip
         advice=ADVICE,
     )
