@@ -453,7 +453,7 @@ def cli() -> None:
     Start with:
       logtrap analyze /var/log/nginx/access.log*
 
-    Every command but settings takes log files (plain, .gz, .bz2, rotated sets, globs, or -
+    Every command but settings takes log files (plain, .gz, .bz2, .xz, rotated sets, globs, or -
     for stdin) and the same options for reading them. A site config file, logtrap.toml in the working
     directory (or --config FILE), may hold any of them; flags override it. Paths in it are
     relative to its folder; any setting (logtrap settings lists them) may go under

@@ -170,7 +170,7 @@ _WRITING_SECONDS = 600
 
 
 def _compressed(path: str) -> tuple[bool, bool]:
-    """(whether this file is a .gz or .bz2, by its first bytes or, with none yet, by its
+    """(whether this file is compressed (.gz, .bz2, .xz), by its first bytes or, with none yet, by its
     name; whether it was modified within `_WRITING_SECONDS`: then it may still be being
     written)."""
     try:
@@ -180,7 +180,7 @@ def _compressed(path: str) -> tuple[bool, bool]:
     except OSError:
         return False, False
     compressed = compression(magic) is not None or (
-        len(magic) < 3 and path.endswith((".gz", ".bz2")))
+        len(magic) < 3 and path.endswith((".gz", ".bz2", ".xz", ".zst")))
     return compressed, datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
 
 

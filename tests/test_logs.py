@@ -6,6 +6,7 @@ import bz2
 import gzip
 import hashlib
 import io
+import lzma
 import os
 import random
 import sys
@@ -37,13 +38,14 @@ def write(path, text: str | bytes, opener=open):
     return str(path)
 
 
-def test_plain_gzip_and_bz2_read_the_same(tmp_path):
+def test_plain_gzip_bz2_and_xz_read_the_same(tmp_path):
     text = "".join(line(1, h, f"/p{h}") for h in range(10))
     plain = write(tmp_path / "a.log", text)
     gz = write(tmp_path / "b.log.gz", text, gzip.open)
     bz = write(tmp_path / "c.log.bz2", text, bz2.open)
-    frames = [read_logs(p) for p in (plain, gz, bz)]
-    for frame, p in zip(frames, (plain, gz, bz)):
+    xz = write(tmp_path / "d.log.xz", text, lzma.open)  # logrotate's compresscmd xz
+    frames = [read_logs(p) for p in (plain, gz, bz, xz)]
+    for frame, p in zip(frames, (plain, gz, bz, xz)):
         assert frame[s.PATH].to_list() == [f"/p{h}" for h in range(10)]
         assert frame[s.SOURCE].unique().to_list() == [p]
     stream = scan_logs([gz])
@@ -51,6 +53,16 @@ def test_plain_gzip_and_bz2_read_the_same(tmp_path):
     f = stream.stats.files[0]
     assert (f.lines, f.parsed, f.end_offset, f.size) == (10, 10, len(text), os.path.getsize(gz))
     assert f.fingerprint == hashlib.sha1(text.split("\n")[0].encode()).hexdigest()
+
+
+def test_a_zstd_log_is_named_and_its_way_in_given(tmp_path):
+    # it failed as "cannot split input into lines (Frame requires too much memory)", no file
+    zst = tmp_path / "access.log.2.zst"
+    zst.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(60))
+    with pytest.raises(InputError) as caught:
+        read_logs(zst)
+    assert str(caught.value) == f"{zst}: compressed with zstd, which logtrap cannot read"
+    assert caught.value.hint == f"decompress it on the way in: zstd -dc {zst} | logtrap analyze -"
 
 
 def test_rotated_set_given_shuffled_is_read_oldest_first(tmp_path):
