@@ -90,6 +90,8 @@ class ReadStats:
     # with `settings.hosts`: requests of the other hosts, per host (the first
     # `_OTHER_HOSTS` hosts), so a mistyped --host can be told what the logs hold
     other_hosts: dict[str, int] = field(default_factory=dict)
+    # compressed copies not read, each with the log read instead (`compressed_copies`)
+    copies: dict[str, str] = field(default_factory=dict)
 
 
 _OTHER_HOSTS = 1000  # hosts counted beside the ones asked for (judgement: bounded memory)
@@ -174,6 +176,33 @@ def _expand(sources: object) -> list[Source]:
             seen.add(key)
             unique[src.path] = src
     return [unique[p] for p in order_rotated(list(unique))]
+
+
+_SAME_START = 64 * 1024  # decompressed bytes compared to tell a compressed copy of a log
+
+
+def compressed_copies(paths: Sequence[str]) -> dict[str, str]:
+    """The compressed files among `paths` that are a copy of a plain one also among them, each
+    with that one: `access.log.1.gz` beside `access.log.1` while logrotate compresses it (or
+    after `gzip -k`). Its decompressed start must be the start of the plain file's: a .gz
+    still being written holds less.
+
+    >>> import tempfile, gzip, os
+    >>> d = tempfile.mkdtemp(); a = os.path.join(d, "a.log.1")
+    >>> _ = open(a, "w").write("x\\n" * 5); _ = gzip.open(a + ".gz", "wt").write("x\\n" * 3)
+    >>> compressed_copies([a, a + ".gz"]) == {a + ".gz": a}
+    True
+    """
+    given = set(paths)
+    copies = {}
+    for path in paths:
+        plain = next((path[: -len(ext)] for ext in _COMPRESSED if path.endswith(ext)), None)
+        if plain is None or plain not in given:
+            continue
+        start = file_start(path, _SAME_START)
+        if start and file_start(plain, _SAME_START).startswith(start):
+            copies[path] = plain
+    return copies
 
 
 # -- opening ----------------------------------------------------------------------------------
@@ -701,7 +730,9 @@ def scan_logs(
     `columns` keeps only those request columns: the others are not parsed at all (the
     analysis reads seven of the fourteen, and skips a tenth of the parse).
 
-    Rotated sets are read oldest first; a path given twice is read once. Formats come from
+    Rotated sets are read oldest first; a path given twice is read once, and so is a log
+    given beside its compressed copy (`access.log.1` and `access.log.1.gz` while logrotate
+    compresses it: the plain one is read, `stats.copies` names the other). Formats come from
     `settings.log_format` ("auto" detects per file). `on_progress(bytes_done, bytes_total,
     lines)` is called after each batch, in on-disk bytes (None total when stdin is read).
     With `settings.hosts` set, frames keep only those virtual hosts (`stats.parsed` still
@@ -724,7 +755,15 @@ def scan_logs(
         raise LogtrapError("settings must be a logtrap Settings")
     if columns is not None and s.HOST not in columns and settings.hosts:
         columns = [*columns, s.HOST]  # the host filter reads it
-    return LogStream(_expand(sources), settings, on_progress, columns)
+    items = [sources] if isinstance(sources, (str, Path, Source)) else list(sources)  # type: ignore[call-overload]
+    expanded = _expand(items)
+    # a compressed copy beside its log is read once (a cron run's sources are planned already)
+    copies = {} if any(isinstance(i, Source) for i in items) else compressed_copies(
+        [src.path for src in expanded if src.path != STDIN])
+    stream = LogStream([src for src in expanded if src.path not in copies], settings,
+                       on_progress, columns)
+    stream.stats.copies = copies
+    return stream
 
 
 def read_logs(

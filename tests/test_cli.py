@@ -367,6 +367,17 @@ def test_a_pipe_or_device_is_written_into_a_link_keeps_pointing_and_a_file_its_m
     assert [p.name for p in logs.iterdir() if p.name.startswith(".")] == []  # no temporary left
 
 
+def test_a_compressed_copy_beside_its_log_is_named_not_read(logs, stub_registry):
+    import gzip
+
+    (logs / "trap.log.gz").write_bytes(gzip.compress((logs / "trap.log").read_bytes()))
+    result = run("analyze", "trap.log", "trap.log.gz", "--json", "-")
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["summary"]["lines"] == len(TRAP)
+    assert result.stderr.endswith("trap.log.gz: not read, a compressed copy of trap.log (read "
+                                  "instead)\n")
+
+
 def test_one_file_for_two_outputs_is_refused(logs):
     # the state overwrote the JSON report (or the other way round) without a word, exit 3
     result = run("analyze", "trap.log", "-q", "--json", "out", "--state", "./out")

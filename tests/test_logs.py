@@ -65,6 +65,23 @@ def test_a_zstd_log_is_named_and_its_way_in_given(tmp_path):
     assert caught.value.hint == f"decompress it on the way in: zstd -dc {zst} | logtrap analyze -"
 
 
+def test_a_log_beside_its_compressed_copy_is_read_once(tmp_path):
+    # access.log.1 and access.log.1.gz while logrotate compresses it (the .gz cut short), or
+    # after gzip -k: 2,000 lines were counted 4,000 times, or the cut .gz failed the run
+    text = "".join(line(1, h % 24, f"/p{h}") for h in range(2000))
+    one = write(tmp_path / "access.log.1", text)
+    gz = write(tmp_path / "access.log.1.gz", gzip.compress(text.encode())[:3000])
+    live = write(tmp_path / "access.log", line(2, 1, "/today"))
+    stream = scan_logs(str(tmp_path / "access.log*"))
+    assert sum(f.height for f in stream) == 2001
+    assert stream.stats.copies == {gz: one}
+    assert [f.path for f in stream.stats.files] == [one, live]
+    # a .gz that is not the plain file's copy is a log of its own, read
+    write(tmp_path / "access.log.1.gz", gzip.compress(line(3, 1, "/other").encode()))
+    stream = scan_logs(str(tmp_path / "access.log*"))
+    assert sum(f.height for f in stream) == 2002 and stream.stats.copies == {}
+
+
 def test_rotated_set_given_shuffled_is_read_oldest_first(tmp_path):
     # access.log.3.gz holds day 1 ... access.log holds day 5
     names = ["access.log.4.gz", "access.log.3.gz", "access.log.2", "access.log.1", "access.log"]
