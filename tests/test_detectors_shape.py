@@ -291,6 +291,19 @@ def test_pagination_fires_past_the_last_page():
     assert (ev["pages_past_last"], ev["empty_size"], ev["human_requests_past_last"]) == (1000, 1500, 0)
 
 
+def test_pagination_fires_past_the_last_page_when_a_token_spreads_the_empty_page():
+    # the empty listing carries a CSRF token: its size spreads over 1,496-1,504 bytes (it was
+    # missed: the empty page had to be one exact size); a page 16 bytes off its middle is no
+    # page with content that would make its listing look longer
+    past = [f"/section/{sec}/?page={p}" for sec in range(10) for p in range(9, 109)]
+    rows = [{**BOT, s.URL: u, s.BYTES: 1496 + (i * 7) % 9} for i, u in enumerate(past)]
+    rows += [{**BOT, s.URL: f"/section/{sec}/?page=200", s.BYTES: 1516} for sec in range(10)]
+    row = _one(_findings(pagination, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/section/{n}/?page", 1000)
+    ev = row["evidence"]
+    assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["pages_past_last"]) == (8, 9, 1000)
+
+
 def test_calendar_silent_on_product_ids_that_look_like_a_year_and_a_month():
     # ids 20000-20999 at the end of a slug: "20011" is no date (it would read 2001-1, and the
     # catalog would span 2000-01 to 2099-09), so no Disallow for the catalog

@@ -4,11 +4,12 @@ Page numbers are read from the sampled raw URLs: a `page`, `p`, `pg`, `paged`, `
 `page_num`, `pageno`, `start` or `offset` parameter, or a `/page/7` path. Past the last page a
 site with this trap answers 200 with one constant page (the empty listing). In a pattern:
 
-- the empty size is the 200-answer size shared by at least `pagination_empty_share` of the
-  numbered pages;
+- the empty page is one page (`_shape.one_page`: sizes within `one_page_bytes` of one value,
+  as a CSRF token or nonce spreads it) answering at least `pagination_empty_share` of the
+  numbered pages with 200; `empty_size` is the size most of them have;
 - per listing (the URL without its page number) the last page with content is the highest
-  page answered with another size; a page is past the last when it is numbered higher and
-  answered with the empty size;
+  page answered with a size of its own (more than twice `one_page_bytes` from the middle of
+  the empty page's); a page is past the last when it is numbered higher and is the empty page;
 - it is a trap when at least `pagination_min_urls` sampled pages are past the last and humans
   made at most `pagination_max_human_share` of their requests.
 
@@ -71,21 +72,32 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(pl.col("page").is_not_null())
     )
     ok = urls.filter(_shape.sized_ok())  # the shell's size says nothing of a page: left out
+    # the empty listing: one page, its sizes within a token's spread (`_shape.one_page`)
+    inside = _shape.one_page(ok, settings).select(*_shape.KEYS, s.URL, pl.lit(True).alias("_empty"))
+    ok = ok.join(inside, on=[*_shape.KEYS, s.URL], how="left").with_columns(
+        pl.col("_empty").fill_null(False)
+    )
     empty = (
-        ok.group_by(*_shape.KEYS, s.BYTES)
-        .agg(pl.len().alias("n"))
-        .with_columns((pl.col("n") / pl.col("n").sum().over(_shape.KEYS)).alias("share"))
-        .filter(pl.col("share") >= settings.pagination_empty_share)
-        .sort(["n", s.BYTES], descending=[True, False])  # a tie: the same one every run
-        .group_by(_shape.KEYS, maintain_order=True)
-        .agg(pl.col(s.BYTES).first().alias("empty_size"))
+        ok.group_by(_shape.KEYS)
+        .agg(
+            (pl.col("_empty").mean() >= settings.pagination_empty_share).alias("_has_empty"),
+            # the size most of them have (a tie: the smallest, the same one every run)
+            pl.col(s.BYTES).filter("_empty").mode().min().alias("empty_size"),
+            ((pl.col(s.BYTES).filter("_empty").min() + pl.col(s.BYTES).filter("_empty").max()) / 2)
+            .alias("_mid"),
+        )
+        .filter("_has_empty")
+        .drop("_has_empty")
     )
     if empty.height == 0:
         return f.empty_findings()
     ok = ok.join(empty, on=_shape.KEYS)
-    is_empty = pl.col(s.BYTES) == pl.col("empty_size")
+    is_empty = pl.col("_empty")
+    # a page with content differs from the empty one by more than its spread: one a few bytes
+    # past the window is the empty page still, and must not make its listing look longer
+    content = ~is_empty & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > 2 * settings.one_page_bytes)
     ok = ok.with_columns(
-        pl.col("page").filter(~is_empty).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
+        pl.col("page").filter(content).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
     )
     past = ok.filter(is_empty & (pl.col("page") > pl.col("last_page")))
     per_pattern = past.group_by(_shape.KEYS).agg(
