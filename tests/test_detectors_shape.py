@@ -162,6 +162,16 @@ def test_session_id_fires_on_copies_of_the_home_page():
     assert (ev["session_param"], ev["pages"], ev["new_value_share"], ev["one_size_share"]) == ("sid", 1, 1.0, 1.0)
 
 
+def test_session_id_fires_when_a_token_spreads_the_copies_sizes():
+    # each copy carries a CSRF token: 4 pages copied 50 times, each copy within 7 bytes of its
+    # page (it was only a growing_pattern, with the wrong advice: the copies had to be one size)
+    copies = [(f"/section/{i % 4}/?sid={i * 7919:012x}a1", 9000 + 131 * (i % 4) + (i * 5) % 8)
+              for i in range(200)]
+    row = _one(_findings(session_id, content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in copies]))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["one_size_share"]) == (
+        "/section/{n}/?sid", 196, 1.0)
+
+
 def test_session_id_finds_an_unknown_parameter_by_its_values():
     copies = [f"/section/{i % 4}/?visit={i * 7919:012x}a1" for i in range(200)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 9000 + 131 * (i % 4)} for i, u in enumerate(copies)]

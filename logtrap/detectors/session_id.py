@@ -14,8 +14,9 @@ it copies. A pattern is a session-id trap when
   site-wide trap whose pages outnumber the sample is seen too; `urls_per_page` is the plain
   mean, over the pages, estimated past the sample too),
 - the value is new on nearly every request: distinct URLs / requests >= `session_id_min_new_share`,
-- the copies answer like their page: one response size for most pages (of those with two
-  sampled copies or more).
+- the copies answer like their page: one page for most pages (of those with two sampled
+  copies or more), their sizes within twice `one_page_bytes` of each other (a token or
+  nonce in the page spreads one page over a few bytes).
 
 WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
 what it is: each post again once per comment, the reply form moved under that comment. The
@@ -147,13 +148,16 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     keys = [*_shape.KEYS, _NAME]
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
     reply = pl.col(_NAME).str.to_lowercase() == REPLY_PARAM
+    spread = sized.max() - sized.min()
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
-        sized.n_unique().alias("sizes"),
-        (sized.max() - sized.min() <= REPLY_SIZE_SPREAD * sized.max()).alias("_near"),
+        # one page still when a token or nonce spreads its size over a few bytes
+        (spread <= 2 * settings.one_page_bytes).alias("_tight"),
+        (spread <= REPLY_SIZE_SPREAD * sized.max()).alias("_near"),
         pl.col(_shape.SHELL).any().alias("_shell"),
     ).with_columns(
-        ((pl.col("sizes") <= 1) | (reply & pl.col("_near").fill_null(False))).alias("_one_size")
+        (pl.col("_tight").fill_null(True) | (reply & pl.col("_near").fill_null(False)))
+        .alias("_one_size")
     )
     per_param = (
         pages.group_by(keys)
