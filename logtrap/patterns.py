@@ -43,6 +43,7 @@ import re
 import polars as pl
 
 from logtrap import schema as s
+from logtrap.errors import LogtrapError
 from logtrap.settings import Settings
 
 TRACKING = "{tracking}"  # the one name all tracking parameters become
@@ -443,8 +444,10 @@ def url_pattern(url: str, settings: Settings | None = None) -> str:
     >>> url_pattern("/article/12/my-first-post")
     '/article/{n}/{slug}'
     """
+    if url is None:  # str(None) made the pattern 'None'
+        raise LogtrapError("url_pattern takes a URL, not None")
     frame = pl.LazyFrame({s.URL: [url if isinstance(url, str) else str(url)]})
-    return _with_patterns(frame, settings or Settings()).collect()[s.PATTERN].item()
+    return _with_patterns(frame, Settings.of(settings)).collect()[s.PATTERN].item()
 
 
 def section(url: str) -> str:

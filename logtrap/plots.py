@@ -22,6 +22,7 @@ import polars as pl
 from plotly.subplots import make_subplots
 
 from logtrap import schema as s
+from logtrap.errors import ConfigError
 from logtrap.traffic import Traffic
 
 NO_DATA = "no data"
@@ -54,6 +55,7 @@ def budget_by_pattern(traffic: Traffic, top: int = 10) -> go.Figure:
     >>> budget_by_pattern(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    _check_top(top)
     title = _title(
         "Where the crawlers' budget goes: bot requests per URL pattern",
         f"Bot requests per {_window_word(traffic)}, stacked by URL pattern "
@@ -116,6 +118,7 @@ def growth_curves(traffic: Traffic, top: int = 10) -> go.Figure:
     >>> growth_curves(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    _check_top(top)
     title = _title(
         "Distinct URLs per URL pattern, window after window",
         f"Distinct URLs seen up to each {_window_word(traffic)}, for the {top} patterns "
@@ -164,6 +167,7 @@ def status_mix(traffic: Traffic, top: int = 15) -> go.Figure:
     >>> status_mix(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    _check_top(top)
     title = _title(
         "How the server answers each URL pattern",
         f"Requests by HTTP status, for the {top} patterns bots fetch most. "
@@ -284,7 +288,7 @@ def size_distribution(
     """Requests by response size, one panel per URL pattern.
 
     Panels: the given `patterns` (in that order, every host that has them), or the `top`
-    patterns bots fetch most, titled with their number of distinct URLs in the sample. Each
+    patterns bots fetch most, titled with their number of URLs in the sample. Each
     panel is a histogram of the pattern's sampled URLs' sizes (x: bytes, ascending, one value
     per distinct size) weighted by their requests (y, summed per bin), with the same bins in
     every panel. Many different URLs answering with one size show as a spike: an error page
@@ -294,6 +298,7 @@ def size_distribution(
     >>> size_distribution(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    _check_top(top)
     title = _title(
         "Response sizes per URL pattern",
         "Requests by response size, from the sample of distinct URLs kept per pattern. "
@@ -325,8 +330,8 @@ def size_distribution(
         .sort(_RANK)
     )
     bins = _size_bins(sampled[s.BYTES].min(), sampled[s.BYTES].max())
-    titles = [
-        f"{label} ({n:,} distinct URL{'s' if n != 1 else ''})"
+    titles = [  # the sample's URLs, not the pattern's (a pattern of 2,220 URLs keeps 1,000)
+        f"{label} ({n:,} sampled URL{'s' if n != 1 else ''})"
         for label, n in sizes.select(_LABEL, "distinct_urls").iter_rows()
     ]
     fig = make_subplots(
@@ -379,6 +384,12 @@ def _label(traffic: Traffic) -> pl.Expr:
     if len(traffic.hosts) > 1:
         return pl.concat_str(s.HOST, s.PATTERN).alias(_LABEL)
     return pl.col(s.PATTERN).alias(_LABEL)
+
+
+def _check_top(top: object) -> None:
+    """`top` of a figure: a number of patterns (-1 drew all but the last, as Polars' head)."""
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ConfigError(f"top must be a whole number of patterns, 1 or more, not {top!r}")
 
 
 def _top(traffic: Traffic, order: list[str], n: int, keep: pl.Expr) -> pl.DataFrame:

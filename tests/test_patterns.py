@@ -314,3 +314,10 @@ def test_a_stable_merge_is_never_undone_by_later_patterns(first, later, min_name
         for q in kept:
             if kept[p] == kept[q]:
                 assert at_the_end[p] == at_the_end[q] and kept_later[p] == kept_later[q]
+
+
+def test_url_pattern_of_none_is_an_error_not_the_pattern_none():
+    from logtrap.errors import LogtrapError
+
+    with pytest.raises(LogtrapError, match="^url_pattern takes a URL, not None$"):
+        url_pattern(None)

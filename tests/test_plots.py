@@ -149,9 +149,9 @@ def test_size_distribution_weights_sizes_by_requests(site):
         (ARTICLE, [4100, 4200], [1, 1], "sum"),
     ]
     assert [a.text for a in fig.layout.annotations] == [  # panel titles
-        f"{CAL} (10 distinct URLs)",
-        f"{ABOUT} (1 distinct URL)",
-        f"{ARTICLE} (2 distinct URLs)",
+        f"{CAL} (10 sampled URLs)",
+        f"{ABOUT} (1 sampled URL)",
+        f"{ARTICLE} (2 sampled URLs)",
     ]
     # one set of round bins for every panel: 0..4200 bytes in 60 bins is 70 bytes a bin,
     # rounded up to 100
@@ -237,3 +237,12 @@ def test_a_pattern_spread_over_sections_is_shown_once():
     assert traffic.patterns.height == 2
     fig = plots.status_mix(traffic)
     assert [(t.name, list(t.y), list(t.x)) for t in fig.data] == [("200", ["/item/{n}"], [2])]
+
+
+def test_a_number_of_patterns_below_one_is_refused():
+    # top=-1 drew every pattern but the last (Polars' head(-1))
+    from logtrap.errors import ConfigError
+    from logtrap.traffic import Tally
+
+    with pytest.raises(ConfigError, match=r"^top must be a whole number of patterns, 1 or more, not -1$"):
+        plots.growth_curves(Tally().finish(), top=-1)
