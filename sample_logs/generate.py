@@ -437,7 +437,7 @@ def blog() -> Site:
                                r"^/calendar\?date=\d{4}-\d{2}$",
                                "Sidebar calendar with previous/next month links forever: crawlers walk it "
                                "both ways, a little further every day, spanning decades by the end.")
-    s.traps["relative_loop"] = Trap("relative_loop", ["relative_loop", "growing_pattern"], "-", None,
+    s.traps["relative_loop"] = Trap("relative_loop", ["relative_loop"], "-", None,
                                     r"^/(blog|category/(linux|python|devops))/related(/related)+/$",
                                     "A relative link `related/` on /blog/related/ and three category pages: each "
                                     "visit nests one level deeper. Every depth is its own pattern "
@@ -832,7 +832,7 @@ def main() -> dict:
             "expected_kinds is every kind a detector should report on that site, and no other.",
             "growing_pattern is expected wherever a trap's URL space grows day after day (new_urls_per_day > 0 every day) "
             "and its pages repeat their response sizes; search results (internal_search) each have a size of their own, "
-            "as a catalog's pages do.",
+            "as a catalog's pages do; a relative_loop's new pattern per depth is its own finding, not growing_pattern's.",
             "budget_hog is expected only in nginx-custom: elsewhere no pattern reaches 42% of a host's crawler fetches (checked by the generator).",
             "hosts is ['-'] for formats without a virtual host field; vhost_combined logs %v:%p as 'name:443'.",
             "vhost_combined lines start 'news.example.net:443'; hosts lists the names without the port.",

@@ -18,7 +18,7 @@ import pytest
 
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
-from logtrap.detectors import _shape, aggressive_bot, budget_hog, fake_bot, growing_pattern
+from logtrap.detectors import _shape, aggressive_bot, budget_hog, fake_bot, growing_pattern, relative_loop
 from logtrap.findings import empty_findings
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
@@ -331,14 +331,19 @@ def test_growing_pattern_min_new_urls_is_counted_over_the_windows_compared():
     assert fires == [1, 0]
 
 
-def test_growing_pattern_host_level_when_patterns_keep_appearing():
-    # a relative-link loop: two deeper patterns a day
+def deeper_each_day(segment) -> list[dict]:
+    """Two deeper patterns a day: `/x/<segment(1)>`, `/x/<segment(1)>/<segment(2)>`, ..."""
     rows = articles(50)
     for day in range(8):
         for depth in (2 * day + 1, 2 * day + 2):
-            path = "/x" + "/related" * depth
+            path = "/x" + "".join(f"/{segment(k)}" for k in range(depth))
             rows += [req(path, path, at=T0 + timedelta(days=day, minutes=depth))]
-    out = growing_pattern.detect(traffic_of(rows), Settings())
+    return rows
+
+
+def test_growing_pattern_host_level_when_patterns_keep_appearing():
+    # links nesting one level deeper per visit, a new name at each level
+    out = growing_pattern.detect(traffic_of(deeper_each_day(lambda k: f"level{k}")), Settings())
     host = out.filter(pl.col(s.PATTERN).is_null())
     # requests to the 8 patterns born from day 5 on (day 8, barely logged, is no window)
     assert host.select(s.REQUESTS, s.WASTED_REQUESTS).rows() == [(8, 8)]
@@ -349,6 +354,14 @@ def test_growing_pattern_host_level_when_patterns_keep_appearing():
     # the same page at every depth
     assert (ev["sampled_ok_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (8, 1, 8.0)
     assert out.filter(pl.col(s.PATTERN).is_not_null()).height == 0  # one URL each: too few
+
+
+def test_growing_pattern_leaves_a_relative_loop_to_its_own_finding():
+    # /x/related/related/...: relative_loop names it (16 depths), a host-level
+    # growing_pattern over the same patterns was the same trap twice
+    rows = deeper_each_day(lambda k: "related")
+    assert relative_loop.detect(traffic_of(rows), Settings()).height == 1
+    assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
 
 
 def test_growing_pattern_silent_on_content_fetched_again_and_again():

@@ -34,7 +34,8 @@ patterns first seen in each of the last W windows, at least `growing_pattern_min
 of them, and not slowing down compared with the W windows *after the first* (the first window is
 discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
 probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
-and mints a deeper pattern per visit). The new patterns' pages must repeat their sizes, as in
+and mints a deeper pattern per visit). The patterns of a loop `relative_loop` reports are its
+finding and are not counted again here. The new patterns' pages must repeat their sizes, as in
 rule 6: a catalog whose products are each a pattern of their own (two-word handles such as
 `/products/blue-shirt`) shows new patterns every day while it is first crawled, each page its
 own size; a relative-link loop serves the same page at every depth.
@@ -58,7 +59,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.detectors import _shape
+from logtrap.detectors import _shape, relative_loop
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -332,18 +333,27 @@ def _host_findings(
         .join(answered.filter("mostly_2xx"), on=_KEYS)
         .drop("mostly_2xx")
     )
-    per_window = born.group_by(s.HOST, s.WINDOW).agg(
-        pl.len().cast(pl.Int64).alias("new_patterns")
-    )
-    rows = (
-        _series(per_window, [s.HOST], "new_patterns", grid)
-        .rename({"new_patterns": "new_patterns_per_window"})
-        .with_columns(_trend("new_patterns_per_window", n, skip=1))
-        .filter(
-            _not_converging(settings)
-            & (pl.col("late_total") >= settings.growing_pattern_min_new_patterns)
+
+    def growing(born: pl.DataFrame) -> pl.DataFrame:
+        per_window = born.group_by(s.HOST, s.WINDOW).agg(
+            pl.len().cast(pl.Int64).alias("new_patterns")
         )
-    )
+        return (
+            _series(per_window, [s.HOST], "new_patterns", grid)
+            .rename({"new_patterns": "new_patterns_per_window"})
+            .with_columns(_trend("new_patterns_per_window", n, skip=1))
+            .filter(
+                _not_converging(settings)
+                & (pl.col("late_total") >= settings.growing_pattern_min_new_patterns)
+            )
+        )
+
+    rows = growing(born)
+    if rows.height:  # a loop relative_loop names is its finding, not a second one here
+        loops = relative_loop.loop_patterns(traffic, settings)
+        if loops.height:
+            born = born.join(loops, on=_KEYS, how="anti")
+            rows = growing(born)
     if rows.height == 0:
         return f.empty_findings()
     late_start = grid[s.WINDOW][grid.height - n]

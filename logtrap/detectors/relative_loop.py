@@ -33,6 +33,7 @@ ADVICE = (
 )
 
 _LOOP = "{loop}"
+_LOOP_KEYS = [s.HOST, "seg"]
 
 
 def _segments(patterns: pl.DataFrame) -> pl.DataFrame:
@@ -69,31 +70,16 @@ def _segments(patterns: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Relative-link loops: the same path segment nested again and again.
-
-    >>> from logtrap.traffic import Tally
-    >>> detect(Tally().finish(), Settings()).shape
-    (0, 9)
-    """
+def _loops(traffic: Traffic, settings: Settings) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(one row per reported loop: host, segment and its sums; the patterns of every loop
+    found, with their segment, before the thresholds)."""
     totals = _shape.pattern_totals(traffic)
-    if totals.height == 0:
-        return f.empty_findings()
-    looping = _segments(totals.select(*_shape.KEYS, s.HUMAN_REQUESTS))
-    if looping.height == 0:
-        return f.empty_findings()
-    site_depth = (
-        totals.join(looping, on=_shape.KEYS, how="anti")
-        .filter(pl.col(s.HUMAN_REQUESTS) > 0)
-        .group_by(s.HOST)
-        .agg(
-            (_shape.path_of(pl.col(s.PATTERN)).str.count_matches("/").max()).alias("site_depth")
-        )
-    )
-    loop_keys = [s.HOST, "seg"]
+    looping = _segments(totals.select(*_shape.KEYS, s.HUMAN_REQUESTS)) if totals.height else None
+    if looping is None or looping.height == 0:
+        return pl.DataFrame(), pl.DataFrame()
     members = looping.join(totals, on=_shape.KEYS)
     rows = (
-        members.group_by(loop_keys)
+        members.group_by(_LOOP_KEYS)
         .agg(
             pl.col(s.REQUESTS).sum(),
             pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
@@ -110,7 +96,40 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col("unique_urls") >= settings.relative_loop_min_urls)
             & (pl.col(s.WASTED_REQUESTS) > 0)
         )
-        .join(site_depth, on=s.HOST, how="left")
+    )
+    return rows, members
+
+
+def loop_patterns(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """(host, pattern) of every pattern in a loop this detector reports: one per depth."""
+    rows, members = _loops(traffic, settings)
+    if rows.height == 0:
+        return pl.DataFrame(schema={s.HOST: pl.String, s.PATTERN: pl.String})
+    return members.join(rows.select(_LOOP_KEYS), on=_LOOP_KEYS, how="semi").select(_shape.KEYS)
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Relative-link loops: the same path segment nested again and again.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    rows, members = _loops(traffic, settings)
+    if rows.height == 0:
+        return f.empty_findings()
+    totals = _shape.pattern_totals(traffic)
+    site_depth = (
+        totals.join(members.select(_shape.KEYS), on=_shape.KEYS, how="anti")
+        .filter(pl.col(s.HUMAN_REQUESTS) > 0)
+        .group_by(s.HOST)
+        .agg(
+            (_shape.path_of(pl.col(s.PATTERN)).str.count_matches("/").max()).alias("site_depth")
+        )
+    )
+    loop_keys = _LOOP_KEYS
+    rows = (
+        rows.join(site_depth, on=s.HOST, how="left")
         .with_columns(
             pl.concat_str(
                 pl.when(pl.col("roots").list.len() == 1).then(pl.col("roots").list.first()).otherwise(pl.lit("/{any}")),
@@ -120,8 +139,6 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("seg").alias("repeated_segment"),
         )
     )
-    if rows.height == 0:
-        return f.empty_findings()
     urls = _shape.per_url(traffic.urls).join(members.select(*_shape.KEYS, "seg"), on=_shape.KEYS)
     ex = _shape.examples(urls, keys=loop_keys)
     rows = rows.join(ex, on=loop_keys, how="left")
