@@ -33,7 +33,7 @@ from logtrap.logs import Source, log_set
 from logtrap.patterns import rules_id
 from logtrap.resume import FileMark, new_marks, plan_sources
 from logtrap.settings import Settings
-from logtrap.traffic import Tally
+from logtrap.traffic import ADDRESS_SAMPLE, OLD_ADDRESS_SAMPLE, Tally
 
 STATE_SCHEMA = "logtrap/state-v1"
 _KNOWN = "known_findings"
@@ -60,6 +60,8 @@ class State:
     pattern_rules: str = ""  # patterns.rules_id of the runs that made `tally` ("": not kept)
     # the --host filter of the runs that made `tally` ([]: every host; None: not kept)
     hosts: list[str] | None = None
+    # addresses kept per host+bot in `tally`'s bot_clients (traffic.ADDRESS_SAMPLE)
+    address_sample: int = ADDRESS_SAMPLE
 
 
 def load_state(path: str | Path) -> State:
@@ -122,6 +124,9 @@ def _state_of(meta: dict[str, Any], tables: dict[str, pl.DataFrame]) -> State:
         created=_field(meta, "created", str, "meta.json", ""),
         pattern_rules=_field(meta, "pattern_rules", str, "meta.json", ""),
         hosts=hosts,
+        # a state saved before the size was kept kept 256 addresses, if it kept any
+        address_sample=_field(meta, "address_sample", int, "meta.json",
+                              OLD_ADDRESS_SAMPLE if "bot_clients" in tables else ADDRESS_SAMPLE),
     )
 
 
@@ -172,6 +177,7 @@ def save_state(path: str | Path, state: State) -> None:
         "polars": pl.__version__,
         "pattern_rules": state.pattern_rules,
         "hosts": state.hosts,
+        "address_sample": state.address_sample,
         "files": [asdict(m) for m in state.marks],
         _KNOWN: state.known,
     }
@@ -293,7 +299,7 @@ def read_incremental(
         )
     sources, resumed, waiting = plan_sources(paths, state.marks)
     _check_same_logs(state_path, state, sources, resumed)
-    tally = Tally.from_frames(state.tally, settings)
+    tally = Tally.from_frames(state.tally, settings, state.address_sample)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
 
     known = pl.DataFrame(
@@ -318,6 +324,7 @@ def read_incremental(
             created=state.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             pattern_rules=rules,
             hosts=hosts,
+            address_sample=tally.address_sample,
         ),
         path=Path(state_path),
         waiting=waiting,

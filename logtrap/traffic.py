@@ -75,8 +75,11 @@ NOT_CROWDS = (
 # Addresses kept per host+bot in that count (bottom-k, as the URL sample): exact below, an
 # estimate within about 3% above (1/sqrt(k); 10% at worst in a thousand). Exact past
 # `crowd_min_addresses` and `crowd_review_addresses`, so those verdicts are never an
-# estimate's. A cron state kept with a smaller sample fills up again as addresses return.
+# estimate's. A tally keeps the size it began with (`Tally.address_sample`): a cron state
+# kept with 256 (`OLD_ADDRESS_SAMPLE`, before 1,024) holds no more, and read as 1,024 its
+# count and spread would be wrong.
 ADDRESS_SAMPLE = 1024
+OLD_ADDRESS_SAMPLE = 256
 _CLIENT_HASH = "client_hash"
 
 
@@ -130,7 +133,7 @@ class _Table:
     # applied to the merged table: coarsens old rows so a long history stays small
     fold: Callable[[pl.LazyFrame, "_Table"], pl.LazyFrame] | None = None
     # applied to a batch's rows and to merged ones: keeps a bounded sample of them
-    limit: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None
+    limit: Callable[[pl.LazyFrame, int], pl.LazyFrame] | None = None  # (rows, address sample)
     # key columns computed on this table's own rows only (after `rows` picks them): a regex
     # over a few rows, not over every request of the batch
     keyed: tuple[pl.Expr, ...] = ()
@@ -154,11 +157,11 @@ def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
     return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
 
 
-def _address_sample(clients: pl.LazyFrame) -> pl.LazyFrame:
-    """Per host+bot, the `ADDRESS_SAMPLE` addresses with the smallest hashes (bottom-k): the
-    same ones in every batch and run, so their request counts are exact."""
+def _address_sample(clients: pl.LazyFrame, k: int) -> pl.LazyFrame:
+    """Per host+bot, the k addresses with the smallest hashes (bottom-k): the same ones in
+    every batch and run, so their request counts are exact."""
     rank = pl.col(_CLIENT_HASH).rank("dense").over(s.HOST, s.BOT_NAME)
-    return clients.filter(rank <= ADDRESS_SAMPLE)
+    return clients.filter(rank <= k)
 
 
 def _fold_minutes(minutes: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
@@ -286,6 +289,7 @@ class Tally:
     """
 
     settings: Settings = field(default_factory=Settings)
+    address_sample: int = ADDRESS_SAMPLE  # addresses kept per host+bot (see ADDRESS_SAMPLE)
     _parts: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
     # every host+pattern seen, as its URLs gave it, with the pattern its rows are kept under
     # (null: itself, until its name is merged; see _merge_names)
@@ -329,7 +333,7 @@ class Tally:
                 q = rows if table.rows is None else rows.filter(table.rows)
                 q = q.with_columns(table.keyed).group_by(table.keys).agg(table.batch)
                 if table.limit is not None:
-                    q = table.limit(q)
+                    q = table.limit(q, self.address_sample)
             queries.append(q)
         # In memory: the batch is in memory already, and the two queries on `answers` share it
         # (measured 62 against 99 CPU-ms per batch with the default streaming engine).
@@ -465,7 +469,7 @@ class Tally:
             if table.fold is not None:
                 q = table.fold(q, table)
             if table.limit is not None:
-                q = table.limit(q)
+                q = table.limit(q, self.address_sample)
         return q.collect(engine="in-memory")
 
     def frames(self) -> dict[str, pl.DataFrame]:
@@ -480,9 +484,15 @@ class Tally:
         return {**merged, _NAMES: self._names}
 
     @classmethod
-    def from_frames(cls, frames: Mapping[str, pl.DataFrame], settings: Settings) -> "Tally":
-        """A tally continuing from saved frames (see `frames`)."""
-        tally = cls(settings=settings)
+    def from_frames(
+        cls,
+        frames: Mapping[str, pl.DataFrame],
+        settings: Settings,
+        address_sample: int = ADDRESS_SAMPLE,
+    ) -> "Tally":
+        """A tally continuing from saved frames (see `frames`), whose address sample kept
+        `address_sample` addresses per host+bot."""
+        tally = cls(settings=settings, address_sample=address_sample)
         for name in _TABLES:
             if name in frames:
                 tally._parts[name] = [frames[name]]
@@ -504,7 +514,9 @@ class Tally:
         moves = self._moves(stable_only=False)
         if moves.height:
             frames.update(_renamed({name: frames[name] for name in _BY_PATTERN}, moves, k))
-        return _finish(frames, k).replace(names=_final_names(self._names, moves))
+        return _finish(frames, k).replace(
+            names=_final_names(self._names, moves), address_sample=self.address_sample
+        )
 
 
 _NAMES = "names"  # the frame of every pattern seen (Tally._names), as `frames` gives it
@@ -662,6 +674,7 @@ class Traffic:
     end: datetime | None
     bot_clients: pl.DataFrame = field(default_factory=lambda: _empty_table("bot_clients"))
     names: pl.DataFrame = field(default_factory=lambda: _final_names(_empty_names(), None))
+    address_sample: int = ADDRESS_SAMPLE  # the k of `bot_clients` (Tally.address_sample)
 
     @cached_property
     def hosts(self) -> list[str]:
@@ -718,7 +731,7 @@ def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:
     requests, its distinct addresses (`_client_key`), and how evenly its requests spread over
     them.
 
-    Addresses are exact up to `ADDRESS_SAMPLE` and estimated beyond from the sample's largest
+    Addresses are exact up to `traffic.address_sample` and estimated beyond from the sample's largest
     hash (the k-minimum-values estimate, as for URLs: `_windows`). The sample is a uniform
     random choice of addresses, each with its exact requests, so it also tells whether a few
     addresses send most of the requests: "busiest_share" is the share of the busiest sampled
@@ -736,7 +749,7 @@ def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:
     >>> bot_addresses(tally.finish()).rows()  # 3,000 addresses: estimated
     [('-', 'okhttp', 3000, 3022, 0.0003, 1.01)]
     """
-    k = ADDRESS_SAMPLE
+    k = traffic.address_sample
     keys = [s.HOST, s.BOT_NAME] if by_host else [s.BOT_NAME]
     # Across hosts, the k smallest hashes of the hosts' samples are the k smallest of all.
     sample = (

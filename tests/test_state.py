@@ -660,3 +660,43 @@ def test_a_second_fake_bot_on_a_host_is_new_and_a_bot_is_known_by_its_name(tmp_p
     fakes(log, BINGBOT, "203.0.113.12", 40, 3)
     assert alerts() == []
     assert [k[s.BOT_NAME] for k in load_state(tmp_path / "state").known] == ["Googlebot", "bingbot"]
+
+
+def as_saved_before_the_sample_grew(state: Path) -> None:
+    """Rewrite a state as logtrap kept it with 256 addresses per host and bot: bot_clients
+    cut to its 256 smallest hashes, and no address_sample in meta.json."""
+    import io
+
+    with zipfile.ZipFile(state) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    meta = json.loads(files["meta.json"])
+    del meta["address_sample"]
+    files["meta.json"] = json.dumps(meta).encode()
+    name = next(n for n in files if n.endswith("bot_clients.parquet"))
+    rank = pl.col(traffic._CLIENT_HASH).rank("dense").over(s.HOST, s.BOT_NAME)
+    buffer = io.BytesIO()
+    pl.read_parquet(files[name]).filter(rank <= traffic.OLD_ADDRESS_SAMPLE).write_parquet(buffer)
+    files[name] = buffer.getvalue()
+    with zipfile.ZipFile(state, "w") as z:
+        for n, data in files.items():
+            z.writestr(n, data)
+
+
+def test_a_state_kept_with_256_addresses_is_continued_with_256(tmp_path):
+    # an app's okhttp from 1,000 phones, then 1,000 others: a crowd of 2,000. The old state's
+    # 256 addresses read as a sample of 1,024 made it 1,343 with a spread too low (a crowd of
+    # 2,900 was judged no crowd: a critical finding on the app's API after the upgrade)
+    from test_end_to_end import app_log
+
+    log = app_log(tmp_path / "access.log", 1000)
+    first, _ = run_incremental([str(log)], tmp_path / "state", Settings())
+    assert first.crowds.rows() == [("okhttp", 1000, 1000)] and first.findings.height == 0
+    as_saved_before_the_sample_grew(tmp_path / "state")
+    more = app_log(tmp_path / "more.log", 1000).read_text()  # the next hour, 1,000 other phones
+    with open(log, "a") as f:
+        f.write(more.replace("10:", "11:").replace('\n10.', '\n172.'))
+    second, new = run_incremental([str(log)], tmp_path / "state", Settings())
+    assert (second.findings.height, new.height) == (0, 0)
+    [(bot, requests, addresses)] = second.crowds.rows()
+    assert (bot, requests) == ("okhttp", 2000) and abs(addresses - 2000) <= 300  # estimated
+    assert load_state(tmp_path / "state").address_sample == 256  # kept for the state's life
