@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import functools
 import os
+import re
+import stat
 import sys
 import tempfile
 import textwrap
@@ -249,9 +252,11 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
     """Fail before the (long) read if an output cannot be written where asked, or if a report
     (not a rule file: `_write_user_files` guards those) would replace a file logtrap did not
     write."""
-    if path is None or path == STDOUT:
+    if path is None or path == STDOUT or _own_stream(path) is not None:
         return
     target = Path(path)
+    if _special(target) and stat.S_ISBLK(target.stat().st_mode):
+        raise OutputError(f"cannot write {path}: it is a block device (a disk)")
     parent = target.parent
     if not parent.is_dir():
         raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist")
@@ -315,9 +320,18 @@ def _write_text(path: str, text: str) -> None:
         return
     target = Path(path)
     try:
+        fd = _own_stream(path)
+        if fd is not None:  # reopened, /dev/stderr would truncate the file `2>>` appends to
+            stream = {1: sys.stdout, 2: sys.stderr}.get(fd)
+            if stream is not None:
+                stream.write(text)
+                stream.flush()
+            else:
+                with os.fdopen(os.dup(fd), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            return
         if _special(target):
-            with open(target, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            _write_special(target, text)
             return
         target = Path(os.path.realpath(target))
         old = target.stat() if target.exists() else None
@@ -337,6 +351,38 @@ def _special(path: Path) -> bool:
     return path.exists() and not path.is_file() and not path.is_dir()
 
 
+_OWN_STREAM = re.compile(r"^/(?:dev/fd|proc/self/fd)/([0-9]+)$")
+
+
+def _own_stream(path: str | Path) -> int | None:
+    """The file descriptor a path names of this process's own (`/dev/stdout`, `/dev/fd/3`):
+    written through it, never reopened (reopening truncates the file a shell's `>>` appends
+    to, and replacing it would replace that file)."""
+    path = str(path)
+    if path in ("/dev/stdout", "/dev/stderr"):
+        return 1 if path == "/dev/stdout" else 2
+    match = _OWN_STREAM.match(path)
+    return int(match.group(1)) if match else None
+
+
+def _write_special(target: Path, text: str) -> None:
+    """Write into a device or pipe. A pipe no program reads is an error, not a wait forever
+    (cron would pile up stuck runs); a block device (a disk) is refused."""
+    mode = target.stat().st_mode
+    if stat.S_ISBLK(mode):
+        raise OutputError(f"cannot write {target}: it is a block device (a disk)")
+    flags = os.O_WRONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OutputError(f"cannot write {target}: no program is reading the pipe") from None
+        raise
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def _keep_owner(tmp: str, old: os.stat_result | None) -> None:
     """Give a file written beside `old` its mode, owner and group (mkstemp's are 0600 and
     ours); a new file gets the umask's mode. An owner we may not give is left ours."""
@@ -345,8 +391,11 @@ def _keep_owner(tmp: str, old: os.stat_result | None) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         return
-    with contextlib.suppress(OSError):
+    try:
         os.chown(tmp, old.st_uid, old.st_gid)
+    except OSError:  # not root: the group, at least, if we are in it (a report www-data reads)
+        with contextlib.suppress(OSError):
+            os.chown(tmp, -1, old.st_gid)
     os.chmod(tmp, old.st_mode & 0o7777)  # after chown, which may clear setuid bits
 
 
@@ -388,6 +437,8 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
     conflicts = []
     for path, text in outputs:
         target = Path(path)
+        if _own_stream(path) is not None:  # --robots-out /dev/stdout: printed, nothing to keep
+            continue
         if target.is_dir():
             raise OutputError(f"cannot write {path}: it is a folder")
         _refuse_a_log(target)
@@ -411,7 +462,7 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
     written = []
     for path, text in outputs:
         target = Path(path)
-        if (target.exists() and not _special(target)
+        if (_own_stream(path) is None and target.exists() and not _special(target)
                 and target.read_text(encoding="utf-8", errors="replace") == text):
             continue
         _write_text(path, text)
@@ -520,6 +571,9 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     (that stops the run before reading); --json - and --markdown - print the report
     on stdout instead of the summary.
     """
+    # /dev/stdout is stdout: the summary is left out as for -, and the two cannot share it
+    json_out, markdown_out, html_out = (
+        STDOUT if p is not None and _own_stream(p) == 1 else p for p in (json_out, markdown_out, html_out))
     if json_out == STDOUT and markdown_out == STDOUT:
         raise click.UsageError("--json - and --markdown - cannot both use stdout")
     _distinct_outputs(json=json_out, markdown=markdown_out, html=html_out, parquet=parquet_out,

@@ -389,6 +389,23 @@ def test_one_file_for_two_outputs_is_refused(logs):
     assert "Error: --robots-out and --nginx-out name the same file (r.txt)" in result.stderr
 
 
+def test_the_processs_own_streams_are_written_through_and_a_pipe_nobody_reads_is_an_error(logs, stub_registry):
+    # `--json /dev/stdout >> cron.log` truncated (or replaced) cron.log; a pipe no program
+    # reads made the run wait forever after reading everything, its state never saved
+    result = run("analyze", "trap.log", "-q", "--json", "/dev/stdout")
+    assert result.exit_code == 3 and json.loads(result.stdout)["findings"][0]["kind"] == "calendar"
+    with open(logs / "cron.log", "a") as log:
+        log.write("an earlier run\n")
+        log.flush()
+        assert run("analyze", "trap.log", "-q", "--json", f"/dev/fd/{log.fileno()}").exit_code == 3
+    text = (logs / "cron.log").read_text()
+    assert text.startswith("an earlier run\n{") and json.loads(text.split("\n", 1)[1])
+    os.mkfifo(logs / "fifo")
+    result = run("analyze", "trap.log", "-q", "--json", "fifo")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: cannot write fifo: no program is reading the pipe\n"
+
+
 def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_registry, monkeypatch):
     # a full disk at the third table left a cut file beside the last run's others, and a
     # Polars traceback
