@@ -14,9 +14,11 @@ it copies. A pattern is a session-id trap when
   site-wide trap whose pages outnumber the sample is seen too; `urls_per_page` is the plain
   mean, over the pages, estimated past the sample too),
 - the value is new on nearly every request: distinct URLs / requests >= `session_id_min_new_share`,
-- the copies answer like their page: one page for most pages (of those with two sampled
-  copies or more), their sizes within twice `one_page_bytes` of each other (a token or
-  nonce in the page spreads one page over a few bytes).
+- the copies answer like their page: one size for most pages (of those with two sampled
+  copies or more); for a parameter named as a session (`sid`, ...) the copies' sizes may
+  spread over twice `one_page_bytes` (a token or nonce in the page), not for one found by
+  its values only (a product's variant pages, one template a few bytes apart, have minted
+  looking ids too).
 
 WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
 what it is: each post again once per comment, the reply form moved under that comment. The
@@ -149,15 +151,22 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
     reply = pl.col(_NAME).str.to_lowercase() == REPLY_PARAM
     spread = sized.max() - sized.min()
+    # a session parameter by its name: its copies may spread over the few bytes a token or
+    # nonce takes; one found by its values only must be one exact size (a product's variant
+    # pages are one template a few bytes apart, and their ids look minted too)
+    named = pl.col(_NAME).str.to_lowercase().is_in(sorted(session_params(settings)))
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
-        # one page still when a token or nonce spreads its size over a few bytes
+        (sized.n_unique() <= 1).alias("_exact"),
         (spread <= 2 * settings.one_page_bytes).alias("_tight"),
         (spread <= REPLY_SIZE_SPREAD * sized.max()).alias("_near"),
         pl.col(_shape.SHELL).any().alias("_shell"),
     ).with_columns(
-        (pl.col("_tight").fill_null(True) | (reply & pl.col("_near").fill_null(False)))
-        .alias("_one_size")
+        (
+            pl.col("_exact")
+            | (named & pl.col("_tight").fill_null(True))
+            | (reply & pl.col("_near").fill_null(False))
+        ).alias("_one_size")
     )
     per_param = (
         pages.group_by(keys)
