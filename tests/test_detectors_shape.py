@@ -314,6 +314,17 @@ def test_pagination_fires_past_the_last_page_when_a_token_spreads_the_empty_page
     assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["pages_past_last"]) == (8, 9, 1000)
 
 
+@pytest.mark.parametrize("spread", [12, 31])
+def test_pagination_silent_on_real_pages_of_fixed_width_rows(spread):
+    # an explorer's 600 pages of blocks, 20 rows of one width each: sizes within a few dozen
+    # bytes, more than half in any 17-byte window. They were all "past the last page", and
+    # Disallow: /blocks?p= blocked pages people read
+    pages = [(f"/blocks?p={p}", 5000 + (p * 7) % spread) for p in range(1, 601)]
+    rows = [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages] * 3
+    rows += [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[:5]] * 2
+    assert _findings(pagination, content_rows() + rows).height == 0
+
+
 def test_calendar_silent_on_product_ids_that_look_like_a_year_and_a_month():
     # ids 20000-20999 at the end of a slug: "20011" is no date (it would read 2001-1, and the
     # catalog would span 2000-01 to 2099-09), so no Disallow for the catalog

@@ -6,7 +6,11 @@ site with this trap answers 200 with one constant page (the empty listing). In a
 
 - the empty page is one page (`_shape.one_page`: sizes within `one_page_bytes` of one value,
   as a CSRF token or nonce spreads it) answering at least `pagination_empty_share` of the
-  numbered pages with 200; `empty_size` is the size most of them have;
+  numbered pages with 200; `empty_size` is the size most of them have. Pages with content
+  must be further from it than twice `one_page_bytes`, and bigger (they list what it does
+  not); where none is, or as many are smaller, the pages are one template a few dozen bytes
+  apart (an explorer's listings of fixed-width rows are real pages): then only one exact size
+  is the empty page;
 - per listing (the URL without its page number) the last page with content is the highest
   page answered with a size of its own (more than twice `one_page_bytes` from the middle of
   the empty page's); a page is past the last when it is numbered higher and is the empty page;
@@ -35,6 +39,9 @@ ADVICE = (
     "crawlers keep coming back."
 )
 
+# Pages with content smaller than the empty page, at most this share of them (judgement: a
+# listing of one short item may be)
+_FEW_SMALLER = 0.1
 _PARAM = r"(?:^|[?&])(?:page|p|pg|paged|pagenum|page_num|pageno|start|offset)=([0-9]{1,9})(?:&|$)"
 _SEGMENT = r"/page/([0-9]{1,9})(?:/|$|\?)"
 
@@ -73,18 +80,31 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     ok = urls.filter(_shape.sized_ok())  # the shell's size says nothing of a page: left out
     # the empty listing: one page, its sizes within a token's spread (`_shape.one_page`)
-    inside = _shape.one_page(ok, settings).select(*_shape.KEYS, s.URL, pl.lit(True).alias("_empty"))
+    inside = _shape.one_page(ok, settings).select(*_shape.KEYS, s.URL, pl.lit(True).alias("_near"))
     ok = ok.join(inside, on=[*_shape.KEYS, s.URL], how="left").with_columns(
-        pl.col("_empty").fill_null(False)
+        pl.col("_near").fill_null(False),
+        # the size most pages have (a tie: the smallest, the same one every run)
+        pl.col(s.BYTES).mode().min().over(_shape.KEYS).alias("_mode"),
+    )
+    near = pl.col(s.BYTES).filter("_near")
+    ok = ok.with_columns(((near.min() + near.max()) / 2).over(_shape.KEYS).alias("_mid"))
+    # pages with content differ from the empty one by more than its spread (one a few bytes
+    # past the window is the empty page still), and are bigger: they list what it does not.
+    # Where they are not (none at all, or as many smaller), the pages are one template a few
+    # dozen bytes apart (an explorer's listings of fixed-width rows), or empty pages whose
+    # listings start unnumbered: only one exact size may be called empty there, as before
+    far = ~pl.col("_near") & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > 2 * settings.one_page_bytes)
+    smaller = (far & (pl.col(s.BYTES) < pl.col("_mid"))).sum().over(_shape.KEYS)
+    spread_ok = far.any().over(_shape.KEYS) & (smaller <= _FEW_SMALLER * far.sum().over(_shape.KEYS))
+    ok = ok.with_columns(spread_ok.alias("_spread_ok")).with_columns(
+        pl.when("_spread_ok").then(pl.col("_near"))
+        .otherwise(pl.col(s.BYTES) == pl.col("_mode")).alias("_empty"),
     )
     empty = (
         ok.group_by(_shape.KEYS)
         .agg(
             (pl.col("_empty").mean() >= settings.pagination_empty_share).alias("_has_empty"),
-            # the size most of them have (a tie: the smallest, the same one every run)
             pl.col(s.BYTES).filter("_empty").mode().min().alias("empty_size"),
-            ((pl.col(s.BYTES).filter("_empty").min() + pl.col(s.BYTES).filter("_empty").max()) / 2)
-            .alias("_mid"),
         )
         .filter("_has_empty")
         .drop("_has_empty")
@@ -93,9 +113,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         return f.empty_findings()
     ok = ok.join(empty, on=_shape.KEYS)
     is_empty = pl.col("_empty")
-    # a page with content differs from the empty one by more than its spread: one a few bytes
-    # past the window is the empty page still, and must not make its listing look longer
-    content = ~is_empty & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > 2 * settings.one_page_bytes)
+    content = ~is_empty & (~pl.col("_spread_ok") | far)
     ok = ok.with_columns(
         pl.col("page").filter(content).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
     )
