@@ -55,9 +55,9 @@ ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
 # 301 or 308 is a moved site's old URLs (judgement: a few may answer 404 for products gone
 # since); a trap kind's are its own (short links minted per page view redirect too)
 _MOVED_SHARE = 0.9
-# Kinds whose own pattern can hold real pages (page 2 of a list, an existing product): the
-# pages people fetched with a 2xx/3xx answer stay allowed.
-OWN_CONTENT_KINDS = ("pagination", "soft_404") + SYMPTOM_KINDS
+# Kinds whose own pattern can hold real pages (page 2 of a list, an existing product, a
+# calendar's day with events): the pages people fetched with a 2xx/3xx answer stay allowed.
+OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
@@ -512,7 +512,10 @@ def choose(
     if not any(u.content_hits for u in free):
         return _confirmed(_lines(free), "emitted", ok, urls)
     stopper = next(u for u in free if u.content_hits)
-    why = f"{stopper.lines[0]} would block content URL {_hit_text(stopper.content_hits[0])}"
+    hit = stopper.content_hits[0][0]
+    # the line that blocks it (a unit of decades has several: /events/199 blocks no 2024 day)
+    line = next((ln for ln in stopper.lines if all(blocked(matcher((ln,)), [hit]))), stopper.lines[0])
+    why = f"{line} would block content URL {_hit_text(stopper.content_hits[0])}"
     if not all(blocked(matcher(stopper.lines), [stopper.content_hits[0][0]])):
         return (), "withheld", _disagree(stopper.content_hits[0][0], stopper.lines)
     safe = _cover([u for u in units if not u.content_hits], len(trap))

@@ -198,6 +198,17 @@ def test_a_pattern_whose_urls_answer_permanent_redirects_gets_no_disallow():
     assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
 
 
+def test_a_calendar_keeps_the_days_people_read_open():
+    # people read 2024's real days; the decades rule blocked them with the trap (and the
+    # reason named /events/199, which blocks no 2024 day)
+    trap = ["/events/1999-02-03", "/events/2090-01-01", "/events/2024-05-05"]
+    got, rules = rules_for("calendar", trap, extra=humans(["/events/2024-06-07"]))
+    assert got == [("/events/{date}", (), "withheld")]
+    assert rules[0].reason.startswith(
+        "Disallow: /events/202 would block content URL /events/2024-06-07 (log, a page of the "
+        "trap's own pattern fetched by people)")
+
+
 def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
     # /tag/{slug} is three words or more: a rule for any word would block /tag/apache
     trap = ["/tag/no-such-tag-1", "/tag/not_a_real_tag", "/tag/made-up-words"]

@@ -137,8 +137,8 @@ SAMPLE_RULES = {
           for target in ("litespeed", "apache", "nginx")),
     }),
     "nginx-custom": ({}, {
-        ("robots", "events.example.io", "calendar", "/events/{date}", "emitted",
-         "Disallow: /events/202"),
+        # people read upcoming event days (/events/2026-12-02): no Disallow over their decade
+        ("robots", "events.example.io", "calendar", "/events/{date}", "withheld", ""),
     }),
 }
 
