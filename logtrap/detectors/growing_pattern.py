@@ -48,9 +48,8 @@ sample and scaled to the pattern: to URLs sharing their size with another URL of
 beyond one (the page), and to redirects and errors. Real pages among a trap's URLs (list pages
 2-5 beside the empty pages past the last one) have sizes of their own and are not counted.
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
-Severity: a warning, or info where the waste is under `trap_warning_share` of the host's bot
-requests (the other kinds' bar for a warning); never critical, as the growth is a sign that
-a trap's own kind names.
+Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
+sliver in each); never critical, as the growth is a sign that a trap's own kind names.
 """
 
 from __future__ import annotations
@@ -208,13 +207,12 @@ def _pattern_findings(
         )
         .sort(_KEYS)
     )
-    # a warning at most (it names a growth other kinds explain), info for a sliver of the crawl
-    share = pl.col(s.WASTED_REQUESTS) / pl.col(_shape.HOST_BOT_REQUESTS).clip(lower_bound=1)
+    # a warning whatever its share: one trap split over many patterns (filters in every order,
+    # each its own pattern) is a sliver in each, and would go unheard
     return f.finding_rows(
         KIND,
         rows,
-        severity=pl.when(share >= settings.trap_warning_share).then(pl.lit("warning"))
-        .otherwise(pl.lit("info")),
+        severity="warning",
         evidence=[
             "window_size",
             "new_urls_per_window",
