@@ -138,7 +138,7 @@ class Settings:
     # internal_search: search result pages fetched by bots
     internal_search_min_bot_requests: int = 20  # a handful of fetches is no waste (judgement)
     internal_search_min_urls: int = 10  # distinct searches needed (judgement)
-    internal_search_max_revisits: float = 3.0  # crawlers fetching each URL more often than this, with people making internal_search_page_human_share of its requests: a fixed set of pages (a portal's /search?city=&type= landing pages, a glossary's ?term=), not endless results (judgement)
+    internal_search_max_revisits: float = 3.0  # crawlers fetching each URL more often than this, with people making internal_search_page_human_share of the requests to the URLs they fetch: a fixed set of pages (a portal's /search?city=&type= landing pages, a glossary's ?term=), not endless results (judgement)
     internal_search_page_human_share: float = 0.1  # ...see internal_search_max_revisits (judgement)
 
     # one page: a page answered many times shows as sizes gathered in a cluster

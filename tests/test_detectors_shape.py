@@ -492,6 +492,11 @@ def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     row = _one(_findings(internal_search, content_rows() + crawled))
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["bot_requests_per_url"]) == (
         "/search?city&type", 300, 5.0)
+    # and while people search for other places than the ones crawlers follow from links: the
+    # popular searches are crawled, the box is people's (it was silent on the pattern's share)
+    typed = [{**HUMAN, s.URL: f"/search?city=t{i}&type=flat", s.BYTES: 30000 + i} for i in range(40)]
+    row = _one(_findings(internal_search, content_rows() + crawled * 2 + typed * 10))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/search?city&type", 600)
 
 
 def test_a_handful_of_requests_never_fires():

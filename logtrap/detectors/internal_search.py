@@ -8,9 +8,10 @@ requests. Search results are infinite and duplicate real pages, so every bot fet
 
 Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
 landing pages, a glossary's `?term=`. Crawlers come back to those again and again (more
-than `internal_search_max_revisits` bot requests per URL), and people read them (at least
-`internal_search_page_human_share` of the requests); search results crawled from links are
-new URLs nearly every fetch.
+than `internal_search_max_revisits` bot requests per URL), and people read the same URLs (at
+least `internal_search_page_human_share` of the requests to the sampled URLs bots fetched);
+search results crawled from links are new URLs nearly every fetch, and the searches people
+type are other URLs than the popular ones crawlers follow from links.
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ _PARAMS = r"(?i)^(?:q|s|search|query|keywords?|term|searchterm|search_query|text
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 
 
+def _people_on_crawled(traffic: Traffic) -> pl.DataFrame:
+    """Per pattern, people's share of the requests to the sampled URLs bots fetched: a
+    landing page both read, while the searches people type are other URLs than the ones
+    crawlers follow from links."""
+    crawled = pl.col(s.BOT_REQUESTS) > 0
+    return _shape.per_url(traffic.urls).group_by(_shape.KEYS).agg(
+        (pl.col(s.HUMAN_REQUESTS).filter(crawled).sum()
+         / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_people_share")
+    )
+
+
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Internal search result pages fetched by bots.
 
@@ -56,9 +68,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             ((pl.col("search_params") != "") | pl.col("search_path"))
             & (pl.col(s.UNIQUE_URLS) >= settings.internal_search_min_urls)
             & (pl.col(s.BOT_REQUESTS) >= settings.internal_search_min_bot_requests)
-            & ~(
+        )
+        .join(_people_on_crawled(traffic), on=_shape.KEYS, how="left")
+        .filter(
+            ~(
                 (pl.col(s.BOT_REQUESTS) > settings.internal_search_max_revisits * pl.col(s.UNIQUE_URLS))
-                & (pl.col(s.HUMAN_REQUESTS) >= settings.internal_search_page_human_share * pl.col(s.REQUESTS))
+                & (pl.col("_people_share").fill_null(0.0) >= settings.internal_search_page_human_share)
             )
         )
         .with_columns(
