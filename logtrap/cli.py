@@ -208,6 +208,9 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
         report.print_lines(_console(stderr=True),
                            [*report.read_summary(analysis.stats, analysis.traffic),
                             *_stale_ranges(analysis)])
+        copies = analysis.stats.copies if analysis.stats is not None else {}
+        for path, plain in copies.items():
+            click.echo(f"{path}: not read, a compressed copy of {plain} (read instead)", err=True)
 
 
 def _stale_ranges(analysis: Any) -> list[str]:
@@ -620,9 +623,6 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     _read_summary(analysis, quiet)
     for path in increment.waiting if increment is not None and not quiet else ():
         click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
-    copies = analysis.stats.copies if analysis.stats is not None and not quiet else {}
-    for path, plain in copies.items():
-        click.echo(f"{path}: not read, a compressed copy of {plain} (read instead)", err=True)
     if STDOUT not in (json_out, markdown_out):
         if not quiet:
             report.print_lines(_console(), report.summary_view(analysis, top))

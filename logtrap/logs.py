@@ -184,8 +184,10 @@ _SAME_START = 64 * 1024  # decompressed bytes compared to tell a compressed copy
 def compressed_copies(paths: Sequence[str]) -> dict[str, str]:
     """The compressed files among `paths` that are a copy of a plain one also among them, each
     with that one: `access.log.1.gz` beside `access.log.1` while logrotate compresses it (or
-    after `gzip -k`). Its decompressed start must be the start of the plain file's: a .gz
-    still being written holds less.
+    after `gzip -k`). Its decompressed start must be the start of the plain file's (a .gz
+    still being written holds less), or empty (one just begun). A plain file shorter than
+    its compressed copy, over the first 64 KiB, is not told apart: the compressed one is
+    left out.
 
     >>> import tempfile, gzip, os
     >>> d = tempfile.mkdtemp(); a = os.path.join(d, "a.log.1")
@@ -193,14 +195,16 @@ def compressed_copies(paths: Sequence[str]) -> dict[str, str]:
     >>> compressed_copies([a, a + ".gz"]) == {a + ".gz": a}
     True
     """
-    given = set(paths)
+    given = {os.path.realpath(p): p for p in paths}  # `./a.log.1` is `a.log.1`
     copies = {}
     for path in paths:
-        plain = next((path[: -len(ext)] for ext in _COMPRESSED if path.endswith(ext)), None)
-        if plain is None or plain not in given:
+        stem = next((path[: -len(ext)] for ext in _COMPRESSED if path.endswith(ext)), None)
+        plain = given.get(os.path.realpath(stem)) if stem is not None else None
+        if plain is None:
             continue
+        # nothing decompressed yet: logrotate has only begun to write it
         start = file_start(path, _SAME_START)
-        if start and file_start(plain, _SAME_START).startswith(start):
+        if not start or file_start(plain, _SAME_START).startswith(start):
             copies[path] = plain
     return copies
 
@@ -304,7 +308,9 @@ class _Input:
         elif kind == "zstd":  # Python 3.11 has no zstd: said plainly, not parsed as text
             raise InputError(
                 f"{self.path}: compressed with zstd, which logtrap cannot read",
-                hint=f"decompress it on the way in: zstd -dc {self.path} | logtrap analyze -",
+                hint=f"decompress it on the way in (zstd -dc {self.path} | logtrap analyze -); "
+                "under cron, leave .zst files out of the glob or have logrotate compress with "
+                "gzip or xz",
             )
         else:
             self.stream = self.raw

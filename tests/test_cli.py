@@ -376,6 +376,9 @@ def test_a_compressed_copy_beside_its_log_is_named_not_read(logs, stub_registry)
     assert json.loads(result.stdout)["summary"]["lines"] == len(TRAP)
     assert result.stderr.endswith("trap.log.gz: not read, a compressed copy of trap.log (read "
                                   "instead)\n")
+    # every command that reads logs says so
+    result = run("patterns", "trap.log", "trap.log.gz")
+    assert "trap.log.gz: not read, a compressed copy of trap.log (read instead)\n" in result.stderr
 
 
 def test_one_file_for_two_outputs_is_refused(logs):

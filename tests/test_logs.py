@@ -62,7 +62,9 @@ def test_a_zstd_log_is_named_and_its_way_in_given(tmp_path):
     with pytest.raises(InputError) as caught:
         read_logs(zst)
     assert str(caught.value) == f"{zst}: compressed with zstd, which logtrap cannot read"
-    assert caught.value.hint == f"decompress it on the way in: zstd -dc {zst} | logtrap analyze -"
+    assert caught.value.hint == (
+        f"decompress it on the way in (zstd -dc {zst} | logtrap analyze -); under cron, leave "
+        ".zst files out of the glob or have logrotate compress with gzip or xz")
 
 
 def test_a_log_beside_its_compressed_copy_is_read_once(tmp_path):
@@ -76,6 +78,12 @@ def test_a_log_beside_its_compressed_copy_is_read_once(tmp_path):
     assert sum(f.height for f in stream) == 2001
     assert stream.stats.copies == {gz: one}
     assert [f.path for f in stream.stats.files] == [one, live]
+    # the same, named another way, or with no byte decompressed yet (just begun)
+    stream = scan_logs([one, str(tmp_path / "." / "access.log.1.gz")])
+    assert sum(f.height for f in stream) == 2000
+    write(tmp_path / "access.log.1.gz", gzip.compress(text.encode())[:12])
+    stream = scan_logs(str(tmp_path / "access.log*"))
+    assert sum(f.height for f in stream) == 2001 and stream.stats.copies == {gz: one}
     # a .gz that is not the plain file's copy is a log of its own, read
     write(tmp_path / "access.log.1.gz", gzip.compress(line(3, 1, "/other").encode()))
     stream = scan_logs(str(tmp_path / "access.log*"))
