@@ -19,7 +19,7 @@ import polars as pl
 from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors
-from logtrap.errors import ConfigError
+from logtrap.errors import ConfigError, LogtrapError
 from logtrap.logs import ReadStats, Source, read_logs, scan_logs
 from logtrap.patterns import PatternCache, add_patterns, section_expr
 from logtrap.settings import Settings
@@ -63,6 +63,9 @@ class Analysis:
         >>> requests.filter(pl.col("pattern") == "/calendar?date").height
         448
         """
+        if not isinstance(requests, pl.DataFrame):
+            raise LogtrapError("Analysis.add_patterns takes a DataFrame of requests (from "
+                               "read_logs); collect a LazyFrame first")
         frame = add_patterns(requests, self.settings)
         names = self.traffic.names.filter(pl.col("merged") != pl.col(s.PATTERN))
         if names.height == 0:

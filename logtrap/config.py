@@ -186,6 +186,8 @@ def load_settings(
     >>> load_settings(cwd=folder, budget_hog_share=0.6).budget_hog_share
     0.6
     """
+    if cwd is not None and not Path(cwd).is_dir():  # a typo would give the defaults silently
+        raise ConfigError(f"load_settings: folder {str(cwd)!r} does not exist")
     path = find_config(config, cwd)
     from_file = read_config(path) if path is not None else {}
     return build_settings(from_file, coerce(values, where="load_settings"))

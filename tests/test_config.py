@@ -170,3 +170,14 @@ def test_library_calls_given_something_else_than_settings_say_what_to_pass():
         analyze(log, "combined")
     with pytest.raises(TypeError, match=r"not dict .*: pass Settings\(\.\.\.\), or Settings\(\*\*d\)"):
         read_logs(log, settings={"log_format": "combined"})
+
+
+def test_load_settings_reads_the_config_as_the_cli_does_and_names_a_missing_folder(tmp_path):
+    from logtrap.config import load_settings
+
+    (tmp_path / "logtrap.toml").write_text('sitemap = "sitemap.xml"\n[thresholds]\nbudget_hog_share = 0.4\n')
+    settings = load_settings(cwd=tmp_path, url_sample_size=50)
+    assert (settings.sitemaps, settings.budget_hog_share, settings.url_sample_size) == (
+        (tmp_path / "sitemap.xml",), 0.4, 50)
+    with pytest.raises(ConfigError, match="^load_settings: folder '/nonexistent' does not exist$"):
+        load_settings(cwd="/nonexistent")
