@@ -283,7 +283,7 @@ def _distinct_outputs(**paths: str | None) -> None:
     overwrite the other without a word."""
     seen: dict[str, str] = {}
     for option, path in paths.items():
-        if path is None or path == STDOUT:
+        if path is None or path == STDOUT or _special(Path(path)):  # /dev/null twice is fine
             continue
         flag = "--" + option.replace("_", "-")
         key = os.path.realpath(path)
