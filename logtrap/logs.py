@@ -800,13 +800,14 @@ def _warn_rejected(stats: ReadStats) -> None:
     frame alone cannot show what is missing from it."""
     if not stats.rejected:
         return
-    first = stats.rejected_examples.row(0, named=True)
-    line = first[s.LINE]
-    shown = line if len(line) <= 120 else line[:117] + "..."
+    first = ""
+    if stats.rejected_examples.height:  # none kept with rejected_examples = 0
+        row = stats.rejected_examples.row(0, named=True)
+        line = row[s.LINE] if len(row[s.LINE]) <= 120 else row[s.LINE][:117] + "..."
+        first = f"; the first, {row[s.SOURCE]} line {row[s.LINE_NO]}: {row[s.REASON]}: {line!r}"
     warnings.warn(
-        f"{stats.rejected:,} of {stats.lines:,} lines did not parse and are not in the frame; "
-        f"the first, {first[s.SOURCE]} line {first[s.LINE_NO]}: {first[s.REASON]}: {shown!r} "
-        "(scan_logs(...).stats counts them per file, with examples)",
+        f"{stats.rejected:,} of {stats.lines:,} lines did not parse and are not in the frame"
+        f"{first} (scan_logs(...).stats counts them per file, with examples)",
         RejectedLinesWarning,
         stacklevel=3,
     )

@@ -177,6 +177,9 @@ def test_read_logs_warns_of_the_lines_it_leaves_out(tmp_path):
         f"2 of 5 lines did not parse and are not in the frame; the first, {a} line 2: does not "
         "match combined: 'oops' (scan_logs(...).stats counts them per file, with examples)")
     assert caught[0].filename == __file__  # pointed at the caller's line, not logtrap's
+    with pytest.warns(RejectedLinesWarning, match=r"^2 of 5 lines did not parse and are not in "
+                      r"the frame \(scan_logs"):
+        read_logs(a, settings=Settings(rejected_examples=0))  # no example kept to show
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every line parsed: no warning
         assert read_logs(write(tmp_path / "b.log", line(1, 1))).height == 1
