@@ -179,7 +179,7 @@ def test_a_pattern_whose_urls_answer_permanent_redirects_gets_no_disallow():
     # a moved shop's old URLs: crawlers must fetch them to follow the 301s to the new ones
     # (Disallow: /index.php?*& blocked all 8,060 of them, the classic migration mistake)
     old = [f"/index.php?route=product&product_id={i}" for i in range(20)]
-    finding = to_frame([Finding("growing_pattern", "warning", "-", "/index.php?product_id&route",
+    finding = to_frame([Finding("budget_hog", "warning", "-", "/index.php?product_id&route",
                                 20, 20, tuple(old[:5]))])
 
     def rules(statuses):
@@ -192,10 +192,12 @@ def test_a_pattern_whose_urls_answer_permanent_redirects_gets_no_disallow():
     assert rule.reason.startswith("its logged URLs answer permanent redirects (301 or 308): crawlers")
     (rule,) = rules([302] * 20)  # temporary redirects (a login wall): checked and written
     assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
-    # short links minted per page view redirect too: random_token's rule stands
-    finding = finding.with_columns(pl.lit("random_token").alias("kind"))
-    (rule,) = rules([301] * 20)
-    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
+    # short links minted per page view redirect too (random_token's rule stands), and URLs
+    # that keep growing are minted (growing_pattern's: filters redirected to their order)
+    for kind in ("random_token", "growing_pattern"):
+        finding = finding.with_columns(pl.lit(kind).alias("kind"))
+        (rule,) = rules([301] * 20)
+        assert (rule.lines, rule.status) == (("Disallow: /index.php?*&",), "emitted")
 
 
 def test_a_calendar_keeps_the_days_people_read_open():
