@@ -325,6 +325,15 @@ def test_pagination_silent_on_real_pages_of_fixed_width_rows(spread):
     assert _findings(pagination, content_rows() + rows).height == 0
 
 
+def test_pagination_silent_when_the_newest_pages_are_a_digit_wider():
+    # the same explorer, its newest 300 pages 25 bytes bigger (block heights one digit
+    # longer): those were "pages with content", and every older page "past the last"
+    pages = [(f"/blocks?p={p}", (5025 if p <= 300 else 5000) + (p * 7) % 9) for p in range(1, 901)]
+    rows = [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages] * 3
+    rows += [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[:5]] * 2
+    assert _findings(pagination, content_rows() + rows).height == 0
+
+
 def test_calendar_silent_on_product_ids_that_look_like_a_year_and_a_month():
     # ids 20000-20999 at the end of a slug: "20011" is no date (it would read 2001-1, and the
     # catalog would span 2000-01 to 2099-09), so no Disallow for the catalog

@@ -7,12 +7,12 @@ site with this trap answers 200 with one constant page (the empty listing). In a
 - the empty page is one page (`_shape.one_page`: sizes within `one_page_bytes` of one value,
   as a CSRF token or nonce spreads it) answering at least `pagination_empty_share` of the
   numbered pages with 200; `empty_size` is the size most of them have. Pages with content
-  must be further from it than twice `one_page_bytes`, and bigger (they list what it does
+  must be further from it than `one_page_flank_bytes`, and bigger (they list what it does
   not); where none is, or as many are smaller, the pages are one template a few dozen bytes
-  apart (an explorer's listings of fixed-width rows are real pages): then only one exact size
-  is the empty page;
+  apart (an explorer's listings of fixed-width rows are real pages, the newest a digit
+  wider): then only one exact size is the empty page;
 - per listing (the URL without its page number) the last page with content is the highest
-  page answered with a size of its own (more than twice `one_page_bytes` from the middle of
+  page answered with a size of its own (more than `one_page_flank_bytes` from the middle of
   the empty page's); a page is past the last when it is numbered higher and is the empty page;
 - it is a trap when at least `pagination_min_urls` sampled pages are past the last and humans
   made at most `pagination_max_human_share` of their requests.
@@ -88,12 +88,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     near = pl.col(s.BYTES).filter("_near")
     ok = ok.with_columns(((near.min() + near.max()) / 2).over(_shape.KEYS).alias("_mid"))
-    # pages with content differ from the empty one by more than its spread (one a few bytes
-    # past the window is the empty page still), and are bigger: they list what it does not.
+    # pages with content differ from the empty one by more than the sizes around a page
+    # (one a few bytes past the window is the empty page still, a page a digit wider another
+    # of the same listing), and are bigger: they list what it does not.
     # Where they are not (none at all, or as many smaller), the pages are one template a few
     # dozen bytes apart (an explorer's listings of fixed-width rows), or empty pages whose
     # listings start unnumbered: only one exact size may be called empty there, as before
-    far = ~pl.col("_near") & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > 2 * settings.one_page_bytes)
+    far = ~pl.col("_near") & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > settings.one_page_flank_bytes)
     smaller = (far & (pl.col(s.BYTES) < pl.col("_mid"))).sum().over(_shape.KEYS)
     spread_ok = far.any().over(_shape.KEYS) & (smaller <= _FEW_SMALLER * far.sum().over(_shape.KEYS))
     ok = ok.with_columns(spread_ok.alias("_spread_ok")).with_columns(
