@@ -497,6 +497,10 @@ def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     crawled = [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages] * 5
     read = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[::2]] * 2
     assert _findings(internal_search, content_rows() + crawled + read).height == 0
+    # people come through the form, which writes the fields in the other order: the same pages
+    formed = [{**r, s.URL: "/search?" + "&".join(reversed(r[s.URL].split("?")[1].split("&")))}
+              for r in read]
+    assert _findings(internal_search, content_rows() + crawled + formed).height == 0
     # fetched as often, but by crawlers alone: a crawl of search pages, named
     row = _one(_findings(internal_search, content_rows() + crawled))
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["bot_requests_per_url"]) == (

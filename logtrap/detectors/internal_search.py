@@ -40,10 +40,20 @@ def _people_on_crawled(traffic: Traffic) -> pl.DataFrame:
     """Per pattern, people's share of the requests to the sampled URLs bots fetched: a
     landing page both read, while the searches people type are other URLs than the ones
     crawlers follow from links."""
+    # one page whatever the order of its parameters (a form writes ?type=&city=, the links
+    # ?city=&type=)
+    query = _shape.query_of(pl.col(s.URL)).str.split("&").list.sort().list.join("&")
+    page = pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), query).alias("_page")
     crawled = pl.col(s.BOT_REQUESTS) > 0
-    return _shape.per_url(traffic.urls).group_by(_shape.KEYS).agg(
-        (pl.col(s.HUMAN_REQUESTS).filter(crawled).sum()
-         / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_people_share")
+    return (
+        _shape.per_url(traffic.urls)
+        .group_by(*_shape.KEYS, page)
+        .agg(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum())
+        .group_by(_shape.KEYS)
+        .agg(
+            (pl.col(s.HUMAN_REQUESTS).filter(crawled).sum()
+             / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_people_share")
+        )
     )
 
 
