@@ -51,9 +51,9 @@ SHAPE_KINDS = (
 )  # fmt: skip
 SYMPTOM_KINDS = ("budget_hog", "growing_pattern")
 ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
-# A budget_hog pattern this share of whose logged URLs answer 301 or 308 is a moved site's old
-# URLs (judgement: a few may answer 404 for products gone since); another kind's are its own
-# (short links minted per page view, filters redirected to their canonical order)
+# A symptom's pattern (budget_hog, growing_pattern) this share of whose logged URLs answer
+# 301 or 308 may be a moved site's old URLs (judgement: a few may answer 404 for products gone
+# since); a trap kind's are its own (short links minted per page view redirect too)
 _MOVED_SHARE = 0.9
 # Kinds whose own pattern can hold real pages (page 2 of a list, an existing product, a
 # calendar's day with events): the pages people fetched with a 2xx/3xx answer stay allowed.
@@ -699,9 +699,11 @@ def _rule(
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
-    # budget_hog only: a trap's own kind proves its redirects minted (short links per view),
-    # and URLs that keep growing are minted too (filters redirected to their canonical order)
-    moved = (finding.kind == "budget_hog" and s.STATUS in rows.columns and rows.height
+    # a symptom only: a trap's own kind proves its redirects minted (short links per view).
+    # growing_pattern cannot tell a big move found bit by bit from filters redirected to their
+    # canonical order: blocking the move's redirects costs its rankings, withholding the
+    # filters' rule costs crawl budget, and the finding still names them
+    moved = (finding.kind in SYMPTOM_KINDS and s.STATUS in rows.columns and rows.height
              and rows[s.STATUS].is_in([301, 308]).mean() >= _MOVED_SHARE)
     if not trap and any(why == OWN_NOT_LOGGED for _, why in own):
         lines, status, reason = (), "withheld", (
