@@ -18,7 +18,7 @@ it copies. A pattern is a session-id trap when
   copies or more); for a parameter named as a session (`sid`, ...) the copies' sizes may
   spread over twice `one_page_bytes` (a token or nonce in the page), not for one found by
   its values only (a product's variant pages, one template a few bytes apart, have minted
-  looking ids too).
+  looking ids too), which also needs people to make at most a tenth of its requests.
 
 WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
 what it is: each post again once per comment, the reply form moved under that comment. The
@@ -58,6 +58,9 @@ REPLY_ADVICE = (
 )
 
 _NAME, _BASE = "session_param", "page"
+# A parameter found by its values alone: people make at most this share of its requests
+# (judgement: session ids in links are crawlers' URLs; people's repeat visits keep cookies)
+_UNNAMED_MAX_HUMAN_SHARE = 0.1
 
 
 def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -207,6 +210,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col("copies_per_url") >= settings.session_id_min_copies)
             & (pl.col("new_value_share") >= settings.session_id_min_new_share)
             & (pl.col("one_size_share") >= 0.5)
+            # found by its values alone, it needs crawlers' URLs: pages people read under
+            # minted-looking ids are a shop's variants (?sku=), not copies
+            & (named | (pl.col("human_requests_sampled")
+                        <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
         )
         # one finding per pattern: its most copied parameter
         .sort("sampled_urls", _NAME, descending=[True, False])
