@@ -321,6 +321,14 @@ def test_growing_pattern_silent_when_only_people_fetch_the_growth():
     assert out.select(s.SEVERITY, s.WASTED_REQUESTS).rows() == [("warning", 279)]
 
 
+def test_growing_pattern_on_urls_that_answer_404_is_info():
+    # a forum's deleted topics, new ones every day, all answering 404: the site already does
+    # what the advice asks, and a warning made every cron run exit 3
+    gone = [{**r, s.STATUS: 404} if r[s.PATTERN] == "/calendar?date" else r for r in calendar_growth()]
+    out = growing_pattern.detect(traffic_of(gone), Settings())
+    assert out.select(s.SEVERITY, s.PATTERN).rows() == [("info", "/calendar?date")]
+
+
 def test_growing_pattern_min_new_urls_is_counted_over_the_windows_compared():
     # 40 new URLs on each of the last three full days (day 7, a partial window, is left out of
     # the comparison, and so out of the count): 120 is enough for a threshold of 120, not 121

@@ -49,7 +49,9 @@ beyond one (the page), and to redirects and errors. Real pages among a trap's UR
 2-5 beside the empty pages past the last one) have sizes of their own and are not counted.
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
-sliver in each); never critical, as the growth is a sign that a trap's own kind names.
+sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
+site already does what the advice asks); never critical, as the growth is a sign that a trap's
+own kind names.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ HOST_ADVICE = (
 )
 
 _KEYS = [s.HOST, s.PATTERN]
+# A pattern this share of whose requests answer 404 or 410 is gone, a growth with no fix to
+# ask for (judgement: a few may have answered before the pages went)
+_GONE_SHARE = 0.9
 _INDEX = "window_index"
 
 
@@ -208,11 +213,18 @@ def _pattern_findings(
         .sort(_KEYS)
     )
     # a warning whatever its share: one trap split over many patterns (filters in every order,
-    # each its own pattern) is a sliver in each, and would go unheard
+    # each its own pattern) is a sliver in each, and would go unheard. Info where nearly every
+    # request was answered 404 or 410: crawlers drop those URLs, and nothing is asked of anyone
+    gone = traffic.statuses.group_by(_KEYS).agg(
+        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([404, 410])).sum()
+         / pl.col(s.REQUESTS).sum().clip(lower_bound=1)).alias("_gone")
+    )
+    rows = rows.join(gone, on=_KEYS, how="left")
     return f.finding_rows(
         KIND,
         rows,
-        severity="warning",
+        severity=pl.when(pl.col("_gone").fill_null(0.0) >= _GONE_SHARE).then(pl.lit("info"))
+        .otherwise(pl.lit("warning")),
         evidence=[
             "window_size",
             "new_urls_per_window",
