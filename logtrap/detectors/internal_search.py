@@ -36,7 +36,7 @@ _PARAMS = r"(?i)^(?:q|s|search|query|keywords?|term|searchterm|search_query|text
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 
 
-def _people_on_crawled(traffic: Traffic) -> pl.DataFrame:
+def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
     """Per pattern, people's share of the requests to the sampled URLs bots fetched: a
     landing page both read, while the searches people type are other URLs than the ones
     crawlers follow from links."""
@@ -47,6 +47,7 @@ def _people_on_crawled(traffic: Traffic) -> pl.DataFrame:
     crawled = pl.col(s.BOT_REQUESTS) > 0
     return (
         _shape.per_url(traffic.urls)
+        .join(keys, on=_shape.KEYS, how="semi")  # the candidates' URLs only
         .group_by(*_shape.KEYS, page)
         .agg(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum())
         .group_by(_shape.KEYS)
@@ -79,7 +80,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col(s.UNIQUE_URLS) >= settings.internal_search_min_urls)
             & (pl.col(s.BOT_REQUESTS) >= settings.internal_search_min_bot_requests)
         )
-        .join(_people_on_crawled(traffic), on=_shape.KEYS, how="left")
+    )
+    rows = (
+        rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS)), on=_shape.KEYS, how="left")
         .filter(
             ~(
                 (pl.col(s.BOT_REQUESTS) > settings.internal_search_max_revisits * pl.col(s.UNIQUE_URLS))
