@@ -20,7 +20,7 @@ from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors
 from logtrap.errors import ConfigError, LogtrapError
-from logtrap.logs import ReadStats, Source, read_logs, scan_logs
+from logtrap.logs import ReadStats, Source, scan_logs
 from logtrap.patterns import PatternCache, add_patterns, section_expr
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
@@ -59,6 +59,7 @@ class Analysis:
         pattern of `patterns` or `findings` then gives its requests.
 
         >>> result = analyze("sample_logs/apache-blog/access.log*")
+        >>> from logtrap import read_logs
         >>> requests = result.add_patterns(read_logs("sample_logs/apache-blog/access.log*"))
         >>> requests.filter(pl.col("pattern") == "/calendar?date").height
         448

@@ -40,7 +40,7 @@ except ImportError:  # no wheel for this platform: zlib does the same job
 
 STDIN = "-"
 _FINGERPRINT_BYTES = 256  # first line, capped: identifies a file across renames by rotation
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")  # compressed logs, by name
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -103,13 +103,15 @@ _ROTATION = re.compile(
 )
 
 
+def _uncompressed_name(path: str) -> str | None:
+    """The name without its compression suffix (`a.log.2.gz` -> `a.log.2`); None without one."""
+    return next((path[: -len(ext)] for ext in COMPRESSED_SUFFIXES if path.endswith(ext)), None)
+
+
 def _rotation_key(path: str) -> tuple[str, tuple[int, str, int]]:
     """(set name, position in the set): older sorts first, the live file last."""
     directory, name = os.path.split(path)
-    for ext in _COMPRESSED:
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-            break
+    name = _uncompressed_name(name) or name
     m = _ROTATION.match(name)
     if m is None:
         return os.path.join(directory, name), (2, "", 0)
@@ -198,7 +200,7 @@ def compressed_copies(paths: Sequence[str]) -> dict[str, str]:
     given = {os.path.realpath(p): p for p in paths}  # `./a.log.1` is `a.log.1`
     copies = {}
     for path in paths:
-        stem = next((path[: -len(ext)] for ext in _COMPRESSED if path.endswith(ext)), None)
+        stem = _uncompressed_name(path)
         plain = given.get(os.path.realpath(stem)) if stem is not None else None
         if plain is None:
             continue

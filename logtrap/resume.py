@@ -39,7 +39,9 @@ from datetime import datetime
 from pathlib import Path
 
 from logtrap.errors import ConfigError, InputError, LogtrapError
-from logtrap.logs import FileRead, Source, compression, expand_sources, file_fingerprint, file_start
+from logtrap.logs import (
+    COMPRESSED_SUFFIXES, FileRead, Source, compression, expand_sources, file_fingerprint, file_start,
+)
 
 # Marks of files not read in a run that are kept (the files of a run all keep theirs): older
 # ones are of files long rotated away (judgement).
@@ -180,7 +182,7 @@ def _compressed(path: str) -> tuple[bool, bool]:
     except OSError:
         return False, False
     compressed = compression(magic) is not None or (
-        len(magic) < 3 and path.endswith((".gz", ".bz2", ".xz", ".zst")))
+        len(magic) < 3 and path.endswith(COMPRESSED_SUFFIXES))
     return compressed, datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
 
 

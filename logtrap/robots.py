@@ -516,8 +516,8 @@ def choose(
     # the line that blocks it (a unit of decades has several: /events/199 blocks no 2024 day)
     line = next((ln for ln in stopper.lines if all(blocked(matcher((ln,)), [hit]))), stopper.lines[0])
     why = f"{line} would block content URL {_hit_text(stopper.content_hits[0])}"
-    if not all(blocked(matcher(stopper.lines), [stopper.content_hits[0][0]])):
-        return (), "withheld", _disagree(stopper.content_hits[0][0], stopper.lines)
+    if not all(blocked(matcher(stopper.lines), [hit])):
+        return (), "withheld", _disagree(hit, stopper.lines)
     safe = _cover([u for u in units if not u.content_hits], len(trap))
     if safe is not None:
         return _confirmed(_lines(safe), "narrowed", f"{why}; narrowed: {ok}", urls)

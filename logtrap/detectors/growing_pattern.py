@@ -168,12 +168,13 @@ def _pattern_findings(
     requests = _series(windows, _KEYS, s.REQUESTS, grid).select(
         *_KEYS, pl.col(s.REQUESTS).list.tail(n).list.sum().alias("late_requests")
     )
-    # pages are counted only where URLs keep coming (most patterns of a big log do not)
-    growing = traffic.urls.join(new_urls.select(_KEYS), on=_KEYS, how="semi")
+    # pages are counted only where URLs keep coming (most patterns of a big log do not), once
+    growing = _answered(traffic.urls.join(new_urls.select(_KEYS), on=_KEYS, how="semi"),
+                        shell, settings)
     rows = (
         new_urls.with_columns(_trend("new_urls_per_window", n))
         .join(requests, on=_KEYS)
-        .join(_sizes(growing, shell, settings), on=_KEYS, how="left")
+        .join(_sizes(growing), on=_KEYS, how="left")
         .with_columns(
             # a share: new URLs are counted by a ~3% estimate, requests exactly
             (pl.col("late_total") / pl.col("late_requests").clip(lower_bound=1))
@@ -194,7 +195,7 @@ def _pattern_findings(
     rows = (
         rows.join(_shape.pattern_totals(traffic), on=_KEYS)
         .join(
-            _sampled_wasted(growing.join(rows.select(_KEYS), on=_KEYS, how="semi"), shell, settings),
+            _sampled_wasted(growing.join(rows.select(_KEYS), on=_KEYS, how="semi")),
             on=_KEYS, how="left",
         )
         .with_columns(pl.col("sampled_wasted").fill_null(0))
@@ -262,16 +263,21 @@ def _growing_late(windows: pl.DataFrame, grid: pl.DataFrame, settings: Settings)
     )
 
 
-def _sizes(
+def _answered(
     urls: pl.DataFrame, shell: pl.DataFrame, settings: Settings, keys: list[str] = _KEYS
 ) -> pl.DataFrame:
-    """Per key: the sampled URLs answered 200, those with a size that is evidence (not the
-    site's shell, `_shape.shell_sizes`; not unlogged), their distinct sizes and URLs per size,
-    and the URLs answered with the shell's size."""
+    """The sampled URLs, one row each, with the page each answered (`_shape.with_answers`,
+    pages counted per `keys`)."""
+    return _shape.with_answers(_shape.per_url(urls, shell), settings, keys)
+
+
+def _sizes(answered: pl.DataFrame, keys: list[str] = _KEYS) -> pl.DataFrame:
+    """Per key of `_answered` URLs: those answered 200, those with a size that is evidence
+    (not the site's shell, `_shape.shell_sizes`; not unlogged), their distinct pages and URLs
+    per page, and the URLs answered with the shell's size."""
     sized = _shape.sized_ok()
     return (
-        _shape.with_answers(_shape.per_url(urls, shell), settings, keys)
-        .group_by(keys)
+        answered.group_by(keys)
         .agg(
             # 304 Not Modified: a page the crawler fetched before, unchanged (content)
             pl.col(s.STATUS).is_in([200, 304]).sum().cast(pl.Int64).alias("_answered"),
@@ -288,13 +294,13 @@ def _sizes(
     )
 
 
-def _sampled_wasted(urls: pl.DataFrame, shell: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _sampled_wasted(per_url: pl.DataFrame) -> pl.DataFrame:
     """Per host+pattern, the sampled bot requests that fetched nothing new: to URLs answered
     200 with a size another URL of the pattern has too, beyond the most fetched URL of that size
     (one of them is the page), and to URLs answered with a redirect or an error (304 aside).
     A real page among a trap's URLs (list pages 2-5 beside the empty pages past the last) has a
-    size of its own and is not counted; nor are URLs whose size is no evidence (the shell's)."""
-    per_url = _shape.with_answers(_shape.per_url(urls, shell), settings)
+    size of its own and is not counted; nor are URLs whose size is no evidence (the shell's).
+    `per_url`: `_answered` URLs."""
     repeated = (
         per_url.filter(_shape.sized_ok())
         .group_by(*_KEYS, _shape.ANSWER)
@@ -379,7 +385,7 @@ def _host_findings(
     rows = (
         rows.join(totals, on=s.HOST)
         # hosts with no late URL sampled: none
-        .join(_sizes(late_urls, shell, settings, [s.HOST]), on=s.HOST)
+        .join(_sizes(_answered(late_urls, shell, settings, [s.HOST]), [s.HOST]), on=s.HOST)
         .filter(_repeated_content(settings))
         .join(examples, on=s.HOST, how="left")
         .join(patterns, on=s.HOST)

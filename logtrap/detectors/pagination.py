@@ -94,7 +94,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     # Where they are not (none at all, or as many smaller), the pages are one template a few
     # dozen bytes apart (an explorer's listings of fixed-width rows), or empty pages whose
     # listings start unnumbered: only one exact size may be called empty there, as before
-    far = ~pl.col("_near") & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > settings.one_page_flank_bytes)
+    ok = ok.with_columns(
+        (~pl.col("_near") & ((pl.col(s.BYTES) - pl.col("_mid")).abs() > settings.one_page_flank_bytes))
+        .alias("_far")
+    )
+    far = pl.col("_far")
     smaller = (far & (pl.col(s.BYTES) < pl.col("_mid"))).sum().over(_shape.KEYS)
     spread_ok = far.any().over(_shape.KEYS) & (smaller <= _FEW_SMALLER * far.sum().over(_shape.KEYS))
     ok = ok.with_columns(spread_ok.alias("_spread_ok")).with_columns(
