@@ -184,7 +184,8 @@ _FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("CensysInspect", "tool", ("CensysInspect",)),
     ("Expanse", "tool", ("Expanse, a Palo Alto",)),
     # the web server itself: Apache wakes its idle children with `OPTIONS *` under this agent
-    # (named apart from the Apache-HttpClient library, which "Apache" alone would suggest)
+    # (named apart from the Apache-HttpClient library, which "Apache" alone would suggest);
+    # `analyze` leaves its requests out (`analysis._without_server_own`)
     ("Apache dummy connection", "unknown", ("(internal dummy connection)",)),
 )
 

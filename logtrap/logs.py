@@ -92,6 +92,9 @@ class ReadStats:
     other_hosts: dict[str, int] = field(default_factory=dict)
     # compressed copies not read, each with the log read instead (`compressed_copies`)
     copies: dict[str, str] = field(default_factory=dict)
+    # requests the server made of itself (Apache's `OPTIONS *`), which the analysis leaves
+    # out (`analysis.tally_logs`); `read_logs` returns them like any other
+    server_requests: int = 0
 
 
 _OTHER_HOSTS = 1000  # hosts counted beside the ones asked for (judgement: bounded memory)

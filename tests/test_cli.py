@@ -581,6 +581,28 @@ def test_bots_and_patterns_say_when_the_log_records_no_user_agent(logs):
     assert "requests have no user agent" not in run("patterns", "trap.log", "-q").stdout
 
 
+def test_apaches_own_options_requests_are_left_out_and_said_so(logs):
+    # Apache wakes its idle children with `OPTIONS *`: on a quiet vhost these were the top row
+    # of "Where the bot budget goes" and a "bot" of the bots table
+    dummy = ('127.0.0.1 - - [01/Jan/2026:10:09:00 +0000] "OPTIONS * HTTP/1.0" 200 126 "-" '
+             '"Apache/2.4.29 (Ubuntu) OpenSSL/1.1.1 (internal dummy connection)"')
+    (logs / "dummy.log").write_text("\n".join(CLEAN + [dummy] * 3) + "\n")
+    result = run("analyze", "dummy.log", "--json", "out.json")
+    assert result.stderr.splitlines()[2] == (
+        "  3 `OPTIONS *` requests Apache sent itself (its internal dummy connections): left "
+        "out of the analysis")
+    doc = json.loads((logs / "out.json").read_text())
+    summary = doc["summary"]
+    assert (summary["parsed"], summary["server_requests"], summary["requests"],
+            summary["bot_requests"]) == (8, 3, 5, 2)
+    assert sorted(p["pattern"] for p in doc["patterns"]) == ["/", "/article/{n}"]
+    markdown = run("analyze", "dummy.log", "--markdown", "-").stdout
+    assert "- 3 `OPTIONS *` requests Apache sent itself (its internal dummy connections)" in markdown
+    bots = json.loads(run("bots", "dummy.log", "--json", "-").stdout)["bots"]
+    assert [b["bot"] for b in bots] == ["Googlebot"]
+    assert "OPTIONS" not in run("analyze", "clean.log").stderr
+
+
 def test_a_stale_range_file_is_named_in_the_read_summary(logs):
     # the trap log's last request is on 2026-01-01: a file from a year before cannot prove a
     # fake, and the admin is told why no address is one

@@ -23,7 +23,7 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 TOP_KEYS = {"schema", "summary", "patterns", "findings", "robots_txt", "htaccess", "nginx",
             "rules", "notes", "bots", "sections"}
-SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "bot_requests",
+SUMMARY_KEYS = {"lines", "parsed", "rejected", "requests", "server_requests", "bot_requests",
                 "requests_without_user_agent", "crowds", "start", "end", "hosts",
                 "rejected_examples", "files"}
 REJECTED_KEYS = {"source", "line_no", "line", "reason"}
@@ -115,7 +115,8 @@ def test_json_has_exactly_the_report_v1_keys():
 def test_json_values():
     doc = report.to_dict(sample_analysis(), SUGGESTIONS)
     assert doc["summary"] == {
-        "lines": 11, "parsed": 10, "rejected": 1, "requests": 10, "bot_requests": 7,
+        "lines": 11, "parsed": 10, "rejected": 1, "requests": 10, "server_requests": 0,
+        "bot_requests": 7,
         "requests_without_user_agent": 0, "crowds": [],
         "start": "2026-01-01T00:00:00+00:00", "end": "2026-01-01T00:20:00+00:00",
         "hosts": ["example.com"],

@@ -99,6 +99,16 @@ def pattern_label(pattern: str | None) -> str:
     return pattern or NO_URL
 
 
+def server_own_note(n: int) -> str:
+    """The line for the requests Apache sent itself (`analysis._without_server_own`).
+
+    >>> server_own_note(2)
+    '2 `OPTIONS *` requests Apache sent itself (its internal dummy connections): left out of the analysis'
+    """
+    return (f"{count(n, '`OPTIONS *` request')} Apache sent itself (its internal dummy "
+            "connections): left out of the analysis")
+
+
 NOT_LOGGED_NOTE = (
     "{n} requests have no user agent in the log (its format does not record one): they are "
     "counted as bot requests, and people's requests cannot be told apart from them, so "

@@ -42,6 +42,8 @@ def summary_dict(analysis: "Analysis") -> dict[str, Any]:
         "parsed": stats.parsed if stats is not None else requests,
         "rejected": stats.rejected if stats is not None else 0,
         "requests": requests,
+        # the server's own `OPTIONS *`, parsed but left out of every count below
+        "server_requests": stats.server_requests if stats is not None else 0,
         "bot_requests": int(traffic.patterns[s.BOT_REQUESTS].sum() or 0),
         # counted in bot_requests: the log format records no user agent (Apache common)
         "requests_without_user_agent": not_logged_requests(traffic.patterns),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    finding_subject, more_patterns, pattern_label, waste_sentence,
+    finding_subject, more_patterns, pattern_label, server_own_note, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -100,6 +100,9 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     ]
     if summary["requests_without_user_agent"]:
         note = NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"]))
+        parts.append(f"<p>{h(note)}</p>")
+    if summary["server_requests"]:
+        note = server_own_note(summary["server_requests"])
         parts.append(f"<p>{h(note)}</p>")
     if summary["crowds"]:
         listed = ", ".join(f"<code>{h(c['bot'])}</code> ({_n(c['requests'])} requests from about "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    finding_subject, more_patterns, pattern_label, waste_sentence,
+    finding_subject, more_patterns, pattern_label, server_own_note, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -66,6 +66,8 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
         f"- Time span: {summary['start'] or '-'} to {summary['end'] or '-'}",
         "- Hosts: " + (", ".join(md_code(h) for h in summary["hosts"]) or "none"),
     ]
+    if summary["server_requests"]:
+        lines.append("- " + server_own_note(summary["server_requests"]))
     if summary["requests_without_user_agent"]:
         lines.append("- " + NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"])))
     if summary["crowds"]:

@@ -20,7 +20,8 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count,
-    evidence_line, finding_subject, not_logged_requests, pattern_label, safe, waste_sentence,
+    evidence_line, finding_subject, not_logged_requests, pattern_label, safe, server_own_note,
+    waste_sentence,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -58,6 +59,8 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
             )
         if len(stats.files) > FILES_LISTED:
             out.append(f"  ... {len(stats.files) - FILES_LISTED} more files")
+        if stats.server_requests:
+            out.append("  " + server_own_note(stats.server_requests))
     if traffic.start is not None:
         out.append(f"Time span: {_when(traffic.start)} to {_when(traffic.end)} UTC")
     out.append(_hosts_line(traffic.patterns))
