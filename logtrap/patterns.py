@@ -163,7 +163,8 @@ def _names_steps(col: str, tracking: list[str]) -> list[pl.Expr]:
     ]
 
 
-def _tracking(settings: Settings) -> list[str]:
+def tracking_names(settings: Settings) -> list[str]:
+    """The parameter names that become `{tracking}` (lower case), but `utm_*`, which all do."""
     return sorted(TRACKING_PARAMS | {p.lower() for p in settings.tracking_params})
 
 
@@ -179,7 +180,7 @@ def rules_id(settings: Settings) -> str:
     >>> rules_id(Settings()).split(":")[0]
     '2'
     """
-    return f"{RULES_VERSION}:" + ",".join(_tracking(settings))
+    return f"{RULES_VERSION}:" + ",".join(tracking_names(settings))
 
 
 def _apply(frame: pl.LazyFrame, col: str, steps: list[pl.Expr]) -> pl.LazyFrame:
@@ -220,7 +221,7 @@ def _with_patterns(urls: pl.LazyFrame, settings: Settings) -> pl.LazyFrame:
     # the section reads only the path, so it is computed once per distinct path too
     section = section_expr(pl.col(s.PATTERN)).alias(s.SECTION)
     frame = _once_per_value(frame, _PATH, _path_steps(s.PATTERN), s.PATTERN, also=(section,))
-    frame = _once_per_value(frame, _NAMES, _names_steps("__n", _tracking(settings)), "__n")
+    frame = _once_per_value(frame, _NAMES, _names_steps("__n", tracking_names(settings)), "__n")
     names = pl.col("__n")
     pattern = (
         pl.when(names.is_not_null() & (names != ""))
@@ -279,8 +280,8 @@ class PatternCache:
 
     def lookup(self, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         """Patterns of these distinct URLs (`_URL_KEY`, URL), computing only the new ones."""
-        if self._tracking != _tracking(settings):
-            self.frame, self._tracking = _EMPTY_CACHE, _tracking(settings)
+        if self._tracking != tracking_names(settings):
+            self.frame, self._tracking = _EMPTY_CACHE, tracking_names(settings)
 
         def compute(new: pl.DataFrame) -> pl.DataFrame:
             return _with_patterns(new.lazy(), settings).drop(s.URL).collect()

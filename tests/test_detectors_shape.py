@@ -512,6 +512,10 @@ def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     formed = [{**r, s.URL: "/search?" + "&".join(reversed(r[s.URL].split("?")[1].split("&")))}
               for r in read]
     assert _findings(internal_search, content_rows() + crawled + formed).height == 0
+    # people come from ads and campaigns: each visit with a click id of its own (gclid,
+    # utm_*), a pattern of its own (`...&{tracking}`), and the same pages
+    ads = [{**r, s.URL: f"{r[s.URL]}&gclid=Cj0K{i}x&utm_source=google"} for i, r in enumerate(read)]
+    assert _findings(internal_search, content_rows() + crawled + ads).height == 0
     # fetched as often, but by crawlers alone: a crawl of search pages, named
     row = _one(_findings(internal_search, content_rows() + crawled))
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["bot_requests_per_url"]) == (

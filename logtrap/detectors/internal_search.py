@@ -21,6 +21,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape
+from logtrap.patterns import TRACKING, tracking_names
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -36,19 +37,24 @@ _PARAMS = r"(?i)^(?:q|s|search|query|keywords?|term|searchterm|search_query|text
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 
 
-def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
+def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """Per pattern, people's share of the requests to the sampled URLs bots fetched: a
     landing page both read, while the searches people type are other URLs than the ones
-    crawlers follow from links."""
-    # one page whatever the order of its parameters (a form writes ?type=&city=, the links
-    # ?city=&type=)
-    query = _shape.query_of(pl.col(s.URL)).str.split("&").list.sort().list.join("&")
-    page = pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), query).alias("_page")
+    crawlers follow from links.
+
+    People arriving from ads and campaigns add a click id (`gclid`, `utm_*`): their URLs are
+    another pattern (`/search?city&type&{tracking}`) and are the same pages without it.
+    """
+    page = pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), _page_query(settings))
     crawled = pl.col(s.BOT_REQUESTS) > 0
+    base = _untracked(pl.col(s.PATTERN)).alias("_base")
     return (
         _shape.per_url(traffic.urls)
-        .join(keys, on=_shape.KEYS, how="semi")  # the candidates' URLs only
-        .group_by(*_shape.KEYS, page)
+        .with_columns(base)
+        .drop(s.PATTERN)
+        # the candidates' URLs only, and those of their tracked and untracked twins
+        .join(keys.with_columns(base), on=[s.HOST, "_base"], how="inner")
+        .group_by(*_shape.KEYS, page.alias("_page"))
         .agg(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum())
         .group_by(_shape.KEYS)
         .agg(
@@ -56,6 +62,29 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
              / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_people_share")
         )
     )
+
+
+def _untracked(pattern: pl.Expr) -> pl.Expr:
+    """The pattern without its `{tracking}` name.
+
+    >>> pl.select(_untracked(pl.Series(["/s?city&{tracking}", "/s?{tracking}", "/s?q"]))).to_series().to_list()
+    ['/s?city', '/s', '/s?q']
+    """
+    names = _shape.query_of(pattern).str.split("&").list.eval(
+        pl.element().filter((pl.element() != TRACKING) & (pl.element() != ""))
+    ).list.join("&")
+    path = _shape.path_of(pattern)
+    return pl.when(names == "").then(path).otherwise(pl.concat_str(path, pl.lit("?"), names))
+
+
+def _page_query(settings: Settings) -> pl.Expr:
+    """A URL's query as one page has it: tracking parameters left out, the others sorted (a
+    form writes `?type=&city=`, the links `?city=&type=`)."""
+    name = pl.element().str.splitn("=", 2).struct.field("field_0").str.to_lowercase()
+    tracking = name.str.starts_with("utm_") | name.is_in(tracking_names(settings))
+    return _shape.query_of(pl.col(s.URL)).str.split("&").list.eval(
+        pl.element().filter(~tracking)
+    ).list.sort().list.join("&")
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -82,7 +111,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
     )
     rows = (
-        rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS)), on=_shape.KEYS, how="left")
+        rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS), settings), on=_shape.KEYS,
+                  how="left")
         .filter(
             ~(
                 (pl.col(s.BOT_REQUESTS) > settings.internal_search_max_revisits * pl.col(s.UNIQUE_URLS))
