@@ -147,6 +147,31 @@ def test_calendar_fires_on_months_forever():
     assert row[s.SEVERITY] == "critical"
 
 
+def joomla_calendar() -> list[dict]:
+    """JEvents' month view: the year and the month in parameters of their own, beside two that
+    never change. Bots walk "next month" from 1950 to 2120, onto one empty page; people read
+    the months of 2023-2025, each with its own events."""
+    def month(y: int, m: int) -> str:
+        return f"/index.php?option=com_jevents&task=month.calendar&year={y}&month={m:02d}"
+    walked = [{**BOT, s.URL: month(1950 + i // 12, i % 12 + 1), s.BYTES: 18870}
+              for i in range(170 * 12) if not 2023 <= 1950 + i // 12 <= 2025]
+    real = [(month(y, m), 24000 + 97 * (y * 12 + m) % 5000) for y in (2023, 2024, 2025) for m in range(1, 13)]
+    read = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in real] * 3
+    return walked + [{**BOT, s.URL: u, s.BYTES: b} for u, b in real] + read
+
+
+def test_calendar_fires_on_a_year_and_a_month_in_parameters_of_their_own():
+    # it was a critical facets trap (four parameter names, one empty page), whose rule
+    # blocked the 36 months people read
+    rows = content_rows() + joomla_calendar()
+    row = _one(_findings(calendar, rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row[s.SEVERITY]) == (
+        "/index.php?month&option&task&year", 2004 + 36, "critical")
+    ev = row["evidence"]
+    assert (ev["earliest"], ev["latest"], ev["empty_size"]) == ("1950-01", "2119-12", 18870)
+    assert _findings(facets, rows).height == 0  # two parameters vary: one date, not facets
+
+
 def test_calendar_silent_on_a_decades_long_archive_of_distinct_pages():
     archive = [(f"/archive?month={1990 + i // 12}-{i % 12 + 1:02d}", 20000 + 13 * i) for i in range(400)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in archive]

@@ -49,17 +49,31 @@ _DATE = (
 )
 
 
+# a year and a month in parameters of their own (JEvents' `task=month.calendar&year=&month=`,
+# MediaWiki calendars), the names in English, German, French or Spanish
+_YEAR_PARAM = r"(?i)[?&;](?:year|yr|y|jahr|annee|anio|ano)=([12][0-9]{3})(?:[&;#]|$)"
+_MONTH_PARAM = r"(?i)[?&;](?:month|mon|mo|m|monat|mois|mes)=(1[0-2]|0?[1-9])(?:[&;#]|$)"
+
+
 def dated(urls: pl.DataFrame) -> pl.DataFrame:
     """Add `year` and `month` (null when the URL carries no date) and `months` (year*12+month-1).
 
-    >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011"]
+    >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
+    ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&m=12",
+    ...         "/c?year=2030"]
     >>> dated(pl.DataFrame({"url": urls}))["months"].to_list()
-    [24855, 24230, 24292, None, None]
+    [24855, 24230, 24292, None, None, 24855, 24371, None]
     """
     parts = pl.col(s.URL).str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
     month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3"))
     month = month.cast(pl.Int32, strict=False)
+    # or each in a parameter of its own: `?year=2071&month=4`
+    year_param = pl.col(s.URL).str.extract(_YEAR_PARAM).cast(pl.Int32, strict=False)
+    month_param = pl.col(s.URL).str.extract(_MONTH_PARAM).cast(pl.Int32, strict=False)
+    split = year_param.is_not_null() & month_param.is_not_null()
+    year = pl.when(split).then(year_param).otherwise(year)
+    month = pl.when(split).then(month_param).otherwise(month)
     return urls.with_columns(year.alias("year"), month.alias("month")).with_columns(
         (pl.col("year") * 12 + pl.col("month") - 1).alias("months")
     )

@@ -2,8 +2,10 @@
 
 A pattern is a facet trap when
 
-- its URLs carry at least `facets_min_params` parameter names (tracking and session names not
-  counted), or at least two names that appear in more than one order,
+- at least `facets_min_params` of its parameters take more than one value in its sampled URLs
+  (tracking and session names not counted), or at least two names appear in more than one
+  order. Parameters that never change are no filters: a calendar's `?option=events&task=month`
+  beside its `year=` and `month=` is one varying date, not three facets combined,
 - at least `facets_min_urls` distinct URLs were sampled, and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
@@ -21,7 +23,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape
-from logtrap.patterns import TRACKING, session_params
+from logtrap.patterns import TRACKING, session_params, tracking_names
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -33,6 +35,31 @@ ADVICE = (
     "one or two filters; then Disallow the multi-parameter URLs in robots.txt (noindex first "
     "if they are already indexed)."
 )
+
+
+def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.DataFrame:
+    """Per pattern, how many of its parameters take more than one value in its sampled URLs
+    ("varying_params"; tracking and session names not counted).
+
+    >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?month&option&year", "url": [
+    ...     "/c?option=cal&year=2024&month=1", "/c?option=cal&year=2031&month=5&gclid=x"]})
+    >>> _varying(urls, [], Settings())["varying_params"].to_list()
+    [2]
+    """
+    pair = pl.col("_pair").str.splitn("=", 2)
+    name = pair.struct.field("field_0")
+    tracking = name.str.to_lowercase().str.starts_with("utm_") | name.str.to_lowercase().is_in(
+        [*ignored, *tracking_names(settings)]
+    )
+    return (
+        urls.select(*_shape.KEYS, _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
+        .explode("_pair")
+        .filter((pl.col("_pair") != "") & ~tracking)
+        .group_by(*_shape.KEYS, name.alias("_name"))
+        .agg(pair.struct.field("field_1").fill_null("").n_unique().alias("_values"))
+        .group_by(_shape.KEYS)
+        .agg((pl.col("_values") >= 2).sum().cast(pl.Int64).alias("varying_params"))
+    )
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -76,7 +103,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .list.join("&")
     )
     ok = _shape.sized_ok()  # answered 200 with a size that is evidence
-    sampled = urls.group_by(_shape.KEYS).agg(
+    sampled = urls.join(_varying(urls, ignored, settings), on=_shape.KEYS, how="left").group_by(
+        _shape.KEYS
+    ).agg(
+        pl.col("varying_params").first().fill_null(0),
         pl.len().alias("sampled_urls"),
         ok.sum().alias("sampled_ok_urls"),
         pl.col(s.BYTES).filter(ok).n_unique().alias("distinct_sizes"),
@@ -92,7 +122,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .filter(
             (
-                (pl.col("param_count") >= settings.facets_min_params)
+                (pl.col("varying_params") >= settings.facets_min_params)
                 | (pl.col("name_orders") >= 2)
             )
             & (pl.col("sampled_urls") >= settings.facets_min_urls)
@@ -118,7 +148,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "params", "param_count", "name_orders", "param_sets", "unique_urls", "sampled_urls",
+            "params", "param_count", "varying_params", "name_orders", "param_sets", "unique_urls", "sampled_urls",
             "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=ADVICE,
