@@ -524,6 +524,21 @@ def test_internal_search_fires_on_bots_fetching_search_results():
     assert (ev["search_params"], ev["search_path"], ev["bot_requests"], ev["human_requests"]) == ("q", True, 200, 30)
 
 
+def test_internal_search_silent_on_lists_whose_search_box_is_empty():
+    # Gitea links every issue list with its filters and an empty `q=`: lists, not searches
+    # (they were a warning, and one Disallow per repository on a code host)
+    lists = [f"/u/repo/issues?type=all&sort={o}&state={st}&labels={i}&q="
+             for o in ("oldest", "newest", "mostcomment") for st in ("open", "closed") for i in range(40)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 20000 + 13 * i} for i, u in enumerate(lists)]
+    assert _findings(internal_search, rows).height == 0
+    # the same box with terms in it is a search; under a search path, even when empty
+    searched = [u.replace("q=", f"q=word{i}") for i, u in enumerate(lists)]
+    row = _one(_findings(internal_search, content_rows() + bots(searched, bytes=5000)))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/u/repo/issues?labels&q&sort&state&type", 240)
+    box = [f"/search?q=&page={i}" for i in range(200)]
+    assert _one(_findings(internal_search, content_rows() + bots(box, bytes=5000)))[s.PATTERN] == "/search?page&q"
+
+
 def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     # a portal's 60 landing pages /search?city=&type=, each its own listing, crawled again
     # and again (5 bot fetches each) and read by people (a fifth of the requests): its

@@ -4,7 +4,9 @@ A pattern is internal search when it has a search parameter (`q`, `s`, `search`,
 `keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
 `/search/results`, `/suche`, `/recherche`, `/buscar`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
-requests. Search results are infinite and duplicate real pages, so every bot fetch is wasted.
+requests. Named by its parameter alone, most of its URLs must search for something: Gitea's
+issue lists carry an empty `q=` on every link. Search results are infinite and duplicate real
+pages, so every bot fetch is wasted.
 
 Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
 landing pages, a glossary's `?term=`. Crawlers come back to those again and again (more
@@ -33,7 +35,12 @@ ADVICE = (
     "search path or parameter in robots.txt."
 )
 
-_PARAMS = r"(?i)^(?:q|s|search|query|keywords?|term|searchterm|search_query|text)$"
+_NAMES = r"(?:q|s|search|query|keywords?|term|searchterm|search_query|text)"
+_PARAMS = rf"(?i)^{_NAMES}$"
+_TERM = rf"(?i)^{_NAMES}=[^&]"  # a search parameter with a value: something was searched for
+# Of a pattern named a search by its parameters alone, at least this share of the sampled
+# URLs must search for something: Gitea links every issue list with an empty `q=` (judgement)
+_MIN_TERM_SHARE = 0.5
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 
 
@@ -61,6 +68,19 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings)
             (pl.col(s.HUMAN_REQUESTS).filter(crawled).sum()
              / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_people_share")
         )
+    )
+
+
+def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
+    """Per pattern, the share of its sampled URLs whose search parameter holds a term
+    (`?q=word`, not `?q=`)."""
+    pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
+    searched = pairs.list.eval(pl.element().str.contains(_TERM)).list.any()
+    return (
+        _shape.per_url(traffic.urls)
+        .join(keys, on=_shape.KEYS, how="semi")
+        .group_by(_shape.KEYS)
+        .agg(searched.mean().alias("_term_share"))
     )
 
 
@@ -110,6 +130,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col(s.BOT_REQUESTS) >= settings.internal_search_min_bot_requests)
         )
     )
+    rows = rows.join(_term_share(traffic, rows.select(_shape.KEYS)), on=_shape.KEYS, how="left")
+    rows = rows.filter(pl.col("search_path") | (pl.col("_term_share") >= _MIN_TERM_SHARE))
     rows = (
         rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS), settings), on=_shape.KEYS,
                   how="left")
