@@ -303,6 +303,7 @@ def test_growing_pattern_fires_on_a_url_space_that_never_converges():
         "distinct_sizes": 1,  # every month the same empty page
         "urls_per_size": 280.0,
         "shell_urls": 0,
+        "human_requests": 0,
     }
     assert out[s.EXAMPLES][0].to_list()[0].startswith("/calendar?date=2006-")
 
@@ -327,6 +328,29 @@ def test_growing_pattern_on_urls_that_answer_404_is_info():
     gone = [{**r, s.STATUS: 404} if r[s.PATTERN] == "/calendar?date" else r for r in calendar_growth()]
     out = growing_pattern.detect(traffic_of(gone), Settings())
     assert out.select(s.SEVERITY, s.PATTERN).rows() == [("info", "/calendar?date")]
+
+
+def test_growing_pattern_on_a_polling_api_people_call_is_info():
+    # a live page polls /api/live/{n}/updates?since=<time> from people's browsers; crawlers
+    # rendering the page call it too: a growth, and the site's own working part (a warning
+    # made every cron run of a news site exit 3, and its Disallow would break rendering)
+    polls = []
+    for day in range(7):
+        for m in range(40):
+            at = T0 + timedelta(days=day, minutes=m)
+            url = f"/api/live/7/updates?since={int(at.timestamp())}"
+            polls.append(req(url, "/api/live/{n}/updates?since", at=at, size=2,
+                             bot=None if m % 5 else GOOGLE))  # people 4 in 5
+    rows = polls + [r for r in calendar_growth() if r[s.PATTERN] != "/calendar?date"]
+    out = growing_pattern.detect(traffic_of(rows), Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.WASTED_REQUESTS).rows() == [
+        ("info", "/api/live/{n}/updates?since", 55)]
+    assert evidence(out)["human_requests"] == 224
+    # crawlers alone: a warning, as before
+    crawled = [{**r, s.IS_BOT: True, s.BOT_NAME: GOOGLE[0], s.BOT_KIND: GOOGLE[1],
+                s.CLIENT: "66.249.66.1"} for r in polls]
+    out = growing_pattern.detect(traffic_of(crawled + rows[len(polls):]), Settings())
+    assert out.select(s.SEVERITY).rows() == [("warning",)]
 
 
 def test_growing_pattern_min_new_urls_is_counted_over_the_windows_compared():

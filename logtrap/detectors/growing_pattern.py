@@ -50,7 +50,9 @@ beyond one (the page), and to redirects and errors. Real pages among a trap's UR
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
 sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
-site already does what the advice asks); never critical, as the growth is a sign that a trap's
+site already does what the advice asks), or where people made half of its requests or more (a
+live page's polling API `?since=<time>`, which crawlers fetch while rendering the page: a part
+of the site that works, and blocking it would break their rendering); never critical, as the growth is a sign that a trap's
 own kind names.
 """
 
@@ -83,6 +85,11 @@ _KEYS = [s.HOST, s.PATTERN]
 # A pattern this share of whose requests answer 404 or 410 is gone, a growth with no fix to
 # ask for (judgement: a few may have answered before the pages went)
 _GONE_SHARE = 0.9
+# A pattern people make this share of the requests to is the site's own working part (a live
+# page's polling API, fetched by crawlers rendering the page): a growth worth a look, not an
+# alert (judgement: a trap is crawlers' traffic; where people mint its URLs too, session ids
+# or searches, their own kind names it)
+_PEOPLE_SHARE = 0.5
 _INDEX = "window_index"
 
 
@@ -224,8 +231,10 @@ def _pattern_findings(
     return f.finding_rows(
         KIND,
         rows,
-        severity=pl.when(pl.col("_gone").fill_null(0.0) >= _GONE_SHARE).then(pl.lit("info"))
-        .otherwise(pl.lit("warning")),
+        severity=pl.when(
+            (pl.col("_gone").fill_null(0.0) >= _GONE_SHARE)
+            | (pl.col(s.HUMAN_REQUESTS) >= _PEOPLE_SHARE * pl.col(s.REQUESTS))
+        ).then(pl.lit("info")).otherwise(pl.lit("warning")),
         evidence=[
             "window_size",
             "new_urls_per_window",
@@ -239,6 +248,7 @@ def _pattern_findings(
             "distinct_sizes",
             "urls_per_size",
             "shell_urls",
+            s.HUMAN_REQUESTS,
         ],
         advice=ADVICE,
     )
