@@ -596,6 +596,9 @@ def test_apaches_own_options_requests_are_left_out_and_said_so(logs):
     assert (summary["parsed"], summary["server_requests"], summary["requests"],
             summary["bot_requests"]) == (8, 3, 5, 2)
     assert sorted(p["pattern"] for p in doc["patterns"]) == ["/", "/article/{n}"]
+    run("analyze", "dummy.log", "--html", "out.html")
+    assert ("<p>3 <code>OPTIONS *</code> requests Apache sent itself (its internal dummy "
+            "connections): left out of the analysis</p>") in (logs / "out.html").read_text()
     markdown = run("analyze", "dummy.log", "--markdown", "-").stdout
     assert "- 3 `OPTIONS *` requests Apache sent itself (its internal dummy connections)" in markdown
     bots = json.loads(run("bots", "dummy.log", "--json", "-").stdout)["bots"]

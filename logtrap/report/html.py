@@ -102,8 +102,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
         note = NOT_LOGGED_NOTE.format(n=_n(summary["requests_without_user_agent"]))
         parts.append(f"<p>{h(note)}</p>")
     if summary["server_requests"]:
-        note = server_own_note(summary["server_requests"])
-        parts.append(f"<p>{h(note)}</p>")
+        note = h(server_own_note(summary["server_requests"]))
+        parts.append("<p>" + note.replace("`OPTIONS *`", "<code>OPTIONS *</code>") + "</p>")
     if summary["crowds"]:
         listed = ", ".join(f"<code>{h(c['bot'])}</code> ({_n(c['requests'])} requests from about "
                            f"{_n(c['addresses'])} addresses)" for c in summary["crowds"])
