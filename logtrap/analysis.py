@@ -129,14 +129,24 @@ def _without_server_own(requests: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     connection"). It asks for no resource: no crawler spent budget on it, no rule could
     block it, and on a quiet vhost it was a third of the "bot" requests.
 
-    >>> frame = pl.DataFrame({"url": ["/a", "*", None]})
+    Known by its user agent as well as its target: a scanner's `GET *` is someone's request.
+
+    >>> dummy = "Apache/2.4.29 (Ubuntu) (internal dummy connection)"
+    >>> frame = pl.DataFrame({"url": ["/a", "*", None, "*"], "user_agent": [dummy, dummy, dummy, "zgrab"]})
     >>> rest, own = _without_server_own(frame)
     >>> rest["url"].to_list(), own
-    (['/a', None], 1)
+    (['/a', None, '*'], 1)
     """
     own = requests.get_column(s.URL).eq_missing("*")
+    if not own.any():  # the usual case: one pass over the URLs, none over the agents
+        return requests, 0
+    agents = requests.get_column(s.USER_AGENT)
+    own = own & agents.str.contains(_DUMMY_AGENT, literal=True).fill_null(False)
     n = int(own.sum())
     return (requests.filter(~own) if n else requests), n
+
+
+_DUMMY_AGENT = "(internal dummy connection)"
 
 
 def _import_in_background(module: str) -> None:

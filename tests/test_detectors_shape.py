@@ -3,6 +3,7 @@ real content site, and returns the right empty shape on no traffic."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import polars as pl
@@ -170,6 +171,25 @@ def test_calendar_fires_on_a_year_and_a_month_in_parameters_of_their_own():
     ev = row["evidence"]
     assert (ev["earliest"], ev["latest"], ev["empty_size"]) == ("1950-01", "2119-12", 18870)
     assert _findings(facets, rows).height == 0  # two parameters vary: one date, not facets
+
+
+def test_facets_fires_on_two_filters_beside_parameters_that_never_change():
+    # a Joomla shop routes by option= and view=; colour and size are multi-select, their
+    # subsets endless, nearly all answering the same "no products match" page
+    colors, sizes = ["red", "blue", "green", "black", "white"], ["s", "m", "l", "xl"]
+    subsets = [",".join(c) for n in (1, 2, 3) for c in itertools.combinations(colors, n)]
+    urls = [f"/index.php?option=com_shop&view=category&color={c}&size={z}"
+            for c in subsets for z in sizes]
+    row = _one(_findings(facets, content_rows() + bots(urls, bytes=15230)))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/index.php?color&option&size&view", 99)
+    assert (row["evidence"]["param_count"], row["evidence"]["varying_params"]) == (4, 2)
+
+
+def test_calendar_silent_on_map_tiles_whose_row_and_layer_look_like_a_year_and_a_month():
+    # zoom 13 over Central Europe: tile rows 2700-2950, `m=` the layer
+    tiles = [f"/tiles?x={4400 + i % 30}&y={2700 + i // 30}&z=13&m={1 + i % 3}" for i in range(2400)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 900 + i % 7} for i, u in enumerate(tiles)]
+    assert _findings(calendar, rows).height == 0
 
 
 def test_calendar_silent_on_a_decades_long_archive_of_distinct_pages():
@@ -539,6 +559,26 @@ def test_internal_search_silent_on_lists_whose_search_box_is_empty():
     assert _one(_findings(internal_search, content_rows() + bots(box, bytes=5000)))[s.PATTERN] == "/search?page&q"
 
 
+def test_internal_search_fires_on_a_search_trap_with_ads_landing_on_a_few_of_its_pages():
+    # 600 junk searches crawled again and again; ads land people on 12 of them, 400 visits:
+    # people's share of the requests passes a tenth, but they read 2% of the pages
+    junk = [(f"/search?q=junk{i}&lang=en", 5000 + 7 * i) for i in range(600)]
+    crawled = [{**BOT, s.URL: u, s.BYTES: b} for u, b in junk] * 5
+    ads = [{**HUMAN, s.URL: f"{junk[i % 12][0]}&gclid=ad{i}", s.BYTES: junk[i % 12][1]}
+           for i in range(400)]
+    row = _one(_findings(internal_search, content_rows() + crawled + ads))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/search?lang&q", 3000)
+
+
+def test_internal_search_fires_on_dspace_discovery_with_an_empty_box():
+    # DSpace's faceted discovery: an empty `query=` and free-text filters, endless
+    urls = [f"/discover?query=&filtertype=subject&filter=topic+{i}" for i in range(300)]
+    row = _one(_findings(internal_search, content_rows() + bots(urls, bytes=5000)))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/discover?filter&filtertype&query", 300)
+    sections = [f"/discover/travel-{i}" for i in range(300)]  # a section's pages, no query
+    assert _findings(internal_search, content_rows() + bots(sections, bytes=5000)).height == 0
+
+
 def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     # a portal's 60 landing pages /search?city=&type=, each its own listing, crawled again
     # and again (5 bot fetches each) and read by people (a fifth of the requests): its
@@ -556,6 +596,12 @@ def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     # utm_*), a pattern of its own (`...&{tracking}`), and the same pages
     ads = [{**r, s.URL: f"{r[s.URL]}&gclid=Cj0K{i}x&utm_source=google"} for i, r in enumerate(read)]
     assert _findings(internal_search, content_rows() + crawled + ads).height == 0
+    # crawlers following a newsletter's tagged links to the same pages fetch no page more
+    # often: the twin lends people's requests only (its bot fetches made the pages look
+    # unread, and `Disallow: /search?*&` blocked them)
+    tagged = [{**BOT, s.URL: f"{u}&utm_source=newsletter&utm_medium=email", s.BYTES: b}
+              for u, b in pages] * 6
+    assert _findings(internal_search, content_rows() + crawled + read + tagged).height == 0
     # fetched as often, but by crawlers alone: a crawl of search pages, named
     row = _one(_findings(internal_search, content_rows() + crawled))
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["bot_requests_per_url"]) == (

@@ -50,19 +50,20 @@ _DATE = (
 
 
 # a year and a month in parameters of their own (JEvents' `task=month.calendar&year=&month=`,
-# MediaWiki calendars), the names in English, German, French or Spanish
-_YEAR_PARAM = r"(?i)[?&;](?:year|yr|y|jahr|annee|anio|ano)=([12][0-9]{3})(?:[&;#]|$)"
-_MONTH_PARAM = r"(?i)[?&;](?:month|mon|mo|m|monat|mois|mes)=(1[0-2]|0?[1-9])(?:[&;#]|$)"
+# MediaWiki calendars), the names in English, German, French or Spanish, written out: a map
+# tile's `?x=&y=2817&m=2` (row and layer) is no date
+_YEAR_PARAM = r"(?i)[?&;](?:year|jahr|annee|anio|ano)=([12][0-9]{3})(?:[&;#]|$)"
+_MONTH_PARAM = r"(?i)[?&;](?:month|monat|mois|mes)=(1[0-2]|0?[1-9])(?:[&;#]|$)"
 
 
 def dated(urls: pl.DataFrame) -> pl.DataFrame:
     """Add `year` and `month` (null when the URL carries no date) and `months` (year*12+month-1).
 
     >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
-    ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&m=12",
-    ...         "/c?year=2030"]
+    ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&month=12",
+    ...         "/c?year=2030", "/tiles?x=4410&y=2817&z=13&m=2"]
     >>> dated(pl.DataFrame({"url": urls}))["months"].to_list()
-    [24855, 24230, 24292, None, None, 24855, 24371, None]
+    [24855, 24230, 24292, None, None, 24855, 24371, None, None]
     """
     parts = pl.col(s.URL).str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)

@@ -2,10 +2,11 @@
 
 A pattern is a facet trap when
 
-- at least `facets_min_params` of its parameters take more than one value in its sampled URLs
-  (tracking and session names not counted), or at least two names appear in more than one
-  order. Parameters that never change are no filters: a calendar's `?option=events&task=month`
-  beside its `year=` and `month=` is one varying date, not three facets combined,
+- its URLs carry at least `facets_min_params` parameter names (tracking and session names not
+  counted), at least two of which take more than one value in its sampled URLs (a date's
+  parts, `year=` and `month=`, not counted: a calendar's `?option=events&task=month&year=
+  &month=` is one varying date, not filters combined), or at least two names appear in more
+  than one order,
 - at least `facets_min_urls` distinct URLs were sampled, and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
@@ -37,14 +38,19 @@ ADVICE = (
 )
 
 
+# A date's parts, which vary together as one value: a calendar's, not filters combined
+_DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio)$"
+
+
 def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.DataFrame:
     """Per pattern, how many of its parameters take more than one value in its sampled URLs
-    ("varying_params"; tracking and session names not counted).
+    ("varying_params"; tracking and session names, and a date's parts, not counted).
 
-    >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?month&option&year", "url": [
-    ...     "/c?option=cal&year=2024&month=1", "/c?option=cal&year=2031&month=5&gclid=x"]})
+    >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?color&month&option&year", "url": [
+    ...     "/c?option=cal&year=2024&month=1&color=red",
+    ...     "/c?option=cal&year=2031&month=5&color=blue&gclid=x"]})
     >>> _varying(urls, [], Settings())["varying_params"].to_list()
-    [2]
+    [1]
     """
     pair = pl.col("_pair").str.splitn("=", 2)
     name = pair.struct.field("field_0")
@@ -54,7 +60,7 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
     return (
         urls.select(*_shape.KEYS, _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")
-        .filter((pl.col("_pair") != "") & ~tracking)
+        .filter((pl.col("_pair") != "") & ~tracking & ~name.str.contains(_DATE_PARTS))
         .group_by(*_shape.KEYS, name.alias("_name"))
         .agg(pair.struct.field("field_1").fill_null("").n_unique().alias("_values"))
         .group_by(_shape.KEYS)
@@ -122,7 +128,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .filter(
             (
-                (pl.col("varying_params") >= settings.facets_min_params)
+                ((pl.col("param_count") >= settings.facets_min_params)
+                 & (pl.col("varying_params") >= 2))
                 | (pl.col("name_orders") >= 2)
             )
             & (pl.col("sampled_urls") >= settings.facets_min_urls)
