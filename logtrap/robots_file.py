@@ -225,8 +225,9 @@ def render(
             title,
             "# Each rule blocks every logged URL of its trap and none of the "
             f"{content_count:,} known content URLs",
-            "# (the sitemap's and the pages the log shows people reading; checked with an",
-            "# RFC 9309 matcher). Pages neither names are not known: --sitemap adds them.",
+            "# (the sitemap's, and pages the log shows people or a verified search engine",
+            "# fetching outside the trapped patterns; checked with an RFC 9309 matcher).",
+            "# Pages neither names are not known: --sitemap adds them.",
             "# robots.txt does not remove indexed URLs: serve noindex first, then disallow.",
         ]
     for i, line in enumerate(lines):
