@@ -180,9 +180,43 @@ def test_facets_fires_on_two_filters_beside_parameters_that_never_change():
     subsets = [",".join(c) for n in (1, 2, 3) for c in itertools.combinations(colors, n)]
     urls = [f"/index.php?option=com_shop&view=category&color={c}&size={z}"
             for c in subsets for z in sizes]
-    row = _one(_findings(facets, content_rows() + bots(urls, bytes=15230)))
-    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/index.php?color&option&size&view", 99)
-    assert (row["evidence"]["param_count"], row["evidence"]["varying_params"]) == (4, 2)
+    # one filter at a time too: the path's other parameter sets
+    alone = ([f"/index.php?option=com_shop&view=category&color={c}" for c in subsets]
+             + [f"/index.php?option=com_shop&view=category&size={z}" for z in sizes])
+    found = _findings(facets, content_rows() + bots(urls + alone, bytes=15230))
+    row = _one(found.filter(pl.col(s.PATTERN) == "/index.php?color&option&size&view"))
+    assert row[s.WASTED_REQUESTS] == 99
+    ev = row["evidence"]
+    assert (ev["param_count"], ev["varying_params"], ev["param_sets"]) == (4, 2, 3)
+
+
+def test_facets_silent_on_a_pagination_trap_over_two_filters():
+    # a job board's listings by location and category, paged past their last page onto one
+    # empty page: pagination's trap (facets called it critical, and its `Disallow: /jobs?*&*&`
+    # blocked every real page 2 and 3)
+    listings = [(loc, cat) for loc in ("berlin", "paris", "rome", "oslo") for cat in ("it", "ops", "law")]
+    past = [f"/jobs?location={loc}&category={cat}&page={p}" for loc, cat in listings for p in range(4, 40)]
+    real = [(f"/jobs?location={loc}&category={cat}&page={p}", 30000 + 977 * i + 31 * p)
+            for i, (loc, cat) in enumerate(listings) for p in (2, 3)]
+    first = [(f"/jobs?location={loc}&category={cat}", 31000 + 977 * i) for i, (loc, cat) in enumerate(listings)]
+    rows = (bots(past, bytes=4100) + [{**BOT, s.URL: u, s.BYTES: b} for u, b in real + first]
+            + [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in real + first]
+            + bots([f"/jobs?q=word{i}&location=berlin" for i in range(30)], bytes=5000))
+    assert _findings(facets, content_rows() + rows).height == 0
+    assert _one(_findings(pagination, content_rows() + rows))[s.PATTERN] == "/jobs?category&location&page"
+
+
+def test_facets_silent_on_one_forms_pages_of_one_template():
+    # a currency converter: /convert?amount=&from=&to=, always these fields in this order,
+    # 3,480 real pages whose sizes fall within 80 bytes, read by people (it was a critical
+    # facets trap whose `Disallow: /convert?*&*&` blocked all of them)
+    codes = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "SEK", "NOK", "PLN"]
+    pages = [(f"/convert?amount={a}&from={f}&to={to}", 9000 + (a * 7 + i * 13) % 80)
+             for a in (1, 5, 10, 50, 100, 500) for i, (f, to) in
+             enumerate((f, to) for f in codes for to in codes if f != to)]
+    rows = ([{**BOT, s.URL: u, s.BYTES: b} for u, b in pages]
+            + [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[::3]])
+    assert _findings(facets, content_rows() + rows).height == 0
 
 
 def test_calendar_silent_on_map_tiles_whose_row_and_layer_look_like_a_year_and_a_month():

@@ -2,11 +2,13 @@
 
 A pattern is a facet trap when
 
-- its URLs carry at least `facets_min_params` parameter names (tracking and session names not
-  counted), at least two of which take more than one value in its sampled URLs (a date's
-  parts, `year=` and `month=`, not counted: a calendar's `?option=events&task=month&year=
-  &month=` is one varying date, not filters combined), or at least two names appear in more
-  than one order,
+- its URLs carry at least `facets_min_params` parameter names (tracking and session names, a
+  date's parts and a list's page not counted: a calendar's `?option=events&task=month&year=
+  &month=` is one varying date, a job board's `?location=&category=&page=` two filters and
+  pagination's trap), at least two of which take more than one value in its sampled URLs, on
+  a path with at least `_MIN_PARAM_SETS` parameter sets (filters are combined one, two, three
+  at a time; a form always sending the same fields is one template's pages); or at least two
+  names appear in more than one order,
 - at least `facets_min_urls` distinct URLs were sampled, and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
@@ -38,13 +40,23 @@ ADVICE = (
 )
 
 
-# A date's parts, which vary together as one value: a calendar's, not filters combined
-_DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio)$"
+# Filters are picked one, two, three at a time: the path shows several parameter sets (its
+# patterns with other parameter combinations). One form always sending the same fields
+# (a currency converter's `?amount=&from=&to=`, a map's `?lat=&lng=&zoom=`) is pages of one
+# template, however alike their sizes (judgement: the bare path, one filter, two)
+_MIN_PARAM_SETS = 3
+# Parameters that are no filters: a date's parts, which vary together as one value (a
+# calendar's), and a list's page, whose empty pages past the last one are pagination's trap
+_NOT_FILTERS = (
+    r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio"
+    r"|page|pg|paged|pagenum|start|offset)$"
+)
 
 
 def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.DataFrame:
     """Per pattern, how many of its parameters take more than one value in its sampled URLs
-    ("varying_params"; tracking and session names, and a date's parts, not counted).
+    ("varying_params"; tracking and session names, a date's parts and a list's page not
+    counted).
 
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?color&month&option&year", "url": [
     ...     "/c?option=cal&year=2024&month=1&color=red",
@@ -60,7 +72,7 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
     return (
         urls.select(*_shape.KEYS, _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")
-        .filter((pl.col("_pair") != "") & ~tracking & ~name.str.contains(_DATE_PARTS))
+        .filter((pl.col("_pair") != "") & ~tracking & ~name.str.contains(_NOT_FILTERS))
         .group_by(*_shape.KEYS, name.alias("_name"))
         .agg(pair.struct.field("field_1").fill_null("").n_unique().alias("_values"))
         .group_by(_shape.KEYS)
@@ -84,7 +96,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = (
         _shape.pattern_totals(traffic)
         .with_columns(
-            names.list.eval(pl.element().filter(~pl.element().str.to_lowercase().is_in(ignored)))
+            names.list.eval(pl.element().filter(
+                ~pl.element().str.to_lowercase().is_in(ignored) & ~pl.element().str.contains(_NOT_FILTERS)
+            ))
             .alias("params"),
             _shape.path_of(pl.col(s.PATTERN)).alias("path"),
         )
@@ -129,7 +143,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(
             (
                 ((pl.col("param_count") >= settings.facets_min_params)
-                 & (pl.col("varying_params") >= 2))
+                 & (pl.col("varying_params") >= 2)
+                 & (pl.col("param_sets") >= _MIN_PARAM_SETS))
                 | (pl.col("name_orders") >= 2)
             )
             & (pl.col("sampled_urls") >= settings.facets_min_urls)
