@@ -241,6 +241,7 @@ _NAME_BOT_WORD = (
     r"|scanner|checker|validator|monitor|preview|reader|favicon)[a-z0-9_\-]*)"
 )
 _NAME_COMPATIBLE = r"compatible;\s*([A-Za-z][A-Za-z0-9._\-]*(?: [A-Za-z][A-Za-z0-9._\-]*)*)\s*[/;)]"
+_NAME_AFTER_MOZILLA = r"(?i)^mozilla/[\d.]+\s+([A-Za-z][A-Za-z0-9._\-]*)"
 _NAME_FIRST_TOKEN = r"^[\s\"'\\]*(?:user-agent\s*:\s*)?([A-Za-z][A-Za-z0-9._\-!]*(?: [A-Za-z][A-Za-z0-9._\-]*)?)"
 
 
@@ -428,8 +429,10 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
         t.str.extract(_NAME_COMPATIBLE, 1).str.strip_chars(),
         t.str.extract(_NAME_FIRST_TOKEN, 1).str.strip_chars(),
     )
-    generic_name = pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent", "msie"]).not_()).then(
-        generic_name
+    generic_name = pl.coalesce(
+        pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent", "msie"]).not_())
+        .then(generic_name),
+        t.str.extract(_NAME_AFTER_MOZILLA, 1),  # "Mozilla/5.0 QGIS/33400/...": QGIS
     )
     unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
     stages.append((

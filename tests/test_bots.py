@@ -60,6 +60,9 @@ BOTS = [
      "unknown"),
     ("Apache-HttpClient/4.5.13 (Java/11.0.8)", "Apache-HttpClient", "tool"),
     ("Wget/1.21", "Wget", "tool"),
+    # a bare "Mozilla/5.0" and a product: named by the product (it was "(unknown)", which
+    # every unnamed agent shares, and no server rule could single it out)
+    ("Mozilla/5.0 QGIS/33400/Windows 10 Version 2009", "QGIS", "unknown"),
     ("python-requests/2.31.0", "python-requests", "tool"),
     ("Go-http-client/1.1", "Go-http-client", "tool"),
     ("Scrapy/2.11.0 (+https://scrapy.org)", "Scrapy", "tool"),
