@@ -50,7 +50,9 @@ beyond one (the page), and to redirects and errors. Real pages among a trap's UR
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
 sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
-site already does what the advice asks), or where people made half of its requests or more (a
+site already does what the advice asks) or 301 or 308 (a retired host's or a moved site's old
+URLs, found bit by bit: crawlers follow them to the new ones; `robots` gives them no rule), or
+where people made half of its requests or more (a
 live page's polling API `?since=<time>`, which crawlers fetch while rendering the page: a part
 of the site that works, and blocking it would break their rendering); never critical, as the growth is a sign that a trap's
 own kind names.
@@ -82,8 +84,8 @@ HOST_ADVICE = (
 )
 
 _KEYS = [s.HOST, s.PATTERN]
-# A pattern this share of whose requests answer 404 or 410 is gone, a growth with no fix to
-# ask for (judgement: a few may have answered before the pages went)
+# A pattern this share of whose requests answer 404 or 410 is gone (or 301 or 308, moved), a
+# growth with no fix to ask for (judgement: a few may have answered before the pages went)
 _GONE_SHARE = 0.9
 # A pattern people make this share of the requests to is the site's own working part (a live
 # page's polling API, fetched by crawlers rendering the page): a growth worth a look, not an
@@ -223,9 +225,10 @@ def _pattern_findings(
     # a warning whatever its share: one trap split over many patterns (filters in every order,
     # each its own pattern) is a sliver in each, and would go unheard. Info where nearly every
     # request was answered 404 or 410: crawlers drop those URLs, and nothing is asked of anyone
+    total = pl.col(s.REQUESTS).sum().clip(lower_bound=1)
     gone = traffic.statuses.group_by(_KEYS).agg(
-        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([404, 410])).sum()
-         / pl.col(s.REQUESTS).sum().clip(lower_bound=1)).alias("_gone")
+        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([404, 410])).sum() / total).alias("_gone"),
+        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([301, 308])).sum() / total).alias("_moved"),
     )
     rows = rows.join(gone, on=_KEYS, how="left")
     return f.finding_rows(
@@ -233,6 +236,7 @@ def _pattern_findings(
         rows,
         severity=pl.when(
             (pl.col("_gone").fill_null(0.0) >= _GONE_SHARE)
+            | (pl.col("_moved").fill_null(0.0) >= _GONE_SHARE)
             | (pl.col(s.HUMAN_REQUESTS) >= _PEOPLE_SHARE * pl.col(s.REQUESTS))
         ).then(pl.lit("info")).otherwise(pl.lit("warning")),
         evidence=[
