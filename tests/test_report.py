@@ -288,6 +288,38 @@ def test_a_finding_without_pattern_is_about_the_whole_host():
     assert "WARNING fake_bot www.example.net (whole host)" in console.export_text()
 
 
+def test_findings_of_one_kind_under_one_folder_are_counted_past_the_first_three():
+    # a filter trap on a shop's collections is a finding per parameter set: 129 of them
+    # filled the terminal; the first three of each kind and folder are shown, the rest counted
+    from rich.console import Console
+
+    from logtrap.findings import Finding, to_frame
+
+    def finding(kind, severity, pattern, wasted):
+        return Finding(kind, severity, "-", pattern, wasted, wasted, ("/x",), {}, "Fix it.")
+
+    sets = ["a&b", "a&c", "b&c", "a&b&c", "a&b&d"]
+    findings = to_frame(
+        [finding("growing_pattern", "warning", f"/collections/{{slug}}?{q}", 100 - i) for i, q in enumerate(sets)]
+        + [finding("growing_pattern", "info", "/collections/lotus?a&b", 10),
+           finding("facets", "info", "/collections/{slug}?a&b", 50),
+           finding("growing_pattern", "warning", "/blog/{slug}?p", 5)])
+    console = Console(width=200, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(f.rank(findings)))
+    text = console.export_text()
+    headings = [line for line in text.splitlines() if line.startswith(("WARNING", "INFO", "..."))]
+    assert headings == [
+        "WARNING growing_pattern /collections/{slug}?a&b",
+        "WARNING growing_pattern /collections/{slug}?a&c",
+        "WARNING growing_pattern /collections/{slug}?b&c",
+        "WARNING growing_pattern /blog/{slug}?p",
+        "INFO facets /collections/{slug}?a&b",
+        "... 3 more growing_pattern findings under /collections/ (2 warning, 1 info): other "
+        "patterns of the same trap, most likely (all of them: --json, --markdown)",
+    ]
+    assert text.startswith("Findings: 0 critical, 6 warning, 2 info")
+
+
 def test_requests_without_a_url_have_a_named_pattern_in_every_table(tmp_path):
     # a 408 for a connection that sent nothing ("-" as request line) has no URL, so its
     # pattern is the empty string: the JSON keeps it, the tables name it

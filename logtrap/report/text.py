@@ -268,8 +268,28 @@ def _host(host: str) -> str:
     return safe(host, SHOWN_CHARS) if host else "(no host)"
 
 
+# Findings of one kind under one path shown in full before the rest are counted in one line:
+# a filter trap on a shop's collections is a finding per parameter set, 60 and more
+SHOWN_PER_ROOT = 3
+
+
+def trap_root(pattern: str | None) -> str:
+    """The folder a pattern's variable part lies in: the path up to its first placeholder
+    segment, or up to its last "/" (a collection named in full is one of its folder's).
+
+    >>> trap_root("/collections/{slug}?filter&sort_by"), trap_root("/collections/lotus?filter")
+    ('/collections/', '/collections/')
+    >>> trap_root("/u/r/src/commit/{hex}/tests/a.py"), trap_root("/search?q"), trap_root(None)
+    ('/u/r/src/commit/', '/', '')
+    """
+    path = (pattern or "").split("?", 1)[0]
+    cut = path.find("{")
+    return path[: path.rfind("/", 0, len(path) if cut < 0 else cut) + 1]
+
+
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
-    """Findings by severity, each with its evidence, fix and example URLs."""
+    """Findings by severity, each with its evidence, fix and example URLs; past the first
+    `SHOWN_PER_ROOT` of one kind under one path (`trap_root`), a count."""
     records = f.to_records(findings)
     counts = {sev: sum(1 for x in records if x.severity == sev) for sev in s.SEVERITIES}
     if not records:
@@ -278,7 +298,14 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
         "[bold]Findings[/bold]: "
         + ", ".join(f"{counts[sev]} {sev}" for sev in reversed(s.SEVERITIES))
     ]
+    shown: dict[tuple[str, str | None, str], int] = {}
+    hidden: dict[tuple[str, str | None, str], list[str]] = {}
     for x in records:
+        group = (x.kind, x.host, trap_root(x.pattern))
+        shown[group] = shown.get(group, 0) + 1
+        if x.pattern is not None and shown[group] > SHOWN_PER_ROOT:
+            hidden.setdefault(group, []).append(x.severity)
+            continue
         style = SEVERITY_STYLE.get(x.severity, "")
         parts = [_host(x.host)] if x.host not in (None, "-") else []
         parts.append(finding_subject(x.kind, x.pattern, x.evidence,
@@ -291,6 +318,11 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
             out.append(f"  Fix: {safe(x.advice)}")
         for i, url in enumerate(x.examples):
             out.append(f"  {'Examples:' if i == 0 else '         '} {safe(url, SHOWN_CHARS)}")
+    for (kind, host, root), severities in hidden.items():
+        where = (f"{_host(host)} " if host not in (None, "-") else "") + safe(root or "/")
+        by = ", ".join(f"{severities.count(v)} {v}" for v in reversed(s.SEVERITIES) if v in severities)
+        out.append(f"\n... {len(severities)} more {kind} findings under {where} ({by}): other "
+                   "patterns of the same trap, most likely (all of them: --json, --markdown)")
     return out
 
 
