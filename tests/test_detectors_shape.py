@@ -611,6 +611,10 @@ def test_internal_search_fires_on_dspace_discovery_with_an_empty_box():
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/discover?filter&filtertype&query", 300)
     sections = [f"/discover/travel-{i}" for i in range(300)]  # a section's pages, no query
     assert _findings(internal_search, content_rows() + bots(sections, bytes=5000)).height == 0
+    # an events site's Discover listings: no search parameter, no search
+    listings = [(f"/discover?category=c{i % 30}&page={i // 30 + 1}", 9000 + 37 * i) for i in range(300)]
+    rows = [{**BOT, s.URL: u, s.BYTES: b} for u, b in listings]
+    assert _findings(internal_search, content_rows() + rows).height == 0
 
 
 def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
@@ -626,6 +630,10 @@ def test_internal_search_silent_on_a_fixed_set_of_pages_named_like_a_search():
     formed = [{**r, s.URL: "/search?" + "&".join(reversed(r[s.URL].split("?")[1].split("&")))}
               for r in read]
     assert _findings(internal_search, content_rows() + crawled + formed).height == 0
+    # people read only the popular pages (5 of 60 here), making a fifth of the
+    # requests: still read landing pages
+    popular = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[:5]] * 17
+    assert _findings(internal_search, content_rows() + crawled + popular).height == 0
     # people come from ads and campaigns: each visit with a click id of its own (gclid,
     # utm_*), a pattern of its own (`...&{tracking}`), and the same pages
     ads = [{**r, s.URL: f"{r[s.URL]}&gclid=Cj0K{i}x&utm_source=google"} for i, r in enumerate(read)]

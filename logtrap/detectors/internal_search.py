@@ -2,7 +2,7 @@
 
 A pattern is internal search when it has a search parameter (`q`, `s`, `search`, `query`,
 `keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
-`/search/results`, `/suche`, `/recherche`, `/buscar`; DSpace's `/discover?`), at least
+`/search/results`, `/suche`, `/recherche`, `/buscar`; DSpace's `/discover?query=`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
 requests. Named by its parameter alone, most of its URLs must search for something: Gitea's
 issue lists carry an empty `q=` on every link. Search results are infinite and duplicate real
@@ -11,8 +11,7 @@ pages, so every bot fetch is wasted.
 Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
 landing pages, a glossary's `?term=`. Crawlers come back to those again and again (more
 than `internal_search_max_revisits` bot requests per URL), and people read the same URLs (at
-least `internal_search_page_human_share` of the requests to the sampled URLs bots fetched,
-on at least a tenth of those pages);
+least `internal_search_page_human_share` of the requests to the sampled URLs bots fetched);
 search results crawled from links are new URLs nearly every fetch, and the searches people
 type are other URLs than the popular ones crawlers follow from links.
 """
@@ -42,25 +41,26 @@ _TERM = rf"(?i)^{_NAMES}=[^&]"  # a search parameter with a value: something was
 # Of a pattern named a search by its parameters alone, at least this share of the sampled
 # URLs must search for something: Gitea links every issue list with an empty `q=` (judgement)
 _MIN_TERM_SHARE = 0.5
-# Landing pages are read: people fetch at least this share of the pages crawlers come back
-# to. Ads landing people on 12 of a search trap's 600 crawled pages made it look read (judgement)
+# People arriving from ads (the tracked twin) count toward a landing page's readers where they
+# fetch at least this share of the pages crawlers come back to: ads landing people on 12 of a
+# search trap's 600 crawled pages made it look read (judgement)
 _PAGES_READ = 0.1
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
-# a search page by its name when it takes parameters (DSpace's `/discover?query=&filter=`): a
-# `/discover/travel` section is pages
-_QUERIED_PATH = r"(?i)(?:^|/)discover\?"
+# a search page by its name with DSpace's parameters (`/discover?query=&filter=`): an events
+# site's `/discover?category=&page=` is listings, `/discover/travel` pages
+_QUERIED_PATH = r"(?i)(?:^|/)discover\?(?:.*&)?(?:query|filtertype|scope)(?:&|$)"
 
 
 def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Per pattern, people's share of the requests to the sampled URLs bots fetched, where
-    people read at least `_PAGES_READ` of those pages (else 0): a landing page both read,
-    while the searches people type are other URLs than the ones crawlers follow from links,
-    and ads landing on a few of a search trap's pages leave the rest unread.
+    """Per pattern, people's share of the requests to the sampled URLs bots fetched: a
+    landing page both read, while the searches people type are other URLs than the ones
+    crawlers follow from links.
 
     People arriving from ads and campaigns add a click id (`gclid`, `utm_*`): their URLs are
     another pattern (`/search?city&type&{tracking}`) and are the same pages without it. The
-    twin lends its people's requests only: crawlers following a newsletter's tagged links
-    fetch no landing page more often.
+    twin lends its people's requests only (crawlers following a newsletter's tagged links
+    fetch no landing page more often), and only where people read at least `_PAGES_READ` of
+    the crawled pages: ads landing people on 12 of a search trap's 600 pages leave it unread.
     """
     page = pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), _page_query(settings))
     base = _untracked(pl.col(s.PATTERN)).alias("_base")
@@ -76,19 +76,26 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings)
             pl.when(twin).then(0).otherwise(pl.col(s.BOT_REQUESTS)).alias(s.BOT_REQUESTS),
             pl.when(twin).then(pl.col(s.HUMAN_REQUESTS)).otherwise(pl.col(s.REQUESTS))
             .alias(s.REQUESTS),
+            pl.when(twin).then(0).otherwise(pl.col(s.HUMAN_REQUESTS)).alias("_own_people"),
+            pl.when(twin).then(0).otherwise(pl.col(s.REQUESTS)).alias("_own_requests"),
         )
         .group_by(*_shape.KEYS, page.alias("_page"))
-        .agg(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum())
+        .agg(pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, "_own_people", "_own_requests").sum())
         .group_by(_shape.KEYS)
         .agg(
             (pl.col(s.HUMAN_REQUESTS).filter(crawled).sum()
              / pl.col(s.REQUESTS).filter(crawled).sum().clip(lower_bound=1)).alias("_share"),
+            (pl.col("_own_people").filter(crawled).sum()
+             / pl.col("_own_requests").filter(crawled).sum().clip(lower_bound=1)).alias("_own_share"),
             (pl.col(s.HUMAN_REQUESTS) > 0).filter(crawled).mean().alias("_pages_read"),
         )
         .select(
             *_shape.KEYS,
+            # people on the pattern's own URLs count whatever pages they read (the popular
+            # landing pages); with the twin's, arriving from ads an advertiser points at a
+            # few pages, only where they read a tenth of them
             pl.when(pl.col("_pages_read").fill_null(0.0) >= _PAGES_READ).then(pl.col("_share"))
-            .otherwise(0.0).alias("_people_share"),
+            .otherwise(pl.col("_own_share")).alias("_people_share"),
         )
     )
 
