@@ -206,6 +206,27 @@ def test_facets_silent_on_a_pagination_trap_over_two_filters():
     assert _one(_findings(pagination, content_rows() + rows))[s.PATTERN] == "/jobs?category&location&page"
 
 
+def test_facets_fires_on_a_filter_form_sending_every_field_onto_one_empty_page():
+    # a GET form sends colour, size and sort every time, in one order: one set of filters,
+    # and 80% of its combinations answer "no products match"
+    urls = [(f"/shop?color={c}&size={z}&sort={o}", 4100 if (i % 5) else 20000 + 37 * i)
+            for i, (c, z, o) in enumerate((c, z, o) for c in range(12) for z in range(8) for o in range(3))]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in urls]
+    row = _one(_findings(facets, rows))
+    assert (row[s.PATTERN], row["evidence"]["param_sets"], row["evidence"]["name_orders"]) == (
+        "/shop?color&size&sort", 1, 1)
+
+
+def test_facets_counts_a_lone_year_or_day_as_a_filter():
+    # used cars by make, model and year (a year alone is a filter, not a date) on a path
+    # whose makes and models are also filtered alone
+    urls = [f"/cars?make=m{m}&model=x{x}&year={2000 + y}" for m in range(6) for x in range(5) for y in range(10)]
+    urls += [f"/cars?make=m{m}" for m in range(6)] + [f"/cars?make=m{m}&model=x{x}" for m in range(6) for x in range(5)]
+    row = _one(_findings(facets, content_rows() + bots(urls, bytes=4100)))
+    assert (row[s.PATTERN], row["evidence"]["params"], row["evidence"]["param_sets"]) == (
+        "/cars?make&model&year", "make&model&year", 3)
+
+
 def test_facets_silent_on_one_forms_pages_of_one_template():
     # a currency converter: /convert?amount=&from=&to=, always these fields in this order,
     # 3,480 real pages whose sizes fall within 80 bytes, read by people (it was a critical
@@ -217,6 +238,10 @@ def test_facets_silent_on_one_forms_pages_of_one_template():
     rows = ([{**BOT, s.URL: u, s.BYTES: b} for u, b in pages]
             + [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[::3]])
     assert _findings(facets, content_rows() + rows).height == 0
+    # with its form page and people arriving from ads: no other sets of filters
+    ads = [{**HUMAN, s.URL: f"{u}&gclid=a{i}&utm_source=google", s.BYTES: b} for i, (u, b) in enumerate(pages[::7])]
+    form = [{**HUMAN, s.URL: "/convert", s.BYTES: 7000}] * 20
+    assert _findings(facets, content_rows() + rows + ads + form).height == 0
 
 
 def test_calendar_silent_on_map_tiles_whose_row_and_layer_look_like_a_year_and_a_month():
@@ -355,7 +380,9 @@ def test_facets_fires_on_filters_in_every_order():
         "facets", "/section/{n}/?color&size&sort", 240, 235)  # fmt: skip
     ev = row["evidence"]
     assert (ev["param_count"], ev["name_orders"], ev["distinct_sizes"], ev["urls_per_size"]) == (3, 2, 5, 48.0)
-    assert ev["param_sets"] == 3  # ?page, ?color&size&sort and the bare section on the same path
+    # one set of filters on the path (the bare section and its ?page are none): found by the
+    # two orders its names come in
+    assert ev["param_sets"] == 1
 
 
 def large_facets(sizes: int) -> list[dict]:

@@ -2,21 +2,23 @@
 
 A pattern is a facet trap when
 
-- its URLs carry at least `facets_min_params` parameter names (tracking and session names, a
-  date's parts and a list's page not counted: a calendar's `?option=events&task=month&year=
-  &month=` is one varying date, a job board's `?location=&category=&page=` two filters and
-  pagination's trap), at least two of which take more than one value in its sampled URLs, on
-  a path with at least `_MIN_PARAM_SETS` parameter sets (filters are combined one, two, three
-  at a time; a form always sending the same fields is one template's pages); or at least two
-  names appear in more than one order,
+- its URLs carry at least `facets_min_params` filters (`_filters`: tracking and session
+  names, a list's page and the parts of a date not counted: a calendar's `?option=events&
+  task=month&year=&month=` is one varying date, a job board's `?location=&category=&page=`
+  two filters and pagination's trap), at least two of which take more than one value in its
+  sampled URLs, on a path with at least `_MIN_PARAM_SETS` sets of filters (filters are
+  combined one, two, three at a time; a form always sending the same fields is one
+  template's pages) or with one answer to at least `_TOP_SIZE_SHARE` of its URLs (a filter
+  form sending every field onto "no products match"); or at least two names appear in more
+  than one order,
 - at least `facets_min_urls` distinct URLs were sampled, and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
 
 A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
 Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
-Evidence also counts the pattern's sibling parameter sets (patterns on the same path with
-other parameter combinations) and the distinct orders the names were seen in.
+Evidence also counts the path's sets of filters (`param_sets`: its patterns with other
+filter combinations) and the distinct orders the names were seen in.
 """
 
 from __future__ import annotations
@@ -40,23 +42,44 @@ ADVICE = (
 )
 
 
-# Filters are picked one, two, three at a time: the path shows several parameter sets (its
-# patterns with other parameter combinations). One form always sending the same fields
-# (a currency converter's `?amount=&from=&to=`, a map's `?lat=&lng=&zoom=`) is pages of one
-# template, however alike their sizes (judgement: the bare path, one filter, two)
+# Filters are picked one, two, three at a time: the path shows several sets of filters (its
+# patterns with other filter combinations; the bare path and the tracked twins are none). One
+# form always sending the same fields (a currency converter's `?amount=&from=&to=`, a map's
+# `?lat=&lng=&zoom=`) is pages of one template, however alike their sizes (judgement: one
+# filter, another, both)...
 _MIN_PARAM_SETS = 3
-# Parameters that are no filters: a date's parts, which vary together as one value (a
-# calendar's), and a list's page, whose empty pages past the last one are pagination's trap
-_NOT_FILTERS = (
-    r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio"
-    r"|page|pg|paged|pagenum|start|offset)$"
-)
+# ...unless one answer is a good share of its URLs: a filter form sending every field, empty
+# ones too, onto "no products match" (83% of a trap's URLs; 1.7% of a converter's, whose pages
+# merely fall within 80 bytes of each other; judgement)
+_TOP_SIZE_SHARE = 0.25
+# Parameters that are no filters: a list's page, whose empty pages past the last one are
+# pagination's trap; and a date's parts where two or more of them vary together as one value
+# (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
+_PAGE = r"(?i)^(?:page|pg|paged|pagenum|start|offset)$"
+_DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio)$"
+
+
+def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
+    """A list of parameter names -> the filters among them (`_PAGE`, `_DATE_PARTS`).
+
+    >>> names = pl.Series([["make", "model", "year"], ["option", "task", "year", "month"],
+    ...                    ["page", "q", "sid"], [""]])
+    >>> pl.select(_filters(names, ["sid"])).to_series().to_list()
+    [['make', 'model', 'year'], ['option', 'task'], ['q'], []]
+    """
+    kept = names.list.eval(pl.element().filter(
+        (pl.element() != "") & ~pl.element().str.to_lowercase().is_in(ignored)
+        & ~pl.element().str.contains(_PAGE)
+    ))
+    dates = kept.list.eval(pl.element().str.contains(_DATE_PARTS)).list.sum()
+    return pl.when(dates >= 2).then(
+        kept.list.eval(pl.element().filter(~pl.element().str.contains(_DATE_PARTS)))
+    ).otherwise(kept)
 
 
 def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.DataFrame:
-    """Per pattern, how many of its parameters take more than one value in its sampled URLs
-    ("varying_params"; tracking and session names, a date's parts and a list's page not
-    counted).
+    """Per pattern, how many of its filters (`_filters`; tracking and session names not
+    counted) take more than one value in its sampled URLs ("varying_params").
 
     >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?color&month&option&year", "url": [
     ...     "/c?option=cal&year=2024&month=1&color=red",
@@ -69,12 +92,19 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
     tracking = name.str.to_lowercase().str.starts_with("utm_") | name.str.to_lowercase().is_in(
         [*ignored, *tracking_names(settings)]
     )
-    return (
+    per_name = (
         urls.select(*_shape.KEYS, _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")
-        .filter((pl.col("_pair") != "") & ~tracking & ~name.str.contains(_NOT_FILTERS))
+        .filter((pl.col("_pair") != "") & ~tracking)
         .group_by(*_shape.KEYS, name.alias("_name"))
         .agg(pair.struct.field("field_1").fill_null("").n_unique().alias("_values"))
+    )
+    names = per_name.group_by(_shape.KEYS).agg(pl.col("_name")).select(
+        *_shape.KEYS, _filters(pl.col("_name"), []).alias("_filters")
+    )
+    return (
+        per_name.join(names, on=_shape.KEYS)
+        .filter(pl.col("_filters").list.contains(pl.col("_name")))
         .group_by(_shape.KEYS)
         .agg((pl.col("_values") >= 2).sum().cast(pl.Int64).alias("varying_params"))
     )
@@ -96,18 +126,18 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = (
         _shape.pattern_totals(traffic)
         .with_columns(
-            names.list.eval(pl.element().filter(
-                ~pl.element().str.to_lowercase().is_in(ignored) & ~pl.element().str.contains(_NOT_FILTERS)
-            ))
-            .alias("params"),
+            _filters(names, ignored).alias("params"),
             _shape.path_of(pl.col(s.PATTERN)).alias("path"),
         )
-        .with_columns(
-            pl.col("params").list.len().alias("param_count"),
-            pl.len().over(s.HOST, "path").alias("param_sets"),
-        )
-        .filter(pl.col("param_count") >= 2)
+        .with_columns(pl.col("params").list.len().alias("param_count"))
     )
+    # the path's distinct sets of filters, the bare path's (none) not counted
+    sets = (
+        patterns.filter(pl.col("param_count") > 0)
+        .group_by(s.HOST, "path")
+        .agg(pl.col("params").list.sort().list.join("&").n_unique().alias("param_sets"))
+    )
+    patterns = patterns.filter(pl.col("param_count") >= 2).join(sets, on=[s.HOST, "path"], how="left")
     if patterns.height == 0:
         return f.empty_findings()
     shell = _shape.shell_sizes(traffic, settings)
@@ -130,6 +160,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.len().alias("sampled_urls"),
         ok.sum().alias("sampled_ok_urls"),
         pl.col(s.BYTES).filter(ok).n_unique().alias("distinct_sizes"),
+        pl.col(s.BYTES).filter(ok).value_counts(sort=True).first().struct.field("count")
+        .alias("_top_size_urls"),
         order.n_unique().alias("name_orders"),
         pl.col(s.BOT_REQUESTS).filter(ok).sum().alias("sampled_ok_bot"),
     )
@@ -144,7 +176,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (
                 ((pl.col("param_count") >= settings.facets_min_params)
                  & (pl.col("varying_params") >= 2)
-                 & (pl.col("param_sets") >= _MIN_PARAM_SETS))
+                 & ((pl.col("param_sets") >= _MIN_PARAM_SETS)
+                    | (pl.col("_top_size_urls").fill_null(0)
+                       >= _TOP_SIZE_SHARE * pl.col("sampled_ok_urls").clip(lower_bound=1))))
                 | (pl.col("name_orders") >= 2)
             )
             & (pl.col("sampled_urls") >= settings.facets_min_urls)
