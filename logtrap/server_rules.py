@@ -23,7 +23,7 @@ from urllib.parse import unquote_to_bytes
 import polars as pl
 
 from logtrap import schema as s
-from logtrap.bots import SEARCH_ENGINES, bot_family_pattern
+from logtrap.bots import EMPTY_NAME, NOT_LOGGED_NAME, SEARCH_ENGINES, UNKNOWN_NAME, bot_family_pattern
 from logtrap.robots import comment
 from logtrap.traffic import Traffic
 from logtrap.verify import client_address
@@ -194,6 +194,11 @@ def valid_addresses(addresses: Sequence[str]) -> tuple[tuple[str, ...], list[str
     return tuple(dict.fromkeys(good)), bad
 
 
+# Names logtrap gives where the user agent has none: a rule written for them matches nothing
+# (`\(unknown\)` is in no request's user agent), or, for an empty agent, everyone's
+_NO_AGENT_NAMES = (UNKNOWN_NAME, EMPTY_NAME, NOT_LOGGED_NAME)
+
+
 def rule_for(
     host: str, kind: str, bot_name: str, routes: Sequence[str] = (), addresses: Sequence[str] = ()
 ) -> ServerRule:
@@ -201,6 +206,10 @@ def rule_for(
     routes = tuple(dict.fromkeys(r for r in routes if r))
     good, bad = valid_addresses(addresses)
     rule = ServerRule(host, kind, bot_name, agent_regex(bot_name), routes, good)
+    if kind != "fake_bot" and bot_name in _NO_AGENT_NAMES:
+        return replace(rule, status="withheld", reason=(
+            f"{bot_name} names no product in the user agent: no user-agent rule matches it "
+            "alone (find the agents in the log, or deny their addresses)"))
     if kind != "fake_bot" and (not routes or "/" in routes):
         return replace(rule, status="withheld", reason="a route is the whole site (/): no site-wide ban by default")
     if kind == "fake_bot" and not good:

@@ -124,6 +124,9 @@ def test_a_route_with_matrix_parameters_matches_them():
         ("bot", ["/asl/"], "would hit a search engine"),
         ("meta-externalagent", ["/"], "a route is the whole site (/)"),
         ("meta-externalagent", [], "a route is the whole site (/)"),
+        # names logtrap gives agents without a product: `\(unknown\)` matched no request
+        ("(unknown)", ["/geoserver/"], "(unknown) names no product in the user agent"),
+        ("(empty)", ["/asl/"], "(empty) names no product in the user agent"),
     ],
 )
 def test_check_withholds_rules_that_hit_people_search_engines_or_the_whole_site(name, routes, reason):
