@@ -232,6 +232,9 @@ _BROWSER_TOKEN = (
     r"|browser|midp|wap|openwave|obigo|netfront|dalvik/|cfnetwork/|ucweb|blackberry|nokia"
     r"|series60|symbianos|j2me|maui|netsurf|dillo|konqueror|amaya|ibrowse|icab|mosaic"
 )
+# Desktop programs people browse maps with, sending no browser token: their requests are a
+# person's, as a browser's are (91 people's QGIS on a map server were an aggressive bot).
+_PEOPLES_APPS = r"(?i)(?:^|[\s/(;])(?:QGIS|JOSM|ArcGIS(?: Pro)?|ArcMap|uDig|gvSIG)/"
 # Device and product names that contain a bot word but are browsers (judgement, from lists).
 _BROWSER_GUARD = r"(?i)cubot|robotic|silk/"
 
@@ -241,6 +244,13 @@ _NAME_BOT_WORD = (
     r"|scanner|checker|validator|monitor|preview|reader|favicon)[a-z0-9_\-]*)"
 )
 _NAME_COMPATIBLE = r"compatible;\s*([A-Za-z][A-Za-z0-9._\-]*(?: [A-Za-z][A-Za-z0-9._\-]*)*)\s*[/;)]"
+# Words after a bare "Mozilla/5.0" that name a browser, an engine or a platform, not the
+# product sending it: "Mozilla/5.0 Gecko/20100101 Firefox/3.6" is no bot named Gecko
+_NOT_PRODUCTS = [
+    "mozilla", "user-agent", "msie", "gecko", "firefox", "chrome", "chromium", "safari",
+    "applewebkit", "webkit", "khtml", "opera", "edge", "edg", "trident", "presto", "version",
+    "mobile", "windows", "linux", "android", "iphone", "ipad", "macintosh", "x11", "compatible",
+]
 _NAME_AFTER_MOZILLA = r"(?i)^mozilla/[\d.]+\s+([A-Za-z][A-Za-z0-9._\-]*)"
 _NAME_FIRST_TOKEN = r"^[\s\"'\\]*(?:user-agent\s*:\s*)?([A-Za-z][A-Za-z0-9._\-!]*(?: [A-Za-z][A-Za-z0-9._\-]*)?)"
 
@@ -399,7 +409,8 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
         ),
         _word=t.str.contains(_GENERIC_BOT),
         _tool=t.str.contains(_GENERIC_TOOL),
-        _shape=t.str.contains(_BARE_SHAPE) | ~t.str.contains(_BROWSER_TOKEN),
+        _shape=(t.str.contains(_BARE_SHAPE) | ~t.str.contains(_BROWSER_TOKEN))
+        & ~t.str.contains(_PEOPLES_APPS),
     ))
     # Stage 2: names and kinds from each source.
     rx_index = pl.coalesce(
@@ -429,10 +440,11 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
         t.str.extract(_NAME_COMPATIBLE, 1).str.strip_chars(),
         t.str.extract(_NAME_FIRST_TOKEN, 1).str.strip_chars(),
     )
+    after = t.str.extract(_NAME_AFTER_MOZILLA, 1)  # "Mozilla/5.0 QGIS/33400/...": QGIS
     generic_name = pl.coalesce(
         pl.when(generic_name.str.to_lowercase().is_in(["mozilla", "user-agent", "msie"]).not_())
         .then(generic_name),
-        t.str.extract(_NAME_AFTER_MOZILLA, 1),  # "Mozilla/5.0 QGIS/33400/...": QGIS
+        pl.when(after.str.to_lowercase().is_in(_NOT_PRODUCTS).not_()).then(after),
     )
     unnamed = pl.col("_bot") & ~pl.col("_empty") & pl.coalesce("_fam", "_lit_name", "_rx_name").is_null()
     stages.append((
