@@ -50,8 +50,9 @@ beyond one (the page), and to redirects and errors. Real pages among a trap's UR
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
 sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
-site already does what the advice asks) or 301 or 308 (a retired host's or a moved site's old
-URLs, found bit by bit: crawlers follow them to the new ones; `robots` gives them no rule), or
+site already does what the advice asks) or, on a host that answers 90% of its requests so,
+301 or 308 (a retired host's old URLs, found bit by bit: crawlers follow them to the new
+ones; a template appending `?ts=<time>` to links a site then redirects is a trap), or
 where people made half of its requests or more (a
 live page's polling API `?since=<time>`, which crawlers fetch while rendering the page: a part
 of the site that works, and blocking it would break their rendering); never critical, as the growth is a sign that a trap's
@@ -230,13 +231,18 @@ def _pattern_findings(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([404, 410])).sum() / total).alias("_gone"),
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([301, 308])).sum() / total).alias("_moved"),
     )
-    rows = rows.join(gone, on=_KEYS, how="left")
+    moved_host = traffic.statuses.group_by(s.HOST).agg(
+        (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([301, 308])).sum() / total)
+        .alias("_host_moved")
+    )
+    rows = rows.join(gone, on=_KEYS, how="left").join(moved_host, on=s.HOST, how="left")
     return f.finding_rows(
         KIND,
         rows,
         severity=pl.when(
             (pl.col("_gone").fill_null(0.0) >= _GONE_SHARE)
-            | (pl.col("_moved").fill_null(0.0) >= _GONE_SHARE)
+            | ((pl.col("_moved").fill_null(0.0) >= _GONE_SHARE)
+               & (pl.col("_host_moved").fill_null(0.0) >= _GONE_SHARE))
             | (pl.col(s.HUMAN_REQUESTS) >= _PEOPLE_SHARE * pl.col(s.REQUESTS))
         ).then(pl.lit("info")).otherwise(pl.lit("warning")),
         evidence=[
