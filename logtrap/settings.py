@@ -109,7 +109,7 @@ class Settings:
     session_id_min_value_length: int = 8  # an unknown parameter's values must look like ids this long (judgement)
 
     # facets: filters combined in every order, many URLs per distinct response
-    facets_min_params: int = 3  # parameters taking more than one value (a shop's color, size and sort, say)
+    facets_min_params: int = 3  # filters per URL, two of them varying (a shop's color, size and sort, say)
     facets_min_urls: int = 50  # distinct URLs needed (judgement)
     facets_min_urls_per_size: float = 3.0  # URLs per distinct response size; real listings show about one (judgement)
 
