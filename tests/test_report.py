@@ -303,21 +303,25 @@ def test_findings_of_one_kind_under_one_folder_are_counted_past_the_first_three(
         [finding("growing_pattern", "warning", f"/collections/{{slug}}?{q}", 100 - i) for i, q in enumerate(sets)]
         + [finding("growing_pattern", "info", "/collections/lotus?a&b", 10),
            finding("facets", "info", "/collections/{slug}?a&b", 50),
-           finding("growing_pattern", "warning", "/blog/{slug}?p", 5)])
+           finding("growing_pattern", "warning", "/blog/{slug}?p", 5)]
+        # top-level sections are never one folder: four facets traps, each shown
+        + [finding("facets", "info", f"/{section}?a&b&c", 40) for section in ("products", "outlet", "rentals", "events")])
     console = Console(width=200, color_system=None, record=True)
     report.print_lines(console, report.findings_view(f.rank(findings)))
     text = console.export_text()
-    headings = [line for line in text.splitlines() if line.startswith(("WARNING", "INFO", "..."))]
+    headings = [line for line in text.splitlines() if line.startswith(("WARNING", "INFO", "  ..."))]
     assert headings == [
         "WARNING growing_pattern /collections/{slug}?a&b",
         "WARNING growing_pattern /collections/{slug}?a&c",
         "WARNING growing_pattern /collections/{slug}?b&c",
+        "  ... and 3 more growing_pattern findings under /collections/ (2 warning, 1 info), likely "
+        "the same trap: /collections/{slug}?a&b&c, /collections/{slug}?a&b&d, ... (all of them: "
+        "--json, --markdown)",
         "WARNING growing_pattern /blog/{slug}?p",
         "INFO facets /collections/{slug}?a&b",
-        "... 3 more growing_pattern findings under /collections/ (2 warning, 1 info): other "
-        "patterns of the same trap, most likely (all of them: --json, --markdown)",
+        *(f"INFO facets /{section}?a&b&c" for section in ("events", "outlet", "products", "rentals")),
     ]
-    assert text.startswith("Findings: 0 critical, 6 warning, 2 info")
+    assert text.startswith("Findings: 0 critical, 6 warning, 6 info")
 
 
 def test_requests_without_a_url_have_a_named_pattern_in_every_table(tmp_path):

@@ -274,22 +274,26 @@ SHOWN_PER_ROOT = 3
 
 
 def trap_root(pattern: str | None) -> str:
-    """The folder a pattern's variable part lies in: the path up to its first placeholder
-    segment, or up to its last "/" (a collection named in full is one of its folder's).
+    """The folder a pattern's variable part lies in, where findings of one kind are likely one
+    trap's: the path up to its first placeholder segment, or up to its last "/" (a collection
+    named in full is one of its folder's); never the site's root, which holds every section
+    (there the whole path).
 
     >>> trap_root("/collections/{slug}?filter&sort_by"), trap_root("/collections/lotus?filter")
     ('/collections/', '/collections/')
-    >>> trap_root("/u/r/src/commit/{hex}/tests/a.py"), trap_root("/search?q"), trap_root(None)
-    ('/u/r/src/commit/', '/', '')
+    >>> trap_root("/u/r/src/commit/{hex}/tests/a.py"), trap_root("/search?q"), trap_root("/{name}/x?a")
+    ('/u/r/src/commit/', '/search', '/{name}/x')
     """
     path = (pattern or "").split("?", 1)[0]
     cut = path.find("{")
-    return path[: path.rfind("/", 0, len(path) if cut < 0 else cut) + 1]
+    root = path[: path.rfind("/", 0, len(path) if cut < 0 else cut) + 1]
+    return path if root in ("", "/") else root
 
 
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     """Findings by severity, each with its evidence, fix and example URLs; past the first
-    `SHOWN_PER_ROOT` of one kind under one path (`trap_root`), a count."""
+    `SHOWN_PER_ROOT` of one kind under one folder (`trap_root`), a count, after the last one
+    shown."""
     records = f.to_records(findings)
     counts = {sev: sum(1 for x in records if x.severity == sev) for sev in s.SEVERITIES}
     if not records:
@@ -299,12 +303,13 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
         + ", ".join(f"{counts[sev]} {sev}" for sev in reversed(s.SEVERITIES))
     ]
     shown: dict[tuple[str, str | None, str], int] = {}
-    hidden: dict[tuple[str, str | None, str], list[str]] = {}
+    hidden: dict[tuple[str, str | None, str], list[f.Finding]] = {}
+    last: dict[tuple[str, str | None, str], int] = {}  # where a group's count line goes
     for x in records:
         group = (x.kind, x.host, trap_root(x.pattern))
         shown[group] = shown.get(group, 0) + 1
         if x.pattern is not None and shown[group] > SHOWN_PER_ROOT:
-            hidden.setdefault(group, []).append(x.severity)
+            hidden.setdefault(group, []).append(x)
             continue
         style = SEVERITY_STYLE.get(x.severity, "")
         parts = [_host(x.host)] if x.host not in (None, "-") else []
@@ -318,11 +323,17 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
             out.append(f"  Fix: {safe(x.advice)}")
         for i, url in enumerate(x.examples):
             out.append(f"  {'Examples:' if i == 0 else '         '} {safe(url, SHOWN_CHARS)}")
-    for (kind, host, root), severities in hidden.items():
-        where = (f"{_host(host)} " if host not in (None, "-") else "") + safe(root or "/")
+        last[group] = len(out)
+    for group in sorted(hidden, key=lambda g: last[g], reverse=True):
+        kind, host, root = group
+        more = hidden[group]
+        where = (f"{_host(host)} " if host not in (None, "-") else "") + safe(root)
+        severities = [x.severity for x in more]
         by = ", ".join(f"{severities.count(v)} {v}" for v in reversed(s.SEVERITIES) if v in severities)
-        out.append(f"\n... {len(severities)} more {kind} findings under {where} ({by}): other "
-                   "patterns of the same trap, most likely (all of them: --json, --markdown)")
+        named = ", ".join(safe(x.pattern or "", SHOWN_CHARS) for x in more[:2])
+        out.insert(last[group], f"  ... and {len(more)} more {kind} findings under {where} ({by}), "
+                   f"likely the same trap: {named}{', ...' if len(more) > 2 else ''} "
+                   "(all of them: --json, --markdown)")
     return out
 
 
