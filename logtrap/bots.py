@@ -249,9 +249,11 @@ _NAME_COMPATIBLE = r"compatible;\s*([A-Za-z][A-Za-z0-9._\-]*(?: [A-Za-z][A-Za-z0
 _NOT_PRODUCTS = [
     "mozilla", "user-agent", "msie", "gecko", "firefox", "chrome", "chromium", "safari",
     "applewebkit", "webkit", "khtml", "opera", "edge", "edg", "trident", "presto", "version",
-    "mobile", "windows", "linux", "android", "iphone", "ipad", "macintosh", "x11", "compatible",
+    "mobile", "windows", "linux", "android", "iphone", "ipad", "ipod", "macintosh", "mac", "x11",
+    "compatible", "brave", "vivaldi", "samsungbrowser", "yabrowser", "ucbrowser", "crios",
+    "fxios", "darwin", "cfnetwork", "dalvik", "ubuntu", "win64", "wow64",
 ]
-_NAME_AFTER_MOZILLA = r"(?i)^mozilla/[\d.]+\s+([A-Za-z][A-Za-z0-9._\-]*)"
+_NAME_AFTER_MOZILLA = r"(?i)^mozilla/[\d.]+\s+([A-Za-z][A-Za-z0-9._\-]*)/[0-9]"  # a product has a version
 _NAME_FIRST_TOKEN = r"^[\s\"'\\]*(?:user-agent\s*:\s*)?([A-Za-z][A-Za-z0-9._\-!]*(?: [A-Za-z][A-Za-z0-9._\-]*)?)"
 
 

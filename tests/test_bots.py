@@ -65,6 +65,8 @@ BOTS = [
     # platform's word there names nothing
     ("Mozilla/5.0 Linkwalker/2.0", "Linkwalker", "unknown"),
     ("Mozilla/5.0 Gecko/20100101 Firefox/3.6", "(unknown)", "unknown"),
+    ("Mozilla/5.0 Vivaldi/6.1", "(unknown)", "unknown"),
+    ("Mozilla/5.0 Mac OS X", "(unknown)", "unknown"),
     ("python-requests/2.31.0", "python-requests", "tool"),
     ("Go-http-client/1.1", "Go-http-client", "tool"),
     ("Scrapy/2.11.0 (+https://scrapy.org)", "Scrapy", "tool"),

@@ -225,6 +225,10 @@ def test_facets_counts_a_lone_year_or_day_as_a_filter():
     row = _one(_findings(facets, content_rows() + bots(urls, bytes=4100)))
     assert (row[s.PATTERN], row["evidence"]["params"], row["evidence"]["param_sets"]) == (
         "/cars?make&model&year", "make&model&year", 3)
+    # a photo archive's tag and year: `tag` is no date's day here (German "Tag")
+    photos = [u.replace("/cars?make=m", "/photos?tag=t").replace("&model=x", "&camera=c") for u in urls]
+    row = _one(_findings(facets, content_rows() + bots(photos, bytes=4100)))
+    assert row[s.PATTERN] == "/photos?camera&tag&year"
 
 
 def test_facets_silent_on_one_forms_pages_of_one_template():
@@ -638,6 +642,11 @@ def test_internal_search_fires_on_dspace_discovery_with_an_empty_box():
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/discover?filter&filtertype&query", 300)
     sections = [f"/discover/travel-{i}" for i in range(300)]  # a section's pages, no query
     assert _findings(internal_search, content_rows() + bots(sections, bytes=5000)).height == 0
+    # DSpace 6: numbered filters, no query
+    numbered = [f"/discover?filtertype_0=subject&filter_0=topic+{i}&filter_relational_operator_0=equals"
+                for i in range(300)]
+    row = _one(_findings(internal_search, content_rows() + bots(numbered, bytes=5000)))
+    assert row[s.WASTED_REQUESTS] == 300
     # an events site's Discover listings: no search parameter, no search
     listings = [(f"/discover?category=c{i % 30}&page={i // 30 + 1}", 9000 + 37 * i) for i in range(300)]
     rows = [{**BOT, s.URL: u, s.BYTES: b} for u, b in listings]

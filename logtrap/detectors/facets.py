@@ -56,7 +56,7 @@ _TOP_SIZE_SHARE = 0.25
 # pagination's trap; and a date's parts where two or more of them vary together as one value
 # (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
 _PAGE = r"(?i)^(?:page|pg|paged|pagenum|start|offset)$"
-_DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|tag|monat|jahr|jour|mois|annee|dia|mes|anio)$"
+_DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|monat|jahr|jour|mois|annee|dia|mes|anio)$"
 
 
 def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:

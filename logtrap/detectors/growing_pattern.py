@@ -94,6 +94,8 @@ _GONE_SHARE = 0.9
 # or searches, their own kind names it)
 _PEOPLE_SHARE = 0.5
 _INDEX = "window_index"
+# Files a host answers for crawlers and browsers whatever its pages do
+_HOUSEKEEPING = r"(?i)^/(?:robots\.txt|favicon\.ico|ads\.txt|app-ads\.txt|humans\.txt|sitemap[^/]*|\.well-known/)"
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -231,7 +233,9 @@ def _pattern_findings(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([404, 410])).sum() / total).alias("_gone"),
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([301, 308])).sum() / total).alias("_moved"),
     )
-    moved_host = traffic.statuses.group_by(s.HOST).agg(
+    # over the host's pages: a retired host still answers its robots.txt, favicon and ads.txt
+    pages = ~_shape.is_static(pl.col(s.PATTERN)) & ~pl.col(s.PATTERN).str.contains(_HOUSEKEEPING)
+    moved_host = traffic.statuses.filter(pages).group_by(s.HOST).agg(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS).is_in([301, 308])).sum() / total)
         .alias("_host_moved")
     )

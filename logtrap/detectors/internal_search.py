@@ -48,7 +48,7 @@ _PAGES_READ = 0.1
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 # a search page by its name with DSpace's parameters (`/discover?query=&filter=`): an events
 # site's `/discover?category=&page=` is listings, `/discover/travel` pages
-_QUERIED_PATH = r"(?i)(?:^|/)discover\?(?:.*&)?(?:query|filtertype|scope)(?:&|$)"
+_QUERIED_PATH = r"(?i)(?:^|/)discover\?(?:.*&)?(?:query|filtertype(?:_\{n\}|_[0-9]+)?|scope|fq)(?:&|$)"
 
 
 def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings) -> pl.DataFrame:
