@@ -60,7 +60,8 @@ _DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|monat|jahr|jour|mois|anne
 
 
 def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
-    """A list of parameter names -> the filters among them (`_PAGE`, `_DATE_PARTS`).
+    """A list of parameter names -> the filters among them: not `ignored`, no list's page
+    (`_PAGE`), and no date's parts where two or more of them come together (`_DATE_PARTS`).
 
     >>> names = pl.Series([["make", "model", "year"], ["option", "task", "year", "month"],
     ...                    ["page", "q", "sid"], [""]])
@@ -204,8 +205,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "params", "param_count", "varying_params", "name_orders", "param_sets", "unique_urls", "sampled_urls",
-            "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
+            "params", "param_count", "varying_params", "name_orders", "param_sets", "unique_urls",
+            "sampled_urls", "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=ADVICE,
     )

@@ -50,13 +50,13 @@ beyond one (the page), and to redirects and errors. Real pages among a trap's UR
 A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
 sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
-site already does what the advice asks) or, on a host that answers 90% of its requests so,
-301 or 308 (a retired host's old URLs, found bit by bit: crawlers follow them to the new
-ones; a template appending `?ts=<time>` to links a site then redirects is a trap), or
-where people made half of its requests or more (a
-live page's polling API `?since=<time>`, which crawlers fetch while rendering the page: a part
-of the site that works, and blocking it would break their rendering); never critical, as the growth is a sign that a trap's
-own kind names.
+site already does what the advice asks), or 301 or 308 on a host whose pages are answered so
+as often (a retired host's old URLs, found bit by bit: crawlers follow them to the new ones;
+on a live host, a template appending `?ts=<time>` to links the site redirects back is a trap),
+or where people made half of its requests or more (a live page's polling API `?since=<time>`,
+which crawlers fetch while rendering the page: a part of the site that works, and blocking it
+would break their rendering); never critical, as the growth is a sign that a trap's own kind
+names.
 """
 
 from __future__ import annotations
