@@ -13,9 +13,10 @@ Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
    agent AND path (DESIGN.md), never a whole-site ban.
 
 Only requests for paths count (not `OPTIONS *`, which Apache sends itself as its "internal dummy
-connection"; `analyze` leaves those out before any table). Static files (CSS, scripts, images, fonts) are left out of the counts too: a headless browser
-rendering a page fetches its assets in a burst, which is neither a crawl nor a trap, and a
-rule blocking them would only break the renderer.
+connection"; `analyze` leaves those out before any table). Static files (CSS, scripts,
+images, fonts) are left out of the counts too: a headless browser rendering a page fetches
+its assets in a burst, which is neither a crawl nor a trap, and a rule blocking them would
+only break the renderer.
 
 Nor is an HTTP library, unnamed agent or link previewer whose requests spread evenly over
 `crowd_min_addresses` addresses or more (`traffic.crowd_bots`): that is many people's app,
