@@ -635,6 +635,18 @@ def test_internal_search_fires_on_a_search_trap_with_ads_landing_on_a_few_of_its
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/search?lang&q", 3000)
 
 
+def test_internal_search_fires_on_related_searches_people_also_type():
+    # a blog links 200 related searches, crawled 5 times each; people read the 20 popular ones
+    # (12% of the requests to crawled searches) and type 80 of their own: a search box in use,
+    # not landing pages (it passed for landing pages: people read the crawled URLs)
+    related = [f"/search?q=topic{i}" for i in range(200)]
+    popular = [{**HUMAN, s.URL: u, s.BYTES: 5000} for u in related[:20]] * 7
+    typed = [{**HUMAN, s.URL: f"/search?q=own{i}", s.BYTES: 5000} for i in range(80)]
+    rows = content_rows() + bots(related, bytes=5000) * 5 + popular + typed
+    row = _one(_findings(internal_search, rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/search?q", 1000)
+
+
 def test_internal_search_fires_on_dspace_discovery_with_an_empty_box():
     # DSpace's faceted discovery: an empty `query=` and free-text filters, endless
     urls = [f"/discover?query=&filtertype=subject&filter=topic+{i}" for i in range(300)]

@@ -45,6 +45,10 @@ _MIN_TERM_SHARE = 0.5
 # fetch at least this share of the pages crawlers come back to: ads landing people on 12 of a
 # search trap's 600 crawled pages made it look read (judgement)
 _PAGES_READ = 0.1
+# A search box people use: this share of people's requests to the pattern go to URLs no bot
+# fetched (the searches they type), whatever popular searches crawlers and people share (45%
+# on a blog linking 2,000 related searches; about none on a portal's landing pages; judgement)
+_TYPED_SHARE = 0.3
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
 # a search page by its name with DSpace's parameters (`/discover?query=&filter=`): an events
 # site's `/discover?category=&page=` is listings, `/discover/travel` pages
@@ -61,6 +65,8 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings)
     twin lends its people's requests only (crawlers following a newsletter's tagged links
     fetch no landing page more often), and only where people read at least `_PAGES_READ` of
     the crawled pages: ads landing people on 12 of a search trap's 600 pages leave it unread.
+    None where `_TYPED_SHARE` of people's requests go to URLs no bot fetched: a search box in
+    use, whatever popular searches people and crawlers share.
     """
     page = pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), _page_query(settings))
     base = _untracked(pl.col(s.PATTERN)).alias("_base")
@@ -88,13 +94,16 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings)
             (pl.col("_own_people").filter(crawled).sum()
              / pl.col("_own_requests").filter(crawled).sum().clip(lower_bound=1)).alias("_own_share"),
             (pl.col(s.HUMAN_REQUESTS) > 0).filter(crawled).mean().alias("_pages_read"),
+            (pl.col("_own_people").filter(~crawled).sum()
+             / pl.col("_own_people").sum().clip(lower_bound=1)).alias("_typed"),
         )
         .select(
             *_shape.KEYS,
             # people on the pattern's own URLs count whatever pages they read (the popular
             # landing pages); with the twin's, arriving from ads an advertiser points at a
             # few pages, only where they read a tenth of them
-            pl.when(pl.col("_pages_read").fill_null(0.0) >= _PAGES_READ).then(pl.col("_share"))
+            pl.when(pl.col("_typed") >= _TYPED_SHARE).then(0.0)
+            .when(pl.col("_pages_read").fill_null(0.0) >= _PAGES_READ).then(pl.col("_share"))
             .otherwise(pl.col("_own_share")).alias("_people_share"),
         )
     )
