@@ -635,6 +635,22 @@ def test_internal_search_fires_on_a_search_trap_with_ads_landing_on_a_few_of_its
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/search?lang&q", 3000)
 
 
+def test_internal_search_silent_on_a_course_catalog_by_semester():
+    # /courses/CS/{n}?term=2024FA: one course's sections in one semester, 40 semesters over
+    # 100 courses, crawled about twice each in a week (`term` names searches elsewhere: it
+    # was a warning per department, whose Disallow blocked 20,000 course pages)
+    terms = [f"{1990 + i // 2}{('SP', 'FA')[i % 2]}" for i in range(40)]
+    pages = [(f"/courses/CS/{100 + c}?term={t}", 9000 + 37 * c + 11 * i)
+             for c in range(100) for i, t in enumerate(terms)]
+    rows = [{**BOT, s.URL: u, s.BYTES: b} for u, b in pages] * 2
+    rows += [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in pages[::2]]
+    assert _findings(internal_search, content_rows() + rows).height == 0
+    # searches paged three deep still differ enough in what they search for
+    paged = [f"/products?q=word{i}&page={p}" for i in range(100) for p in (1, 2, 3)]
+    row = _one(_findings(internal_search, content_rows() + bots(paged, bytes=5000)))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/products?page&q", 300)
+
+
 def test_internal_search_fires_on_related_searches_people_also_type():
     # a blog links 200 related searches, crawled 5 times each; people read the 20 popular ones
     # (12% of the requests to crawled searches) and type 80 of their own: a search box in use,

@@ -4,8 +4,9 @@ A pattern is internal search when it has a search parameter (`q`, `s`, `search`,
 `keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
 `/search/results`, `/suche`, `/recherche`, `/buscar`; DSpace's `/discover?query=`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
-requests. Named by its parameter alone, most of its URLs must search for something: Gitea's
-issue lists carry an empty `q=` on every link. Search results are infinite and duplicate real
+requests. Named by its parameter alone, most of its URLs must search for something (Gitea's
+issue lists carry an empty `q=` on every link), and for different things (a course catalog's
+`/courses/CS/{n}?term=2024FA` is a hundred semesters over thousands of courses). Search results are infinite and duplicate real
 pages, so every bot fetch is wasted.
 
 Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
@@ -41,6 +42,10 @@ _TERM = rf"(?i)^{_NAMES}=[^&]"  # a search parameter with a value: something was
 # Of a pattern named a search by its parameters alone, at least this share of the sampled
 # URLs must search for something: Gitea links every issue list with an empty `q=` (judgement)
 _MIN_TERM_SHARE = 0.5
+# ...and search for different things: at least this many distinct terms per sampled URL with
+# one. A course catalog's `/courses/CS/{n}?term=2024FA` repeats 106 semesters over 850 courses
+# (0.12); searches paged three deep are 0.33 (judgement)
+_MIN_TERM_SPREAD = 0.25
 # People arriving from ads (the tracked twin) count toward a landing page's readers where they
 # fetch at least this share of the pages crawlers come back to: ads landing people on 12 of a
 # search trap's 600 crawled pages made it look read (judgement)
@@ -111,14 +116,21 @@ def _people_on_crawled(traffic: Traffic, keys: pl.DataFrame, settings: Settings)
 
 def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
     """Per pattern, the share of its sampled URLs whose search parameter holds a term
-    (`?q=word`, not `?q=`)."""
+    (`?q=word`, not `?q=`: "_term_share"), and their distinct terms per URL ("_term_spread":
+    searches differ in what they search for, while a course page's `?term=2024FA` is one of
+    a hundred semesters over thousands of courses)."""
     pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
-    searched = pairs.list.eval(pl.element().str.contains(_TERM)).list.any()
+    terms = pairs.list.eval(pl.element().filter(pl.element().str.contains(_TERM))).list.sort()
+    searched = terms.list.len() > 0
     return (
         _shape.per_url(traffic.urls)
         .join(keys, on=_shape.KEYS, how="semi")
         .group_by(_shape.KEYS)
-        .agg(searched.mean().alias("_term_share"))
+        .agg(
+            searched.mean().alias("_term_share"),
+            (terms.filter(searched).list.join("&").n_unique()
+             / searched.sum().clip(lower_bound=1)).alias("_term_spread"),
+        )
     )
 
 
@@ -170,7 +182,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
     )
     rows = rows.join(_term_share(traffic, rows.select(_shape.KEYS)), on=_shape.KEYS, how="left")
-    rows = rows.filter(pl.col("search_path") | (pl.col("_term_share") >= _MIN_TERM_SHARE))
+    rows = rows.filter(
+        pl.col("search_path")
+        | ((pl.col("_term_share") >= _MIN_TERM_SHARE) & (pl.col("_term_spread") >= _MIN_TERM_SPREAD))
+    )
     rows = (
         rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS), settings), on=_shape.KEYS,
                   how="left")
