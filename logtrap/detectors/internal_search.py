@@ -6,8 +6,8 @@ A pattern is internal search when it has a search parameter (`q`, `s`, `search`,
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
 requests. Named by its parameter alone, most of its URLs must search for something (Gitea's
 issue lists carry an empty `q=` on every link), and for different things (a course catalog's
-`/courses/CS/{n}?term=2024FA` is a hundred semesters over thousands of courses). Search results are infinite and duplicate real
-pages, so every bot fetch is wasted.
+`/courses/CS/{n}?term=2024FA` is a hundred semesters over thousands of courses). Search
+results are infinite and duplicate real pages, so every bot fetch is wasted.
 
 Not a fixed set of pages named like a search: a property portal's `/search?city=&type=`
 landing pages, a glossary's `?term=`. Crawlers come back to those again and again (more
