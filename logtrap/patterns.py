@@ -168,6 +168,16 @@ def tracking_names(settings: Settings) -> list[str]:
     return sorted(TRACKING_PARAMS | {p.lower() for p in settings.tracking_params})
 
 
+def is_tracking(name: pl.Expr, settings: Settings) -> pl.Expr:
+    """True for a raw parameter name that becomes `{tracking}`, in any case.
+
+    >>> pl.select(is_tracking(pl.Series(["UTM_Source", "gclid", "q"]), Settings())).to_series().to_list()
+    [True, True, False]
+    """
+    lower = name.str.to_lowercase()
+    return lower.str.starts_with("utm_") | lower.is_in(tracking_names(settings))
+
+
 # Raised whenever a rule changes the pattern some URL gets: aggregates kept across runs (cron
 # state) are keyed by pattern and cannot be continued under other rules.
 # 2: a word and a number in one segment lose the number (`thread-{n}.html`).

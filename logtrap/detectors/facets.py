@@ -28,7 +28,8 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape
-from logtrap.patterns import TRACKING, session_params, tracking_names
+from logtrap.detectors.pagination import PAGE_PARAMS
+from logtrap.patterns import TRACKING, is_tracking, session_params
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -55,7 +56,8 @@ _TOP_SIZE_SHARE = 0.25
 # Parameters that are no filters: a list's page, whose empty pages past the last one are
 # pagination's trap; and a date's parts where two or more of them vary together as one value
 # (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
-_PAGE = r"(?i)^(?:page|pg|paged|pagenum|start|offset)$"
+# (`p` stays a filter here: a tyre's profile, a post, as often as a page)
+_PAGE = rf"(?i)^(?:{'|'.join(n for n in PAGE_PARAMS if n != 'p')})$"
 _DATE_PARTS = r"(?i)^(?:date|day|week|month|year|d|m|y|monat|jahr|jour|mois|annee|dia|mes|anio)$"
 
 
@@ -90,9 +92,7 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
     """
     pair = pl.col("_pair").str.splitn("=", 2)
     name = pair.struct.field("field_0")
-    tracking = name.str.to_lowercase().str.starts_with("utm_") | name.str.to_lowercase().is_in(
-        [*ignored, *tracking_names(settings)]
-    )
+    tracking = is_tracking(name, settings) | name.str.to_lowercase().is_in(ignored)
     per_name = (
         urls.select(*_shape.KEYS, _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")

@@ -24,7 +24,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape
-from logtrap.patterns import TRACKING, tracking_names
+from logtrap.patterns import TRACKING, is_tracking
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -150,10 +150,9 @@ def _untracked(pattern: pl.Expr) -> pl.Expr:
 def _page_query(settings: Settings) -> pl.Expr:
     """A URL's query as one page has it: tracking parameters left out, the others sorted (a
     form writes `?type=&city=`, the links `?city=&type=`)."""
-    name = pl.element().str.splitn("=", 2).struct.field("field_0").str.to_lowercase()
-    tracking = name.str.starts_with("utm_") | name.is_in(tracking_names(settings))
+    name = pl.element().str.splitn("=", 2).struct.field("field_0")
     return _shape.query_of(pl.col(s.URL)).str.split("&").list.eval(
-        pl.element().filter(~tracking)
+        pl.element().filter(~is_tracking(name, settings))
     ).list.sort().list.join("&")
 
 

@@ -42,7 +42,10 @@ ADVICE = (
 # Pages with content smaller than the empty page, at most this share of them (judgement: a
 # listing of one short item may be)
 _FEW_SMALLER = 0.1
-_PARAM = r"(?:^|[?&])(?:page|p|pg|paged|pagenum|page_num|pageno|start|offset)=([0-9]{1,9})(?:&|$)"
+# Parameter names that carry a page number (facets reads them too: a page is no filter)
+PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "start", "offset")
+_NAMES = "|".join(PAGE_PARAMS)
+_PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
 _SEGMENT = r"/page/([0-9]{1,9})(?:/|$|\?)"
 
 
@@ -60,7 +63,7 @@ def page_number(url: pl.Expr) -> pl.Expr:
 def _listing(url: pl.Expr) -> pl.Expr:
     """The URL without its page number: the listing a page belongs to."""
     return url.str.replace(
-        r"([?&](?:page|p|pg|paged|pagenum|page_num|pageno|start|offset)=)[0-9]{1,9}", "${1}"
+        rf"([?&](?:{_NAMES})=)[0-9]{{1,9}}", "${1}"
     ).str.replace(r"/page/[0-9]{1,9}", "/page/")
 
 
