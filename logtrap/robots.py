@@ -29,6 +29,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
+from logtrap.detectors import calendar
 from logtrap.patterns import session_params
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -59,6 +60,7 @@ _MOVED_SHARE = 0.9
 # calendar's day with events): the pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
+OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
     "(people's requests cannot be told apart)"
@@ -350,6 +352,8 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
         for name in names:
             value = escape_value(name)
             units += [((f"Disallow: {glob}?{value}=",), tier), ((f"Disallow: {glob}?*&{value}=",), tier + 1)]
+    if kind == "calendar":  # after the whole parameter's: chosen where those block content
+        units += _year_param_units(glob, key, trap)
     if many:  # narrower than one line per parameter when the trap is in the combinations
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
@@ -372,34 +376,93 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
 
 _YEAR_FIRST = re.compile(r"(1[5-9]|2[0-9])[0-9]{2}")
 _MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, a century)
+_MAX_YEAR_LINES = 16  # lines one rule by years may take (judgement: 2027..2199 takes 11)
+
+
+def year_prefixes(first: int, last: int) -> list[str]:
+    """The fewest prefixes of four-digit years that match every year from `first` to `last`
+    and no other (a decade as three digits, a century as two).
+
+    >>> year_prefixes(2027, 2199)
+    ['2027', '2028', '2029', '203', '204', '205', '206', '207', '208', '209', '21']
+    """
+    out, year = [], first
+    while year <= last:
+        size = next(n for n in (1000, 100, 10, 1) if year % n == 0 and year + n - 1 <= last)
+        out.append(str(year)[: 5 - len(str(size))])
+        year += size
+    return out
 
 
 def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
     """Rules for a date in the path (`/events/{date}`) by the decades, then the centuries, its
-    trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`): the section
-    itself (`/events/`) and its named pages (`/events/summer-fest`) stay open.
+    trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`), then by the years
+    from its first to its last (`year_prefixes`): the section itself (`/events/`), its named
+    pages (`/events/summer-fest`) and the years outside the trap stay open.
 
-    >>> _date_units("/events/{date}", ["/events/2031-01-01", "/events/2090-12-01"])
+    >>> _date_units("/events/{date}", ["/events/2031-01-01", "/events/2090-12-01"])[:2]
     [(('Disallow: /events/203', 'Disallow: /events/209'), 6), (('Disallow: /events/20',), 6)]
+    >>> _date_units("/w/{slug}/{date}", ["/w/oslo/2026-07-01", "/w/rome/2027-01-02"])[-1]
+    (('Disallow: /w/*/2026', 'Disallow: /w/*/2027'), 6)
     """
     if "{date}" not in path:
         return []
     base = path[: path.index("{date}")]
-    if _PLACEHOLDER.search(base):
-        return []  # another variable part before it: the value cannot be found by its place
-    decades, centuries = set(), set()
+    # the segment holding the date, and its literal start (`day-` in `/e/day-{date}`)
+    at, lead = base.count("/"), base.rpartition("/")[2]
+    if _PLACEHOLDER.search(lead):
+        return []  # another variable part in its segment: the year cannot be found by its place
+    decades, centuries, years = set(), set(), set()
     for url in trap:
-        value = url_path(url)
-        year = _YEAR_FIRST.match(value, len(base)) if value.startswith(base) else None
+        parts = url_path(url).partition("?")[0].split("/")
+        segment = parts[at] if len(parts) > at else ""
+        year = _YEAR_FIRST.match(segment, len(lead)) if segment.startswith(lead) else None
         if year is None:
             return []  # a date that does not start with its year (01-05-2024): no prefix says it
         decades.add(year.group()[:3])
         centuries.add(year.group()[:2])
+        years.add(int(year.group()))
+    glob = _glob(base)
     units = []
     for prefixes in (decades, centuries):
         if 0 < len(prefixes) <= _MAX_DATE_LINES:
-            lines = tuple(f"Disallow: {escape_value(base)}{p}" for p in sorted(prefixes))
+            lines = tuple(f"Disallow: {glob}{p}" for p in sorted(prefixes))
             units.append((lines, 6))
+    spanned = year_prefixes(min(years), max(years)) if years else []
+    if 0 < len(spanned) <= _MAX_YEAR_LINES:
+        units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
+    return units
+
+
+def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
+    """Rules for a calendar's date parameter by the years its trap's values begin with, from
+    the first to the last (`Disallow: /standings?season=2027`, ... `=21`): the years people
+    read stay open, which a rule over the whole parameter would block.
+
+    >>> _year_param_units("/t", ["season"], ["/t?season=2030&w=1", "/t?w=2&season=2041-42"])
+    [(('Disallow: /t?season=203', 'Disallow: /t?season=2040', 'Disallow: /t?season=2041', 'Disallow: /t?*&season=203', 'Disallow: /t?*&season=2040', 'Disallow: /t?*&season=2041'), 4)]
+    """
+    units = []
+    for name in names:
+        years: set[int] = set()
+        first = later = False
+        for url in trap:
+            pieces = url_path(url).partition("?")[2].split("&")
+            at = next((i for i, p in enumerate(pieces) if p.startswith(f"{name}=")), None)
+            year = None if at is None else _YEAR_FIRST.match(pieces[at], len(name) + 1)
+            if year is None or pieces[at][year.end() : year.end() + 1].isdigit():
+                break  # a URL without a year there: no prefix of years says it
+            years.add(int(year.group()))
+            first, later = first or at == 0, later or at > 0
+        else:
+            if not years:
+                continue
+            value = escape_value(name)
+            prefixes = year_prefixes(min(years), max(years))
+            lines = [f"Disallow: {glob}?{value}={p}" for p in prefixes if first]
+            lines += [f"Disallow: {glob}?*&{value}={p}" for p in prefixes if later]
+            if len(lines) <= _MAX_YEAR_LINES:
+                units.append((tuple(lines), 4))
     return units
 
 
@@ -641,6 +704,11 @@ def host_rules(
         | (pl.col(s.KIND).is_in(SYMPTOM_KINDS) & pl.col(s.PATTERN).is_not_null()),
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
+    # the pages people read on patterns whose pages can be real: no rule may block them,
+    # whichever trap's it is (a calendar's rule over `?season=` blocked the seasons people
+    # read on its sibling pattern `?season=&week=`)
+    own_patterns = mine.filter(pl.col(s.KIND).is_in(OWN_CONTENT_KINDS))[s.PATTERN].unique()
+    own = {p: _own_pages(traffic, host, p) for p in own_patterns.sort().to_list()}
     traps = mine.select(s.HOST, s.PATTERN).unique()
     traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL))
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
@@ -655,7 +723,9 @@ def host_rules(
         if key in done or (finding.kind in SYMPTOM_KINDS and key in shaped):
             continue
         done.add(key)
-        rules.append(_rule(finding, traffic, content, known, settings))
+        others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
+                  for u, why in pages if why == OWN]
+        rules.append(_rule(finding, traffic, content + others, known, settings))
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
@@ -668,15 +738,7 @@ def _rule(
 ) -> RobotsRule:
     pattern = finding.pattern or ""
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
-    own = []
-    if finding.kind in OWN_CONTENT_KINDS:
-        answered = rows.filter(pl.col(s.STATUS).is_between(200, 399))
-        people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
-        own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
-        if pattern in _unlogged_patterns(traffic, finding.host):
-            seen = {u for u, _ in own}
-            own += [(u, OWN_NOT_LOGGED) for u in answered[s.URL].unique(maintain_order=True)
-                    if u not in seen]
+    own = _own_pages(traffic, finding.host, pattern) if finding.kind in OWN_CONTENT_KINDS else []
     content = content + own
     content_set = {u for u, _ in content}
     if finding.kind == "relative_loop":  # one finding over every depth: many patterns
@@ -697,6 +759,9 @@ def _rule(
             urls = host_urls[s.URL].sort().to_list()
             rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
+    if finding.kind == "calendar":  # its future and empty dates: a month with events is a page
+        wasted = {*finding.examples, *calendar.wasted_urls(traffic, settings, finding.host, pattern)}
+        logged = [u for u in logged if u in wasted]
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
     # a symptom only: a trap's own kind proves its redirects minted (short links per view).
@@ -726,6 +791,20 @@ def _rule(
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
+
+
+def _own_pages(traffic: Traffic, host: str, pattern: str) -> list[tuple[str, str]]:
+    """A pattern's pages answered 2xx/3xx to people (OWN), and, where the log records no
+    user agent for it, its other pages so answered (OWN_NOT_LOGGED)."""
+    rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern)
+    answered = rows.filter(pl.col(s.STATUS).is_between(200, 399))
+    people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
+    own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
+    if pattern in _unlogged_patterns(traffic, host):
+        seen = {u for u, _ in own}
+        own += [(u, OWN_NOT_LOGGED) for u in answered[s.URL].unique(maintain_order=True)
+                if u not in seen]
+    return own
 
 
 def bot_group_rule(

@@ -226,7 +226,8 @@ def render(
             "# Each rule blocks every logged URL of its trap and none of the "
             f"{content_count:,} known content URLs",
             "# (the sitemap's, and pages the log shows people or a verified search engine",
-            "# fetching outside the trapped patterns; checked with an RFC 9309 matcher).",
+            "# fetching outside the trapped patterns), nor a page people read on a trap",
+            "# whose pages can be real (a calendar's, a list's); checked with an RFC 9309 matcher.",
             "# Pages neither names are not known: --sitemap adds them.",
             "# robots.txt does not remove indexed URLs: serve noindex first, then disallow.",
         ]

@@ -248,6 +248,49 @@ def test_facets_silent_on_one_forms_pages_of_one_template():
     assert _findings(facets, content_rows() + rows + ads + form).height == 0
 
 
+def standings(first_future: int = 2026, last: int = 2150) -> list[dict]:
+    """A league's standings per season and week, 1990-2025, each its own table, people reading
+    every third; a "next season" link walked by bots from 2026 on, onto one empty table."""
+    real = [(f"/standings?season={y}&week={w}", 30000 + 41 * (y - 1990) * 17 + 13 * w)
+            for y in range(1990, 2026) for w in range(1, 18)]
+    walked = [f"/standings?season={y}&week={w}" for y in range(first_future, last + 1) for w in (1, 2, 3)]
+    return ([{**BOT, s.URL: u, s.BYTES: b} for u, b in real]
+            + [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in real[::3]]
+            + [{**BOT, s.URL: u, s.BYTES: 5000} for u in walked])
+
+
+def test_calendar_fires_on_seasons_walked_into_the_future_and_wastes_only_those():
+    # a year alone was no date: the walk to 2150 went unseen. The logs end in January 2026,
+    # so 2029 on lies past the two years' horizon; the seasons people read are no waste
+    row = _one(_findings(calendar, content_rows() + standings()))
+    ev = row["evidence"]
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/standings?season&week", (2150 - 2029 + 1) * 3)
+    assert (ev["earliest"], ev["latest"], ev["sampled_future_urls"]) == ("1990", "2150", 122 * 3)
+    assert all(int(u.split("=")[1].split("&")[0]) >= 2029 for u in row[s.EXAMPLES])
+
+
+def test_calendar_silent_on_seasons_people_read_and_next_seasons_fixtures():
+    # players' seasons 1990-2025 (distinct pages), and the fixtures of the next three
+    # seasons: two of them lie past the horizon, no walk
+    players = [{**BOT, s.URL: f"/players/{p}?season={y}", s.BYTES: 20000 + 97 * p + 31 * y}
+               for p in range(20) for y in range(1990, 2026)]
+    fixtures = [{**BOT, s.URL: f"/fixtures?season={y}&round={r}", s.BYTES: 9000 + 7 * r + y}
+                for y in range(2020, 2031) for r in range(1, 5)]
+    assert _findings(calendar, content_rows() + players + fixtures).height == 0
+
+
+def test_calendar_pages_that_repeat_a_few_answers_are_its_examples():
+    # a relative link nesting tag pages under dated posts: a few templates over twelve years,
+    # nothing in the future and no one empty page; its examples were none
+    slugs = [f"{WORDS[i % 9]}-{WORDS[i // 9 % 9]}-{WORDS[i // 81]}" for i in range(120)]
+    urls = [f"/{2012 + i % 12}/{1 + i % 12:02d}/{slug}/tags/guide/" for i, slug in enumerate(slugs)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 3000 + 100 * (i % 3)} for i, u in enumerate(urls)]
+    row = _one(_findings(calendar, rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS], row["evidence"]["distinct_sizes"]) == (
+        "/{n}/{n}/{slug}/tags/guide/", 120, 3)
+    assert set(row[s.EXAMPLES]) <= set(urls)
+
+
 def test_calendar_silent_on_map_tiles_whose_row_and_layer_look_like_a_year_and_a_month():
     # zoom 13 over Central Europe: tile rows 2700-2950, `m=` the layer
     tiles = [f"/tiles?x={4400 + i % 30}&y={2700 + i // 30}&z=13&m={1 + i % 3}" for i in range(2400)]

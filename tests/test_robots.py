@@ -406,3 +406,27 @@ def test_lines_that_block_the_same_requests_save_them_once_together():
     wide, narrow, search = ["Disallow: /c/*?*&"], ["Disallow: /c/*?*&*&"], ["Disallow: /s?q="]
     together = wide + narrow + search
     assert robots.saved_requests([wide, narrow, search, together], counted) == [5, 2, 1, 6]
+
+
+def test_a_season_walk_is_blocked_by_its_years_and_the_seasons_people_read_stay_open():
+    # `?season=` walked from 2026 to 2150, beside the seasons people read (1990-2025, on a
+    # sibling pattern with `&week=` too): `Disallow: /standings?season=` blocked them all
+    from logtrap.detectors import calendar
+
+    real = [f"/standings?season={y}&week={w}" for y in range(1990, 2026) for w in range(1, 18)]
+    walked = [f"/standings?season={y}" for y in range(2026, 2151)]
+    walked_weeks = [f"/standings?season={y}&week=1" for y in range(2026, 2151)]
+    rows = ([{**r, "bytes": 30000 + 41 * i} for i, r in enumerate(bots(real))]
+            + [{**r, "bytes": 30000 + 41 * i} for i, r in enumerate(humans(real))][::3]
+            + bots(walked + walked_weeks, bytes=5000))
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    assert sorted(found["pattern"].to_list()) == ["/standings?season", "/standings?season&week"]
+    rules = robots.host_rules(found, traffic, "-", [], settings).rules
+    years = tuple(f"Disallow: /standings?season={p}" for p in robots.year_prefixes(2029, 2150))
+    assert [(r.pattern, r.lines, r.status) for r in rules] == [
+        ("/standings?season", years, "narrowed"), ("/standings?season&week", years, "narrowed")]
+    text = "User-agent: *\n" + "\n".join(years)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in walked + walked_weeks if not allowed(text, u)] == walked[3:] + walked_weeks[3:]

@@ -101,7 +101,7 @@ def test_a_line_another_line_covers_is_written_once():
              star_rule(["Disallow: /c/*?*&*&"], "growing_pattern", "/c/{name}?a&b&c"),
              star_rule(["Disallow: /c/*?*&"], "facets", "/c/{name}?a&b")]
     text = robots_file.render("-", rules, None, 5)
-    assert text.splitlines()[7:] == [
+    assert text.splitlines()[8:] == [
         "User-agent: *",
         "# logtrap growing_pattern /c/{name}?a&b&c&d: 12 bot requests "
         "(Disallow: /c/*?*& covers it)",

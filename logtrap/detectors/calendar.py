@@ -17,9 +17,16 @@ A news archive spanning decades stays silent: its months have distinct sizes and
 the future. Wasted requests: every bot request to the pattern — the calendar pages are endless
 navigation, the content they list is reachable from its own pages and the sitemap. Evidence
 counts the future and empty dates separately, among the sampled URLs (`sampled_urls`).
+
+A year alone (`?season=2150`, `?year=2150`, in a parameter named for it) is a date too, but a
+season's table or a year's archive is a page of its own whatever its size: such a pattern is a
+calendar only by years past the horizon, at least `_MIN_FUTURE_YEARS` of them (a "next season"
+link walked on; one link to next year's fixtures is none), and only their requests are wasted.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 import polars as pl
 
@@ -54,16 +61,29 @@ _DATE = (
 # tile's `?x=&y=2817&m=2` (row and layer) is no date
 _YEAR_PARAM = r"(?i)[?&;](?:year|jahr|annee|anio|ano)=([12][0-9]{3})(?:[&;#]|$)"
 _MONTH_PARAM = r"(?i)[?&;](?:month|monat|mois|mes)=(1[0-2]|0?[1-9])(?:[&;#]|$)"
+# a year alone, or a season (`2024-25`, `2024/2025`), in a parameter named for it
+_YEAR_ONLY_PARAM = (
+    r"(?i)[?&;](?:year|jahr|annee|anio|ano|season|saison|temporada)="
+    r"([12][0-9]{3})(?:[-/](?:[0-9]{2}|[12][0-9]{3}))?(?:[&;#]|$)"
+)
+# years past the horizon a pattern dated by years alone needs (judgement: a fixture list links
+# next season, maybe the one after; a "next season" link walked on passes dozens)
+_MIN_FUTURE_YEARS = 3
 
 
 def dated(urls: pl.DataFrame) -> pl.DataFrame:
-    """Add `year` and `month` (null when the URL carries no date) and `months` (year*12+month-1).
+    """Add `year` and `month` (null when the URL carries no date), `months` (year*12+month-1)
+    and `year_only` (the date is a year alone: its month is taken as January).
 
     >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
     ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&month=12",
-    ...         "/c?year=2030", "/tiles?x=4410&y=2817&z=13&m=2"]
-    >>> dated(pl.DataFrame({"url": urls}))["months"].to_list()
-    [24855, 24230, 24292, None, None, 24855, 24371, None, None]
+    ...         "/c?year=2030", "/tiles?x=4410&y=2817&z=13&m=2", "/t?season=2150-51&week=3",
+    ...         "/t?id=2150&week=3"]
+    >>> out = dated(pl.DataFrame({"url": urls}))
+    >>> out["months"].to_list()
+    [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None]
+    >>> out["year_only"].to_list()
+    [False, False, False, False, False, False, False, True, False, True, False]
     """
     parts = pl.col(s.URL).str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
@@ -75,15 +95,68 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     split = year_param.is_not_null() & month_param.is_not_null()
     year = pl.when(split).then(year_param).otherwise(year)
     month = pl.when(split).then(month_param).otherwise(month)
-    return urls.with_columns(year.alias("year"), month.alias("month")).with_columns(
-        (pl.col("year") * 12 + pl.col("month") - 1).alias("months")
+    # or a year alone: `?season=2150`
+    alone = pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False)
+    year_only = year.is_null() & alone.is_not_null()
+    return urls.with_columns(
+        pl.when(year_only).then(alone).otherwise(year).alias("year"),
+        pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(month).alias("month"),
+        year_only.alias("year_only"),
+    ).with_columns((pl.col("year") * 12 + pl.col("month") - 1).alias("months"))
+
+
+def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
+    year = (months // 12).cast(pl.String)
+    month = (months % 12 + 1).cast(pl.String).str.zfill(2)
+    return pl.when(years_only).then(year).otherwise(pl.concat_str(year, pl.lit("-"), month))
+
+
+def marked(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The URL sample, one row per URL (`_shape.per_url`), dated (`dated`), with `future`
+    (past the logs' end plus `calendar_future_years`), `empty` (a 200 with the size of the
+    pattern's empty page, `empty_size`), `repeats` (the pattern's dated pages repeat a few
+    answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any of them; a year
+    alone only when future)."""
+    urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)))
+    end = traffic.end or datetime.max
+    horizon = end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
+    # answered 200 with a size that is evidence (not the site's shell, not unlogged), dated
+    # by more than a year: a year's page has content of its own whatever its size
+    ok_dated = _shape.sized_ok() & pl.col("months").is_not_null() & ~pl.col("year_only")
+    empty_size = (
+        urls.filter(ok_dated)
+        .group_by(*_shape.KEYS, s.BYTES)
+        .agg(pl.len().alias("size_urls"))
+        .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
+        .filter(pl.col("size_share") >= settings.calendar_empty_share)
+        .sort(["size_urls", s.BYTES], descending=[True, False])  # a tie: the same one every run
+        .group_by(_shape.KEYS, maintain_order=True)
+        .agg(pl.col(s.BYTES).first().alias("empty_size"))
+    )
+    # the dated pages repeat a few answers (a few templates, no content of their own)
+    repeats = ok_dated.sum().over(_shape.KEYS) >= settings.calendar_min_urls_per_size * (
+        pl.col(s.BYTES).filter(ok_dated).n_unique().over(_shape.KEYS)
+    )
+    return urls.join(empty_size, on=_shape.KEYS, how="left").with_columns(
+        (pl.col("months") > horizon).fill_null(False).alias("future"),
+        (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
+        ok_dated.alias("_ok_dated"),
+        (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
+    ).with_columns(
+        (
+            pl.col("months").is_not_null()
+            & (pl.col("future") | pl.col("empty") | (pl.col("repeats") & ~pl.col("year_only")))
+        ).alias("wasted")
     )
 
 
-def _label(months: pl.Expr) -> pl.Expr:
-    year = (months // 12).cast(pl.String)
-    month = (months % 12 + 1).cast(pl.String).str.zfill(2)
-    return pl.concat_str(year, pl.lit("-"), month)
+def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
+    """The sampled URLs of a calendar pattern whose dates are wasted (future or empty), those
+    bots fetched most first: what its robots.txt rule must block."""
+    urls = marked(traffic, settings).filter(
+        pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern, pl.col("wasted")
+    )
+    return urls.sort(s.BOT_REQUESTS, s.URL, descending=[True, False])[s.URL].to_list()
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -95,25 +168,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """
     if traffic.urls.height == 0 or traffic.end is None:
         return f.empty_findings()
-    urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)))
-    horizon = traffic.end.year * 12 + traffic.end.month - 1 + int(settings.calendar_future_years * 12)
-    # answered 200 with a size that is evidence (not the site's shell, not unlogged)
-    ok_dated = _shape.sized_ok() & pl.col("months").is_not_null()
-    empty_size = (
-        urls.filter(ok_dated)
-        .group_by(*_shape.KEYS, s.BYTES)
-        .agg(pl.len().alias("size_urls"))
-        .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
-        .filter(pl.col("size_share") >= settings.calendar_empty_share)
-        .sort(["size_urls", s.BYTES], descending=[True, False])  # a tie: the same one every run
-        .group_by(_shape.KEYS, maintain_order=True)
-        .agg(pl.col(s.BYTES).first().alias("empty_size"))
-    )
-    urls = urls.join(empty_size, on=_shape.KEYS, how="left").with_columns(
-        (pl.col("months") > horizon).fill_null(False).alias("future"),
-        (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
-    )
-    wasted = pl.col("months").is_not_null() & (pl.col("future") | pl.col("empty"))
+    urls = marked(traffic, settings)
+    ok_dated, wasted = pl.col("_ok_dated"), pl.col("wasted")
+    future_years = pl.col("year").filter(pl.col("future") & pl.col("year_only")).n_unique()
     per_pattern = urls.group_by(_shape.KEYS).agg(
         pl.len().alias("sampled_urls"),
         pl.col("months").is_not_null().sum().alias("dated_urls"),
@@ -122,36 +179,39 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("months").min().alias("min_months"),
         pl.col("months").max().alias("max_months"),
         pl.col("future").sum().alias("future_urls"),
+        (pl.col("future") & ~pl.col("year_only")).sum().alias("future_dates"),
+        future_years.alias("future_years"),
+        pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
+        pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
         pl.col("empty").sum().alias("empty_urls"),
         pl.col("empty_size").first(),
         pl.col(s.BYTES).filter(ok_dated).n_unique().alias("distinct_sizes"),
-        ok_dated.sum().alias("dated_ok_urls"),
+        pl.col("repeats").any(),
         pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
     )
     rows = (
         per_pattern.with_columns(
             (pl.col("distinct_values") - pl.col("has_undated").cast(pl.UInt32)).alias("distinct_values"),
             ((pl.col("max_months") - pl.col("min_months")) / 12).round(1).alias("span_years"),
-            _label(pl.col("min_months")).alias("earliest"),
-            _label(pl.col("max_months")).alias("latest"),
+            _label(pl.col("min_months"), pl.col("years_only")).alias("earliest"),
+            _label(pl.col("max_months"), pl.col("years_only")).alias("latest"),
         )
         .filter(
             (pl.col("dated_urls") >= settings.calendar_min_urls)
             & (pl.col("dated_urls") >= settings.calendar_min_dated_share * pl.col("sampled_urls"))
             & (pl.col("span_years") >= settings.calendar_min_years)
             & (
-                (pl.col("future_urls") + pl.col("empty_urls") > 0)
-                | (
-                    (pl.col("dated_ok_urls") > 0)  # none when every size is the shell's
-                    & (
-                        pl.col("dated_ok_urls")
-                        >= settings.calendar_min_urls_per_size * pl.col("distinct_sizes")
-                    )
-                )
+                (pl.col("future_dates") + pl.col("empty_urls") > 0)
+                | (pl.col("future_years") >= _MIN_FUTURE_YEARS)
+                | pl.col("repeats")  # never when every size is the shell's
             )
         )
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
-        .with_columns(pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS))
+        # a year's page has content of its own: only the years past the horizon are wasted
+        .with_columns(
+            pl.when(pl.col("years_only")).then(_shape.scale("sampled_wasted"))
+            .otherwise(pl.col(s.BOT_REQUESTS)).alias(s.WASTED_REQUESTS)
+        )
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
     )
     trap_urls = urls.filter(wasted)
