@@ -18,6 +18,7 @@ from logtrap import findings as f
 from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
 from logtrap.analysis import Analysis
+from logtrap.detectors.aggressive_bot import route_of
 from logtrap.errors import InputError, LogtrapError
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
@@ -223,17 +224,30 @@ def _current_notes(
         patterns = group[s.PATTERN].to_list()
         notes.append(
             f"{robots.comment(str(name))} fetched {requests:,} URLs the current robots.txt "
-            f"disallows for it ({robots.comment(', '.join(patterns[:3]))}): it ignores "
-            "robots.txt, so a server rule is the answer"
+            f"disallows for it ({robots.comment(', '.join(patterns[:3]))}): if that robots.txt "
+            "was served while the logs were written, it ignores robots.txt and only a server "
+            "rule stops it"
         )
         routes = pl.select(pl.Series(patterns).map_elements(_route, return_dtype=pl.String)).to_series()
-        server.append(server_rules.rule_for(host, "ignores_robots", str(name), routes.unique(maintain_order=True).to_list()))
+        routes = routes.unique(maintain_order=True).to_list()
+        rule = server_rules.rule_for(host, "ignores_robots", str(name), routes)
+        # A route is a whole first folder: where the bot's requests the file allows share it
+        # (a loop's URLs under /blog/, beside the posts), a deny rule would block those too
+        on_routes = traffic.agents.filter(
+            pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == name,
+            route_of(pl.col(s.PATTERN)).is_in(routes),
+        )[s.REQUESTS].sum()
+        if on_routes > requests:
+            rule = replace(rule, status="withheld", reason=(
+                f"its routes ({', '.join(routes)}) also hold {on_routes - requests:,} of "
+                f"{name}'s requests the current robots.txt allows, which a deny rule there "
+                "would block too: deny the disallowed URLs by hand"
+            ))
+        server.append(rule)
     return notes
 
 
 def _route(pattern: str) -> str:
-    from logtrap.detectors.aggressive_bot import route_of
-
     return pl.select(route_of(pl.lit(pattern))).item()
 
 

@@ -69,14 +69,33 @@ Disallow: /calendar?date=
     ]
     assert sug.rules.schema == pl.Schema(rules.RULE_SCHEMA)
     assert sug.notes[0] == (
-        "BadBot fetched 1 URLs the current robots.txt disallows for it (/cart/{n}): it ignores "
-        "robots.txt, so a server rule is the answer"
+        "BadBot fetched 1 URLs the current robots.txt disallows for it (/cart/{n}): if that "
+        "robots.txt was served while the logs were written, it ignores robots.txt and only a "
+        "server rule stops it"
     )
     assert sug.notes[1] == ("Together, the `User-agent: *` lines save 2 of 5 bot requests (40%), "
                             "each request counted once.")
     assert sug.notes[-1].startswith("robots.txt does not remove URLs that are already indexed")
     assert "RewriteCond %{HTTP_USER_AGENT} BadBot [NC]\nRewriteCond %{REQUEST_URI} ^/(cart)/ [NC]" in sug.htaccess
     assert sug.nginx_http in sug.nginx and sug.nginx_server in sug.nginx
+
+
+def test_no_deny_rule_over_a_folder_where_the_bot_fetched_pages_robots_txt_allows(tmp_path):
+    # the file disallows a relative loop under /blog/; the deny rule for the bot that fetched
+    # it covered all of /blog/, and 403'd the posts it may fetch
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /*/related/related/\n")
+    ahrefs = {"bot_name": "AhrefsBot", "bot_kind": "seo", "user_agent": "AhrefsBot/7.0"}
+    rows = (bots([f"/blog/post-{i}/related/related/" for i in range(3)], **ahrefs)
+            + bots([f"/blog/post-{i}" for i in range(20)], **ahrefs))
+    sug = rules.suggest(empty_findings(), traffic_of(requests_frame(rows)),
+                        Settings(robots=tmp_path / "robots.txt"))
+    server = sug.rules.filter(pl.col("kind") == "ignores_robots")
+    assert server.select("target", "status").unique(maintain_order=True).rows() == [
+        ("litespeed", "withheld"), ("apache", "withheld"), ("nginx", "withheld")]
+    assert server["reason"][0] == (
+        "its routes (/blog/) also hold 20 of AhrefsBot's requests the current robots.txt allows, "
+        "which a deny rule there would block too: deny the disallowed URLs by hand")
+    assert "RewriteCond" not in sug.htaccess and "# No server rule is needed." in sug.htaccess
 
 
 def test_suggest_on_nothing_is_empty():
