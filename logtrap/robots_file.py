@@ -132,22 +132,35 @@ def _redundant(lines: Sequence[str]) -> dict[str, str]:
     return by
 
 
-def _block(rules: Sequence[RobotsRule], allows: bool = False) -> list[str]:
-    """Emitted rules with a comment each (a line already written, or one another line
-    covers, is not written); withheld ones as comments only. `allows`: the group holds
-    Allow lines already (no line is then left out as covered)."""
+def _block(
+    rules: Sequence[RobotsRule], allows: bool = False, current: Sequence[str] = ()
+) -> list[str]:
+    """Emitted rules with a comment each (a line already written, or one another line or a
+    `current` line of the group covers, is not written); withheld ones as comments only.
+    `allows`: the group holds Allow lines already (no line is then left out as covered)."""
     emitted = [line for r in rules if r.status != "withheld" for line in r.lines]
     covered = {} if allows else _redundant(emitted)
+    if not allows:  # the file's own lines first: `Disallow: /search` covers `/search?q=`
+        mine = [c for c in current if c.startswith(_DISALLOW)]
+        for line in emitted:
+            if line.startswith(_DISALLOW) and line not in covered:
+                path = line[len(_DISALLOW):]
+                wider = next((c for c in mine if _covers(c[len(_DISALLOW):], path)), None)
+                if wider is not None:
+                    covered[line] = f"the current {wider}"
     out: list[str] = []
     for rule in rules:
         what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
         if rule.status == "withheld":
             out.append(f"# logtrap withheld ({what}): {comment(rule.reason)}")
             continue
-        saved = f": {rule.saved_bot_requests:,} bot requests" if rule.saved_bot_requests else ""
         new = [line for line in rule.lines if line not in out and line not in covered]
         wider = next((covered[line] for line in rule.lines if line in covered), None)
-        note = " (the lines above cover it)" if wider is None else f" ({wider} covers it)"
+        note = " (the lines above cover it)" if wider is None else f" ({comment(wider)} covers it)"
+        # what a rule saves is what its new lines add: none where the file's lines cover it
+        ours = any(not covered.get(line, "").startswith("the current ") for line in rule.lines)
+        saved = (f": {rule.saved_bot_requests:,} bot requests"
+                 if rule.saved_bot_requests and ours else "")
         out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
     return out
 
@@ -206,12 +219,12 @@ def render(
         here = inserts.setdefault(group.last, [])
         for token in [t for t in bots if t.lower() in group.agents]:
             if set(group.agents) == {token.lower()}:  # the crawler's own group: add there
-                here += _block(bots.pop(token), _has_allow(group.rules))
+                here += _block(bots.pop(token), _has_allow(group.rules), group.rules)
             else:  # added there, the lines would bind the group's other crawlers too
                 shared.add(token)
         if "*" in group.agents and not star_done:
             star_done = True
-            here += _block(star, _has_allow(group.rules))
+            here += _block(star, _has_allow(group.rules), group.rules)
         elif star_lines:
             here += [_AGAIN, *_lines_again(star_lines, _has_allow(group.rules))]
     out: list[str] = []

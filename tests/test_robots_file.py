@@ -140,6 +140,20 @@ def test_a_covering_line_blocks_every_path_the_line_it_covers_blocks(wide, narro
                 assert verdicts(f"User-agent: *\nDisallow: {wide}\n", [path]) == [False], path
 
 
+def test_a_line_the_current_file_covers_is_not_added_nor_said_to_save():
+    # the file disallows /search already: `Disallow: /search?q=` was added, "saving" 12
+    current = "User-agent: *\nDisallow: /search\n"
+    rules = [star_rule(["Disallow: /search?q="], "internal_search", "/search?q"),
+             star_rule(["Disallow: /calendar?date="])]
+    assert robots_file.render("-", rules, current, 5) == (
+        "User-agent: *\nDisallow: /search\n"
+        "# logtrap internal_search /search?q (the current Disallow: /search covers it)\n"
+        "# logtrap calendar /calendar?date: 12 bot requests\nDisallow: /calendar?date=\n")
+    # beside an Allow line the longest match decides: nothing is left out
+    allowing = "User-agent: *\nDisallow: /search\nAllow: /search?q=shoes\n"
+    assert "Disallow: /search?q=\n" in robots_file.render("-", rules[:1], allowing, 5)
+
+
 def test_withheld_only_rules_add_no_group():
     rule = robots.RobotsRule("-", "pagination", "/l?page", "*", (), "withheld", "why")
     text = robots_file.render("-", [rule], None, 3)
