@@ -24,6 +24,13 @@ and resolve (NXDOMAIN -> ``fake``).
 Range files are the JSON the engines publish (``{"prefixes": [{"ipv4Prefix": ...}, {"ipv6Prefix":
 ...}]}``). Which bot a file covers comes from ``Name=path`` or else from the file name
 (googlebot.json, bingbot.json, special-crawlers.json ...), see ``load_ranges``.
+
+A range file can only disprove an address if it is the engine's list. One that lists no prefix,
+or another engine's, or only IPv6 ones, would call every real crawler fake, and the server rules
+would then deny it. So, as for a resolver blind to the public DNS, these are errors, not lists
+of fakes: a file with no prefix (``load_ranges``), and an engine claimed from
+`BLIND_RANGES_ADDRESSES` addresses or more, not one of them in its files, with no DNS asked to
+judge them (``verify_clients``).
 """
 
 from __future__ import annotations
@@ -103,6 +110,8 @@ class Ranges:
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = field(default_factory=dict)
     # bot name -> when its oldest file was made (the files' "creationTime"), where all say
     created: dict[str, datetime] = field(default_factory=dict)
+    # bot name -> the files its ranges came from (for messages)
+    files: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def covers(self, bot_name: str) -> bool:
         """True when a range file was given for this bot.
@@ -125,7 +134,9 @@ class Ranges:
 
 
 def _ranges_from(
-    prefixes_by_bot: dict[str, Iterable[str]], created: dict[str, datetime] | None = None
+    prefixes_by_bot: dict[str, Iterable[str]],
+    created: dict[str, datetime] | None = None,
+    files: dict[str, tuple[str, ...]] | None = None,
 ) -> Ranges:
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
     for bot, prefixes in prefixes_by_bot.items():
@@ -145,7 +156,7 @@ def _ranges_from(
                     ends.append(hi)
             merged[version] = (starts, ends)
         by_bot[bot] = merged
-    return Ranges(by_bot, dict(created or {}))
+    return Ranges(by_bot, dict(created or {}), dict(files or {}))
 
 
 def load_ranges(specs: Iterable[str | Path]) -> Ranges:
@@ -164,15 +175,17 @@ def load_ranges(specs: Iterable[str | Path]) -> Ranges:
     """
     prefixes: dict[str, list[str]] = {}
     created: dict[str, list[datetime | None]] = {}
+    files: dict[str, tuple[str, ...]] = {}
     for spec in specs:
         names, path = _parse_spec(spec)
         found, made = _read_prefixes(path)
         for name in names:
             prefixes.setdefault(name, []).extend(found)
             created.setdefault(name, []).append(made)
+            files[name] = (*files.get(name, ()), str(path))
     oldest = {name: min(times) for name, times in created.items()  # type: ignore[type-var]
               if times and None not in times}
-    return _ranges_from(prefixes, oldest)
+    return _ranges_from(prefixes, oldest, files)
 
 
 def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
@@ -226,6 +239,13 @@ def _read_prefixes(path: Path) -> tuple[list[str], datetime | None]:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"IP range file {path}: bad prefix entry {entry!r}") from exc
         out.append(prefix)
+    if not out:  # every address would be outside it: every real crawler "fake", and denied
+        raise ConfigError(
+            f"IP range file {path} lists no prefixes: it cannot verify any address, and every "
+            "real crawler would look fake",
+            hint="download the engine's current list again (e.g. https://developers.google.com/static/"
+            "search/apis/ipranges/googlebot.json), or leave the file out",
+        )
     return out, _creation_time(data)  # type: ignore[return-value]
 
 
@@ -242,6 +262,30 @@ def _creation_time(data: dict) -> datetime | None:  # type: ignore[type-arg]
     except (KeyError, ValueError):
         return None
     return made if made.tzinfo else made.replace(tzinfo=timezone.utc)
+
+
+# An engine claimed from this many addresses, none of them in its range files, is more likely a
+# wrong file (another engine's, an IPv6-only one, a truncated download) than a site that only
+# fakes visit: the real engine crawls nearly every public site, and a scraper spoofing it
+# rarely uses ten addresses while the real one uses none (judgement).
+BLIND_RANGES_ADDRESSES = 10
+
+
+def _blind_ranges(ranges: Ranges, outside: dict[str, set[str]], inside: set[str]) -> None:
+    """Raise when an engine's range files contain none of the many addresses claiming it:
+    `outside` maps each bot to the addresses its files left out (with no DNS asked to judge
+    them), `inside` names the bots with an address in their files."""
+    for bot, addresses in sorted(outside.items()):
+        if bot in inside or len(addresses) < BLIND_RANGES_ADDRESSES:
+            continue
+        files = ", ".join(ranges.files.get(bot, ())) or "its range file"
+        raise LogtrapError(
+            f"IP ranges cannot tell a fake {bot} here: none of the {len(addresses)} addresses "
+            f"claiming {bot} (e.g. {min(addresses)}) is in {files}: if the file is not "
+            f"{bot}'s current list, every real {bot} would look fake",
+            hint=f"check that {files} is {bot}'s published list, add --verify-dns to let DNS "
+            "judge these addresses, or leave the file out",
+        )
 
 
 # -- DNS ----------------------------------------------------------------------------------------
@@ -441,21 +485,28 @@ def _check_all(
         made, seen = ranges.created.get(bot), (first_seen or {}).get((client, bot))
         return made is not None and seen is not None and seen > made + max_age
 
+    outside: dict[str, set[str]] = {}  # bot -> addresses its files left out, DNS not asked
+    inside: set[str] = set()  # bots with an address in their files
     for client, bot in pairs:
         if bot not in SEARCH_ENGINES and not ranges.covers(bot):
             verdicts[(client, bot)] = None
             continue
+        dns = settings.verify_dns and bot in SEARCH_ENGINES and bot not in _DNS_CANNOT_DISPROVE
         address = client_address(client)
         if address is not None and ranges.covers(bot):
             if ranges.contains(bot, address):
                 verdicts[(client, bot)] = "verified"
+                inside.add(bot)
                 continue
             # unless DNS confirms below (ranges lag behind)
             verdicts[(client, bot)] = "unverified" if stale(client, bot) else "fake"
+            if not dns:
+                outside.setdefault(bot, set()).add(str(address))
         else:
             verdicts[(client, bot)] = "unverified"
         if settings.verify_dns and bot in SEARCH_ENGINES:
             need_dns.append((client, bot))
+    _blind_ranges(ranges, outside, inside)
     if not need_dns:
         return verdicts
 

@@ -110,6 +110,32 @@ def test_bad_range_file_is_a_config_error(tmp_path: Path, text: str) -> None:
         load_ranges([path])
 
 
+def test_a_range_file_with_no_prefixes_is_an_error_not_a_list_of_fakes(tmp_path: Path) -> None:
+    # every real Googlebot address would be outside it, called fake, and denied by the server
+    # rules: as for a resolver blind to the public DNS, say so and stop
+    path = tmp_path / "googlebot.json"
+    path.write_text('{"prefixes": []}')
+    with pytest.raises(ConfigError, match=f"^IP range file {path} lists no prefixes") as err:
+        load_ranges([f"googlebot={path}"])
+    assert err.value.hint is not None and "googlebot.json" in err.value.hint
+
+
+def test_ranges_that_hold_none_of_many_claimed_addresses_are_an_error(tmp_path: Path) -> None:
+    # Bing's list given for Googlebot: 12 real Googlebot addresses, none in it
+    wrong = Settings(ip_ranges=(f"googlebot={DATA / 'bingbot.json'}",))
+    many = claims(*((f"66.249.66.{i}", "Googlebot") for i in range(1, 13)))
+    with pytest.raises(LogtrapError, match=r"^IP ranges cannot tell a fake Googlebot here: none "
+                       r"of the 12 addresses claiming Googlebot \(e.g. 66.249.66.1\) is in .*bingbot.json"):
+        verify_clients(many, wrong)
+    # fewer addresses: a few scrapers on a site the engine does not crawl are fakes
+    few = claims(*((f"203.0.113.{i}", "Googlebot") for i in range(1, 10)))
+    assert verify_clients(few, wrong)[VERIFIED].to_list() == ["fake"] * 9
+    # one address in the right file: the file is the engine's, and the rest are fakes
+    right = Settings(ip_ranges=RANGES)
+    mixed = claims(("66.249.66.1", "Googlebot"), *((f"203.0.113.{i}", "Googlebot") for i in range(1, 13)))
+    assert verify_clients(mixed, right)[VERIFIED].to_list() == ["verified"] + ["fake"] * 12
+
+
 def test_missing_range_file_is_a_logtrap_error(tmp_path: Path) -> None:
     with pytest.raises(LogtrapError, match="cannot read"):
         load_ranges([tmp_path / "googlebot.json"])
