@@ -12,7 +12,8 @@ Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
   the address. A resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root
   server): one that does not see the public DNS (an isolated network) would deny every bot,
   and that is an error, not a list of fakes.
-- ``unverified``: nothing to check against (no range file for the bot, no DNS asked), DNS timed
+- ``unverified``: an address shared by many people (a CDN's or proxy's edge, a NAT), which
+  address checks cannot judge (`shared_addresses`); nothing to check against (no range file for the bot, no DNS asked), DNS timed
   out or failed for that address, or the bot publishes no reverse-DNS domain (DuckDuckBot: a DNS
   mismatch there is not proof -- give its IP list instead).
 - null: the bot name is no search engine of ``bots.SEARCH_ENGINES`` and has no range file.
@@ -53,10 +54,10 @@ import polars as pl
 
 from logtrap.bots import SEARCH_ENGINES, bot_names
 from logtrap.errors import ConfigError, InputError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, HUMAN_REQUESTS, REQUESTS, VERIFIED
 from logtrap.settings import Settings
 
-__all__ = ["DnsCache", "Ranges", "load_ranges", "verify_clients"]
+__all__ = ["DnsCache", "Ranges", "load_ranges", "shared_addresses", "verify_clients"]
 
 _GOOGLE_COMMON = ("Googlebot", "GoogleOther", "Google-InspectionTool", "Storebot-Google")
 # File-name fragments (lower case, first match wins) -> the bots the published file covers.
@@ -568,6 +569,41 @@ def _sees_public_dns(settings: Settings, cache: DnsCache) -> bool:
     return cache.forward[PUBLIC_NAME][0] == _OK
 
 
+# People's requests an address must carry, at least, to be judged shared: a scraper may send a
+# browser's user agent now and then, a proxy in front of a site carries people all day (judgement)
+SHARED_MIN_PEOPLE = 20
+
+
+def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
+    """The addresses of `claims` that carry people's requests too, as many as their requests
+    claiming a search engine or more (and `SHARED_MIN_PEOPLE`): a CDN's or proxy's edge, or a
+    NAT, in front of everyone. Behind one, Googlebot arrives from the proxy's address, like
+    every visitor: its address says nothing of who sent the request, so checking it against
+    the engine's ranges would call the real Googlebot fake, and a rule denying it would
+    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``.
+
+    Needs HUMAN_REQUESTS (people's requests from the address, one value per address) and
+    REQUESTS (its requests claiming the bot); without them no address is called shared.
+
+    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1"],
+    ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot"],
+    ...     REQUESTS: [333, 400, 20], HUMAN_REQUESTS: [666, 30, 30]})
+    >>> shared_addresses(c)[CLIENT].to_list()
+    ['162.158.1.10']
+    """
+    if HUMAN_REQUESTS not in claims.columns or REQUESTS not in claims.columns:
+        return pl.DataFrame({CLIENT: []}, schema={CLIENT: pl.String()})
+    per_address = claims.group_by(CLIENT).agg(
+        pl.col(REQUESTS).sum().alias("_claimed"), pl.col(HUMAN_REQUESTS).max().alias("_people")
+    )
+    people = pl.col("_people").fill_null(0)
+    return (
+        per_address.filter((people >= SHARED_MIN_PEOPLE) & (people >= pl.col("_claimed")))
+        .select(pl.col(CLIENT).cast(pl.String))
+        .sort(CLIENT)
+    )
+
+
 def verify_clients(
     claims: pl.DataFrame,
     settings: Settings,
@@ -575,6 +611,8 @@ def verify_clients(
     ranges: Ranges | None = None,
 ) -> pl.DataFrame:
     """Add VERIFIED to claims (columns CLIENT, BOT_NAME), checking each distinct pair once.
+    Where claims also give REQUESTS and HUMAN_REQUESTS, a shared address (`shared_addresses`)
+    is ``unverified``.
 
     ``ranges`` defaults to ``load_ranges(settings.ip_ranges)``; pass it to load the files once
     for many batches, as ``cache`` keeps DNS answers across batches.
@@ -601,7 +639,12 @@ def verify_clients(
     if FIRST_SEEN in claims.columns:  # when each address's requests began (traffic.claims)
         first = claims.group_by(CLIENT, BOT_NAME).agg(pl.col(FIRST_SEEN).min()).drop_nulls()
         first_seen = {(c, b): t for c, b, t in first.rows()}
-    verdicts = _check_all([(c, b) for c, b in pairs], ranges, settings, cache, first_seen)
+    # a shared address is never fake, and neither ranges nor DNS are asked about it
+    shared = set(shared_addresses(claims)[CLIENT].to_list())
+    verdicts = _check_all([(c, b) for c, b in pairs if c not in shared], ranges, settings, cache, first_seen)
+    for c, b in pairs:
+        if c in shared:
+            verdicts[(c, b)] = "unverified" if b in SEARCH_ENGINES or ranges.covers(b) else None
     table = pl.DataFrame(
         {
             CLIENT: [c for c, _ in verdicts],

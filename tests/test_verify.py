@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from logtrap.errors import ConfigError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, HUMAN_REQUESTS, REQUESTS, VERIFIED
 from logtrap.settings import Settings
 from logtrap.verify import PUBLIC_NAME, DnsCache, load_ranges, verify_clients
 
@@ -134,6 +134,24 @@ def test_ranges_that_hold_none_of_many_claimed_addresses_are_an_error(tmp_path: 
     right = Settings(ip_ranges=RANGES)
     mixed = claims(("66.249.66.1", "Googlebot"), *((f"203.0.113.{i}", "Googlebot") for i in range(1, 13)))
     assert verify_clients(mixed, right)[VERIFIED].to_list() == ["verified"] + ["fake"] * 12
+
+
+def test_an_address_people_share_is_unverified_not_fake() -> None:
+    # a site behind a CDN: Googlebot and every visitor arrive from the edge's addresses.
+    # Called fake, a rule would deny every real Googlebot request.
+    df = pl.DataFrame({
+        CLIENT: ["162.158.1.10", "172.70.3.30", "203.0.113.7", "198.51.100.9", "66.249.66.1"],
+        BOT_NAME: ["Googlebot", "bingbot", "Googlebot", "Googlebot", "Googlebot"],
+        REQUESTS: [333, 40, 500, 15, 80],
+        HUMAN_REQUESTS: [666, 700, 12, 19, 0],
+    })
+    out = verify_clients(df, Settings(ip_ranges=RANGES))
+    # the edges carry more people than claims; a scraper's few browser requests do not
+    # make it a proxy, nor does an address with fewer than SHARED_MIN_PEOPLE of them
+    assert out[VERIFIED].to_list() == ["unverified", "unverified", "fake", "fake", "verified"]
+    # without people's counts, address checks judge alone
+    assert verify_clients(df.drop(HUMAN_REQUESTS), Settings(ip_ranges=RANGES))[VERIFIED].to_list() == [
+        "fake", "fake", "fake", "fake", "verified"]
 
 
 def test_missing_range_file_is_a_logtrap_error(tmp_path: Path) -> None:
