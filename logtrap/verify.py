@@ -12,7 +12,8 @@ Verdicts (schema.VERIFICATIONS), per distinct (client, bot name):
   the address. A resolver's "no such name" counts only if it knows `PUBLIC_NAME` (a root
   server): one that does not see the public DNS (an isolated network) would deny every bot,
   and that is an error, not a list of fakes.
-- ``unverified``: nothing to check against (no range file for the bot, no DNS asked), DNS timed
+- ``unverified``: an address shared by many people (a CDN's or proxy's edge, a NAT), which
+  address checks cannot judge (`shared_addresses`); nothing to check against (no range file for the bot, no DNS asked), DNS timed
   out or failed for that address, or the bot publishes no reverse-DNS domain (DuckDuckBot: a DNS
   mismatch there is not proof -- give its IP list instead).
 - null: the bot name is no search engine of ``bots.SEARCH_ENGINES`` and has no range file.
@@ -24,6 +25,13 @@ and resolve (NXDOMAIN -> ``fake``).
 Range files are the JSON the engines publish (``{"prefixes": [{"ipv4Prefix": ...}, {"ipv6Prefix":
 ...}]}``). Which bot a file covers comes from ``Name=path`` or else from the file name
 (googlebot.json, bingbot.json, special-crawlers.json ...), see ``load_ranges``.
+
+A range file can only disprove an address if it is the engine's list. One that lists no prefix,
+or another engine's, or only IPv6 ones, would call every real crawler fake, and the server rules
+would then deny it. So, as for a resolver blind to the public DNS, these are errors, not lists
+of fakes: a file with no prefix (``load_ranges``), and an engine claimed from
+`BLIND_RANGES_ADDRESSES` addresses or more, not one of them in its files, with no DNS asked to
+judge them (``verify_clients``).
 """
 
 from __future__ import annotations
@@ -46,10 +54,10 @@ import polars as pl
 
 from logtrap.bots import SEARCH_ENGINES, bot_names
 from logtrap.errors import ConfigError, InputError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, HUMAN_REQUESTS, REQUESTS, VERIFIED
 from logtrap.settings import Settings
 
-__all__ = ["DnsCache", "Ranges", "load_ranges", "verify_clients"]
+__all__ = ["DnsCache", "Ranges", "load_ranges", "shared_addresses", "verify_clients"]
 
 _GOOGLE_COMMON = ("Googlebot", "GoogleOther", "Google-InspectionTool", "Storebot-Google")
 # File-name fragments (lower case, first match wins) -> the bots the published file covers.
@@ -103,6 +111,8 @@ class Ranges:
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = field(default_factory=dict)
     # bot name -> when its oldest file was made (the files' "creationTime"), where all say
     created: dict[str, datetime] = field(default_factory=dict)
+    # bot name -> the files its ranges came from (for messages)
+    files: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def covers(self, bot_name: str) -> bool:
         """True when a range file was given for this bot.
@@ -125,7 +135,9 @@ class Ranges:
 
 
 def _ranges_from(
-    prefixes_by_bot: dict[str, Iterable[str]], created: dict[str, datetime] | None = None
+    prefixes_by_bot: dict[str, Iterable[str]],
+    created: dict[str, datetime] | None = None,
+    files: dict[str, tuple[str, ...]] | None = None,
 ) -> Ranges:
     by_bot: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
     for bot, prefixes in prefixes_by_bot.items():
@@ -145,7 +157,7 @@ def _ranges_from(
                     ends.append(hi)
             merged[version] = (starts, ends)
         by_bot[bot] = merged
-    return Ranges(by_bot, dict(created or {}))
+    return Ranges(by_bot, dict(created or {}), dict(files or {}))
 
 
 def load_ranges(specs: Iterable[str | Path]) -> Ranges:
@@ -164,15 +176,17 @@ def load_ranges(specs: Iterable[str | Path]) -> Ranges:
     """
     prefixes: dict[str, list[str]] = {}
     created: dict[str, list[datetime | None]] = {}
+    files: dict[str, tuple[str, ...]] = {}
     for spec in specs:
         names, path = _parse_spec(spec)
         found, made = _read_prefixes(path)
         for name in names:
             prefixes.setdefault(name, []).extend(found)
             created.setdefault(name, []).append(made)
+            files[name] = (*files.get(name, ()), str(path))
     oldest = {name: min(times) for name, times in created.items()  # type: ignore[type-var]
               if times and None not in times}
-    return _ranges_from(prefixes, oldest)
+    return _ranges_from(prefixes, oldest, files)
 
 
 def _parse_spec(spec: str | Path) -> tuple[tuple[str, ...], Path]:
@@ -226,6 +240,13 @@ def _read_prefixes(path: Path) -> tuple[list[str], datetime | None]:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"IP range file {path}: bad prefix entry {entry!r}") from exc
         out.append(prefix)
+    if not out:  # every address would be outside it: every real crawler "fake", and denied
+        raise ConfigError(
+            f"IP range file {path} lists no prefixes: it cannot verify any address, and every "
+            "real crawler would look fake",
+            hint="download the engine's current list again (e.g. https://developers.google.com/static/"
+            "search/apis/ipranges/googlebot.json), or leave the file out",
+        )
     return out, _creation_time(data)  # type: ignore[return-value]
 
 
@@ -242,6 +263,30 @@ def _creation_time(data: dict) -> datetime | None:  # type: ignore[type-arg]
     except (KeyError, ValueError):
         return None
     return made if made.tzinfo else made.replace(tzinfo=timezone.utc)
+
+
+# An engine claimed from this many addresses, none of them in its range files, is more likely a
+# wrong file (another engine's, an IPv6-only one, a truncated download) than a site that only
+# fakes visit: the real engine crawls nearly every public site, and a scraper spoofing it
+# rarely uses ten addresses while the real one uses none (judgement).
+BLIND_RANGES_ADDRESSES = 10
+
+
+def _blind_ranges(ranges: Ranges, outside: dict[str, set[str]], inside: set[str]) -> None:
+    """Raise when an engine's range files contain none of the many addresses claiming it:
+    `outside` maps each bot to the addresses its files left out (with no DNS asked to judge
+    them), `inside` names the bots with an address in their files."""
+    for bot, addresses in sorted(outside.items()):
+        if bot in inside or len(addresses) < BLIND_RANGES_ADDRESSES:
+            continue
+        files = ", ".join(ranges.files.get(bot, ())) or "its range file"
+        raise LogtrapError(
+            f"IP ranges cannot tell a fake {bot} here: none of the {len(addresses)} addresses "
+            f"claiming {bot} (e.g. {min(addresses)}) is in {files}: if the file is not "
+            f"{bot}'s current list, every real {bot} would look fake",
+            hint=f"check that {files} is {bot}'s published list, add --verify-dns to let DNS "
+            "judge these addresses, or leave the file out",
+        )
 
 
 # -- DNS ----------------------------------------------------------------------------------------
@@ -441,21 +486,28 @@ def _check_all(
         made, seen = ranges.created.get(bot), (first_seen or {}).get((client, bot))
         return made is not None and seen is not None and seen > made + max_age
 
+    outside: dict[str, set[str]] = {}  # bot -> addresses its files left out, DNS not asked
+    inside: set[str] = set()  # bots with an address in their files
     for client, bot in pairs:
         if bot not in SEARCH_ENGINES and not ranges.covers(bot):
             verdicts[(client, bot)] = None
             continue
+        dns = settings.verify_dns and bot in SEARCH_ENGINES and bot not in _DNS_CANNOT_DISPROVE
         address = client_address(client)
         if address is not None and ranges.covers(bot):
             if ranges.contains(bot, address):
                 verdicts[(client, bot)] = "verified"
+                inside.add(bot)
                 continue
             # unless DNS confirms below (ranges lag behind)
             verdicts[(client, bot)] = "unverified" if stale(client, bot) else "fake"
+            if not dns:
+                outside.setdefault(bot, set()).add(str(address))
         else:
             verdicts[(client, bot)] = "unverified"
         if settings.verify_dns and bot in SEARCH_ENGINES:
             need_dns.append((client, bot))
+    _blind_ranges(ranges, outside, inside)
     if not need_dns:
         return verdicts
 
@@ -517,6 +569,41 @@ def _sees_public_dns(settings: Settings, cache: DnsCache) -> bool:
     return cache.forward[PUBLIC_NAME][0] == _OK
 
 
+# People's requests an address must carry, at least, to be judged shared: a scraper may send a
+# browser's user agent now and then, a proxy in front of a site carries people all day (judgement)
+SHARED_MIN_PEOPLE = 20
+
+
+def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
+    """The addresses of `claims` that carry people's requests too, as many as their requests
+    claiming a search engine or more (and `SHARED_MIN_PEOPLE`): a CDN's or proxy's edge, or a
+    NAT, in front of everyone. Behind one, Googlebot arrives from the proxy's address, like
+    every visitor: its address says nothing of who sent the request, so checking it against
+    the engine's ranges would call the real Googlebot fake, and a rule denying it would
+    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``.
+
+    Needs HUMAN_REQUESTS (people's requests from the address, one value per address) and
+    REQUESTS (its requests claiming the bot); without them no address is called shared.
+
+    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1"],
+    ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot"],
+    ...     REQUESTS: [333, 400, 20], HUMAN_REQUESTS: [666, 30, 30]})
+    >>> shared_addresses(c)[CLIENT].to_list()
+    ['162.158.1.10']
+    """
+    if HUMAN_REQUESTS not in claims.columns or REQUESTS not in claims.columns:
+        return pl.DataFrame({CLIENT: []}, schema={CLIENT: pl.String()})
+    per_address = claims.group_by(CLIENT).agg(
+        pl.col(REQUESTS).sum().alias("_claimed"), pl.col(HUMAN_REQUESTS).max().alias("_people")
+    )
+    people = pl.col("_people").fill_null(0)
+    return (
+        per_address.filter((people >= SHARED_MIN_PEOPLE) & (people >= pl.col("_claimed")))
+        .select(pl.col(CLIENT).cast(pl.String))
+        .sort(CLIENT)
+    )
+
+
 def verify_clients(
     claims: pl.DataFrame,
     settings: Settings,
@@ -524,6 +611,8 @@ def verify_clients(
     ranges: Ranges | None = None,
 ) -> pl.DataFrame:
     """Add VERIFIED to claims (columns CLIENT, BOT_NAME), checking each distinct pair once.
+    Where claims also give REQUESTS and HUMAN_REQUESTS, a shared address (`shared_addresses`)
+    is ``unverified``.
 
     ``ranges`` defaults to ``load_ranges(settings.ip_ranges)``; pass it to load the files once
     for many batches, as ``cache`` keeps DNS answers across batches.
@@ -550,7 +639,12 @@ def verify_clients(
     if FIRST_SEEN in claims.columns:  # when each address's requests began (traffic.claims)
         first = claims.group_by(CLIENT, BOT_NAME).agg(pl.col(FIRST_SEEN).min()).drop_nulls()
         first_seen = {(c, b): t for c, b, t in first.rows()}
-    verdicts = _check_all([(c, b) for c, b in pairs], ranges, settings, cache, first_seen)
+    # a shared address is never fake, and neither ranges nor DNS are asked about it
+    shared = set(shared_addresses(claims)[CLIENT].to_list())
+    verdicts = _check_all([(c, b) for c, b in pairs if c not in shared], ranges, settings, cache, first_seen)
+    for c, b in pairs:
+        if c in shared:
+            verdicts[(c, b)] = "unverified" if b in SEARCH_ENGINES or ranges.covers(b) else None
     table = pl.DataFrame(
         {
             CLIENT: [c for c, _ in verdicts],

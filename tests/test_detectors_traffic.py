@@ -720,6 +720,26 @@ def test_aggressive_bot_leaves_link_previews_from_phones_alone():
     assert aggressive_bot.detect(traffic_of(rows), Settings()).height == 0
 
 
+def fediverse(addresses: int) -> list[dict]:
+    """app_feed's hammering sent by Mastodon servers, each naming itself in its user agent."""
+    return [{**r, s.BOT_NAME: "Mastodon", s.BOT_KIND: "social",
+             s.USER_AGENT: f"http.rb/5.1.1 (Mastodon/4.2.10; +https://{r[s.CLIENT]}.example/)"}
+            if r[s.BOT_NAME] == OKHTTP[0] else r for r in app_feed(addresses)]
+
+
+def test_aggressive_bot_leaves_a_fediverse_stampede_alone():
+    # a boosted post: 400 Mastodon servers fetch it within minutes, one or two requests each.
+    # Many servers, not one crawler: a rule on "Mastodon" would cut the site off them all
+    assert aggressive_bot.detect(traffic_of(fediverse(400)), Settings()).height == 0
+    # the same 400 addresses under an HTTP library's name may be a scraper's pool: a warning
+    out = aggressive_bot.detect(traffic_of(app_feed(400)), Settings())
+    assert out.select(s.SEVERITY, s.WASTED_REQUESTS).rows() == [("warning", 600)]
+    # one instance hammering from three addresses is one party's crawl: a finding
+    out = aggressive_bot.detect(traffic_of(fediverse(3)), Settings())
+    assert (out[s.SEVERITY].to_list(), evidence(out)["bot_name"], evidence(out)["addresses"]) == (
+        ["critical"], "Mastodon", 3)
+
+
 def test_aggressive_bot_counts_an_apps_addresses_over_every_host():
     # old versions of the app call shop.example, new ones api.shop.example: 300 phones each
     rows = [{**r, s.HOST: ("shop.example", "api.shop.example")[i % 2]} for i, r in enumerate(app_feed(600))]

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from logtrap.errors import ConfigError, LogtrapError
-from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, VERIFIED
+from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, HUMAN_REQUESTS, REQUESTS, VERIFIED
 from logtrap.settings import Settings
 from logtrap.verify import PUBLIC_NAME, DnsCache, load_ranges, verify_clients
 
@@ -108,6 +108,50 @@ def test_bad_range_file_is_a_config_error(tmp_path: Path, text: str) -> None:
     path.write_text(text)
     with pytest.raises(ConfigError, match="googlebot.json"):
         load_ranges([path])
+
+
+def test_a_range_file_with_no_prefixes_is_an_error_not_a_list_of_fakes(tmp_path: Path) -> None:
+    # every real Googlebot address would be outside it, called fake, and denied by the server
+    # rules: as for a resolver blind to the public DNS, say so and stop
+    path = tmp_path / "googlebot.json"
+    path.write_text('{"prefixes": []}')
+    with pytest.raises(ConfigError, match=f"^IP range file {path} lists no prefixes") as err:
+        load_ranges([f"googlebot={path}"])
+    assert err.value.hint is not None and "googlebot.json" in err.value.hint
+
+
+def test_ranges_that_hold_none_of_many_claimed_addresses_are_an_error(tmp_path: Path) -> None:
+    # Bing's list given for Googlebot: 12 real Googlebot addresses, none in it
+    wrong = Settings(ip_ranges=(f"googlebot={DATA / 'bingbot.json'}",))
+    many = claims(*((f"66.249.66.{i}", "Googlebot") for i in range(1, 13)))
+    with pytest.raises(LogtrapError, match=r"^IP ranges cannot tell a fake Googlebot here: none "
+                       r"of the 12 addresses claiming Googlebot \(e.g. 66.249.66.1\) is in .*bingbot.json"):
+        verify_clients(many, wrong)
+    # fewer addresses: a few scrapers on a site the engine does not crawl are fakes
+    few = claims(*((f"203.0.113.{i}", "Googlebot") for i in range(1, 10)))
+    assert verify_clients(few, wrong)[VERIFIED].to_list() == ["fake"] * 9
+    # one address in the right file: the file is the engine's, and the rest are fakes
+    right = Settings(ip_ranges=RANGES)
+    mixed = claims(("66.249.66.1", "Googlebot"), *((f"203.0.113.{i}", "Googlebot") for i in range(1, 13)))
+    assert verify_clients(mixed, right)[VERIFIED].to_list() == ["verified"] + ["fake"] * 12
+
+
+def test_an_address_people_share_is_unverified_not_fake() -> None:
+    # a site behind a CDN: Googlebot and every visitor arrive from the edge's addresses.
+    # Called fake, a rule would deny every real Googlebot request.
+    df = pl.DataFrame({
+        CLIENT: ["162.158.1.10", "172.70.3.30", "203.0.113.7", "198.51.100.9", "66.249.66.1"],
+        BOT_NAME: ["Googlebot", "bingbot", "Googlebot", "Googlebot", "Googlebot"],
+        REQUESTS: [333, 40, 500, 15, 80],
+        HUMAN_REQUESTS: [666, 700, 12, 19, 0],
+    })
+    out = verify_clients(df, Settings(ip_ranges=RANGES))
+    # the edges carry more people than claims; a scraper's few browser requests do not
+    # make it a proxy, nor does an address with fewer than SHARED_MIN_PEOPLE of them
+    assert out[VERIFIED].to_list() == ["unverified", "unverified", "fake", "fake", "verified"]
+    # without people's counts, address checks judge alone
+    assert verify_clients(df.drop(HUMAN_REQUESTS), Settings(ip_ranges=RANGES))[VERIFIED].to_list() == [
+        "fake", "fake", "fake", "fake", "verified"]
 
 
 def test_missing_range_file_is_a_logtrap_error(tmp_path: Path) -> None:

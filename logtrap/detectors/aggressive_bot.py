@@ -25,6 +25,14 @@ gives `addresses` (null for the others). One whose requests spread evenly over
 `crowd_review_addresses` addresses or more may still be a small app's users: its finding is
 a warning at most, its advice says so, and `rules` withholds its server rule.
 
+Nor is federation software (`FEDERATION`: Mastodon, Pleroma, Misskey...) whose requests spread
+evenly over `crowd_review_addresses` addresses or more. Every server of a federated network
+sends the same product name (`http.rb/5.1.1 (Mastodon/4.2.10; +https://<its own name>/)`), and
+a boosted post makes hundreds of them fetch it, and the author's profile, within a minute or
+two: a stampede of many servers, each fetching once, not one crawler's rate. A rule against
+the name would cut the site off its followers on every server. One instance hammering from a
+few addresses is still a finding.
+
 Search engines (`bot_kind == "search"`) are never flagged: Googlebot is usually the biggest and
 fastest crawler and that is the crawl a site wants; a rule matching its user agent would block
 the real engine too. Addresses that only claim to be one are `fake_bot`'s findings. Nor are
@@ -60,6 +68,14 @@ MANY_ADDRESSES = (
 )
 
 _BOT = [s.HOST, s.BOT_NAME]
+
+# Fediverse (ActivityPub) server software, as logtrap names it: every instance sends the name,
+# so many addresses are many servers, not one crawler's pool
+FEDERATION = (
+    "Mastodon", "Pleroma", "Akkoma", "Misskey", "Sharkey", "Firefish", "Calckey", "Iceshrimp",
+    "GoToSocial", "Friendica", "Hubzilla", "Lemmy", "Mbin", "kbin", "PeerTube", "Pixelfed",
+    "WriteFreely", "BookWyrm", "Funkwhale",
+)
 
 
 def route_of(pattern: pl.Expr) -> pl.Expr:
@@ -101,8 +117,19 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if agents.height == 0:
         return f.empty_findings()
-    bots = _bots(agents, traffic.bot_minutes).join(
-        crowd_bots(traffic, settings).select(s.BOT_NAME), on=s.BOT_NAME, how="anti"
+    addresses = bot_addresses(traffic).select(
+        *_BOT,
+        "addresses",
+        # many evenly spread addresses, though fewer than a crowd: maybe a small app's users
+        ((pl.col("addresses") >= settings.crowd_review_addresses) & spread_evenly(settings))
+        .alias("_many"),
+    )
+    # ...or, for federation software, many servers
+    federated = addresses.filter(pl.col("_many") & pl.col(s.BOT_NAME).is_in(FEDERATION))
+    bots = (
+        _bots(agents, traffic.bot_minutes)
+        .join(crowd_bots(traffic, settings).select(s.BOT_NAME), on=s.BOT_NAME, how="anti")
+        .join(federated.select(_BOT), on=_BOT, how="anti")
     )
     candidates = bots.filter(
         (pl.col(s.BOT_KIND) != "search")
@@ -124,13 +151,6 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if rows.height == 0:
         return f.empty_findings()
-    addresses = bot_addresses(traffic).select(
-        *_BOT,
-        "addresses",
-        # many evenly spread addresses, though fewer than a crowd: maybe a small app's users
-        ((pl.col("addresses") >= settings.crowd_review_addresses) & spread_evenly(settings))
-        .alias("_many"),
-    )
     rows = (
         rows.join(_examples(traffic, agents.join(rows.select(_BOT), on=_BOT)), on=_BOT, how="left")
         .join(addresses, on=_BOT, how="left")
