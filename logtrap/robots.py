@@ -814,9 +814,9 @@ def bot_group_rule(
     server rules stop the rest). Not checked against content: keeping this one bot off
     these routes is the point. `saved`: the crawler's requests on them (the finding's)."""
     token = bot_name if re.fullmatch(r"[A-Za-z_-]+", bot_name or "") else None
-    if token is None:
+    if token is None:  # named by the bot all the same: the rule was for it, not for `*`
         reason = f"{comment(bot_name)!r} is not a robots.txt product token ([A-Za-z_-]+)"
-        return RobotsRule(host, kind, None, "*", (), "withheld", reason)
+        return RobotsRule(host, kind, None, comment(bot_name or ""), (), "withheld", reason)
     if not routes or "/" in routes:
         reason = "a route is the whole site (/): no site-wide ban by default"
         return RobotsRule(host, kind, None, token, (), "withheld", reason)

@@ -430,3 +430,10 @@ def test_a_season_walk_is_blocked_by_its_years_and_the_seasons_people_read_stay_
     text = "User-agent: *\n" + "\n".join(years)
     assert [u for u in real if not allowed(text, u)] == []
     assert [u for u in walked + walked_weeks if not allowed(text, u)] == walked[3:] + walked_weeks[3:]
+
+
+def test_a_bot_whose_name_is_no_product_token_keeps_its_name_on_the_withheld_rule():
+    # the report said "WITHHELD robots.txt for *": the rule was for the bot, never for `*`
+    rule = robots.bot_group_rule("-", "My Crawler", ["/asl/"], "aggressive_bot")
+    assert (rule.group, rule.lines, rule.status) == ("My Crawler", (), "withheld")
+    assert rule.reason == "'My Crawler' is not a robots.txt product token ([A-Za-z_-]+)"
