@@ -199,9 +199,10 @@ def sitemap_paths(sitemap_urls: Sequence[str], host: str, hosts: Sequence[str]) 
 
 
 def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.DataFrame:
-    """URLs the log shows as content for a host: 2xx/3xx answers on patterns with no trap
-    finding, fetched by people, or on a pattern a verified search engine crawls, or on a
-    pattern requested without a user agent in the log (people cannot be told apart there)."""
+    """URLs the log shows as content for a host, on patterns with no trap finding: 2xx/3xx
+    answers to people, 2xx answers on a pattern a verified search engine crawls, 2xx/3xx
+    answers on a pattern requested without a user agent in the log (people cannot be told
+    apart there)."""
     urls = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399))
     urls = urls.join(trap_patterns.select(s.HOST, s.PATTERN), on=[s.HOST, s.PATTERN], how="anti")
     claims = traffic.claims.filter(pl.col(s.HOST) == host)
@@ -211,7 +212,11 @@ def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.
         claims = claims.with_columns(pl.lit(None, pl.String).alias(s.VERIFIED))
     claims = claims.filter(pl.col(s.VERIFIED) == "verified")
     crawled = claims.select(s.HOST, s.PATTERN).unique()
-    searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi")
+    # a page it was answered, not a redirect: an engine follows a short link's 301 as it
+    # follows a trap's (people's 3xx stay: a page's canonical slash, a login's redirect)
+    searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi").filter(
+        pl.col(s.STATUS).is_between(200, 299)
+    )
     human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
     unknown = urls.filter(pl.col(s.PATTERN).is_in(_unlogged_patterns(traffic, host)))
     return pl.concat([human, searched, unknown]).select(s.URL).unique(maintain_order=True)

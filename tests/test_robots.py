@@ -360,6 +360,15 @@ def test_log_content_is_human_or_verified_search_2xx_3xx():
     assert sorted(robots.log_content(traffic, empty, "-")["url"].to_list()) == ["/a", "/gone"]
 
 
+def test_a_redirect_a_verified_engine_followed_is_no_content():
+    # Googlebot followed a short link's 301 that no pattern named a token: it became
+    # content, and the short-link rule got `Allow: /s/vkdccb49$`
+    traffic = traffic_of(requests_frame(bots(["/page"]) + bots(["/s/vkdccb49"], status=301)))
+    traffic = traffic.replace(claims=traffic.claims.with_columns(pl.lit("verified").alias("verified")))
+    empty = pl.DataFrame(schema={"host": pl.String, "pattern": pl.String})
+    assert robots.log_content(traffic, empty, "-")["url"].to_list() == ["/page"]
+
+
 def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
     # pages under /docs/ link to "guide/" and "faq/": a crawler nests them in every order, so
     # a segment comes back apart (/docs/guide/faq/guide/) as often as back to back
