@@ -213,3 +213,17 @@ def test_the_public_docstrings_say_what_they_take():
     assert "FINDING_SCHEMA" in Detector.__doc__ and "detect(traffic, settings)" in Detector.__doc__
     assert "FINDING_SCHEMA" in logtrap.run_detectors.__doc__
     assert "taken as UTC" in analyze.__doc__
+
+
+def test_the_readme_stages_example_finds_what_analyze_finds(monkeypatch):
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.S)
+               if "verify_claims" in block]
+    monkeypatch.chdir(ROOT)  # its paths are the repo's
+    scope: dict = {"logtrap": logtrap}
+    exec(code, scope)
+    expected = analyze("sample_logs/vhost/access.log*", scope["settings"]).findings
+    assert scope["findings"].equals(expected)
+    assert sorted(set(expected["kind"])) == ["fake_bot", "growing_pattern", "random_token"]
