@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from logtrap import _allocator  # noqa: F401  (first: it must run before Polars is imported)
-from logtrap.analysis import Analysis, analyze, bot_table
+from logtrap.analysis import Analysis, analyze, bot_table, requests_frame
 from logtrap.bots import AgentCache, add_bots, classify_agents
 from logtrap.config import load_settings
-from logtrap.detectors import REGISTRY, Detector, run_detectors
+from logtrap.detectors import REGISTRY, Detector, run_detectors, verify_claims
 from logtrap.errors import (
     ConfigError,
     FormatError,
@@ -68,10 +68,12 @@ __all__ = [
     "load_settings",
     "plots",
     "read_logs",
+    "requests_frame",
     "run_detectors",
     "scan_logs",
     "suggest",
     "url_pattern",
+    "verify_claims",
     "verify_clients",
 ]
 

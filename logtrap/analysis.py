@@ -10,7 +10,7 @@ import difflib
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +18,12 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
-from logtrap.detectors import Detector, run_detectors
-from logtrap.errors import ConfigError, LogtrapError
+from logtrap.detectors import Detector, run_detectors, verify_claims
+from logtrap.errors import ConfigError, InputError, LogtrapError
 from logtrap.logs import ReadStats, Source, scan_logs
 from logtrap.patterns import PatternCache, add_patterns, section_expr
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
-from logtrap.verify import verify_clients
 
 Progress = Callable[[int, int | None, int], None]
 # The request columns annotate and Tally.add read: the reader parses no others.
@@ -58,6 +57,10 @@ class Analysis:
         seen 200 tags, merged them into `/tag/{name}` (`Traffic.names`). Filtering on a
         pattern of `patterns` or `findings` then gives its requests.
 
+        The requests the analysis does not count are left out, so that the rows add up to
+        `patterns`' requests: Apache's own `OPTIONS *` (`stats.server_requests`) and, with
+        `settings.hosts`, other hosts' requests.
+
         >>> result = analyze("sample_logs/apache-blog/access.log*")
         >>> from logtrap import read_logs
         >>> requests = result.add_patterns(read_logs("sample_logs/apache-blog/access.log*"))
@@ -67,7 +70,9 @@ class Analysis:
         if not isinstance(requests, pl.DataFrame):
             raise LogtrapError("Analysis.add_patterns takes a DataFrame of requests (from "
                                "read_logs); collect a LazyFrame first")
-        frame = add_patterns(requests, self.settings)
+        if self.settings.hosts:
+            requests = requests.filter(pl.col(s.HOST).is_in(list(self.settings.hosts)))
+        frame = add_patterns(_without_server_own(requests)[0], self.settings)
         names = self.traffic.names.filter(pl.col("merged") != pl.col(s.PATTERN))
         if names.height == 0:
             return frame
@@ -98,28 +103,165 @@ def annotate(
 
 
 def tally_logs(
-    sources: Sources | pl.DataFrame,
+    sources: Sources | pl.DataFrame | pl.LazyFrame,
     settings: Settings | None = None,
     *,
     tally: Tally | None = None,
     on_progress: Progress | None = None,
-) -> tuple[Tally, ReadStats | None]:
-    """Read logs (or take a frame of parsed requests) into a tally, batch by batch."""
+) -> tuple[Tally, ReadStats]:
+    """Read logs (or take a frame of parsed requests) into a tally, batch by batch.
+
+    The stats of a frame count its rows as lines, all parsed: what `analyze` of the logs
+    the frame was read from would say (a frame's server requests are left out as the
+    logs' are, and counted).
+    """
     settings = Settings.of(settings)
+    frame = requests_frame(sources) if isinstance(sources, (pl.DataFrame, pl.LazyFrame)) else None
+    if frame is None:
+        sources = _checked_sources(sources)
     _import_in_background("pyarrow")  # `schema.owned` needs it; ~90 ms, overlapped with reading
     acc = tally if tally is not None else Tally(settings=settings)
     cache, pattern_cache = AgentCache(), PatternCache(settings.pattern_cache_urls)
-    if isinstance(sources, pl.DataFrame):
-        acc.add(annotate(_without_server_own(sources)[0], settings, cache, pattern_cache))
-        return acc, None
-    stream = scan_logs(
-        sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS
-    )
-    for step in _steps(stream, settings.analysis_rows):
+    if frame is not None:
+        stats = ReadStats()
+        batches: Iterable[pl.DataFrame] = _frame_batches(frame, settings, stats)
+    else:
+        stream = scan_logs(
+            sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS
+        )
+        stats, batches = stream.stats, stream
+    for step in _steps(batches, settings.analysis_rows):
         step, own = _without_server_own(step)
-        stream.stats.server_requests += own
+        stats.server_requests += own
         acc.add(annotate(step, settings, cache, pattern_cache))
-    return acc, stream.stats
+    return acc, stats
+
+
+# What a frame given to `analyze` must hold, column by column: the dtypes it may have, and
+# the cast to the reader's dtype (REQUEST_SCHEMA). Only casts that lose nothing: a naive time
+# is taken as UTC (the reader's times are UTC), an aware one converted to UTC; integer widths
+# are cast strictly (a status of 70000 is an error, not a wrapped number).
+_NEEDS = {
+    s.HOST: "String",
+    s.CLIENT: "String",
+    s.TIME: "Datetime (a time zone, converted to UTC; none: taken as UTC)",
+    s.URL: "String",
+    s.STATUS: "integer",
+    s.BYTES: "integer, null for none",
+    s.USER_AGENT: "String, null for none",
+}
+
+
+def _cast(name: str, dtype: pl.DataType) -> pl.Expr | None:
+    """The expression giving column `name` the reader's dtype, or None if `dtype` is not one
+    it can safely be cast from."""
+    col, want = pl.col(name), s.REQUEST_SCHEMA[name]
+    if want == pl.String:
+        ok = dtype in (pl.String, pl.Categorical, pl.Enum, pl.Null)
+        return col.cast(pl.String) if ok else None
+    if name == s.TIME:
+        if not isinstance(dtype, pl.Datetime):
+            return None
+        utc = (col.dt.replace_time_zone("UTC") if dtype.time_zone is None
+               else col.dt.convert_time_zone("UTC"))
+        return utc.dt.cast_time_unit("us")
+    ok = dtype.is_integer() or (dtype == pl.Null and name == s.BYTES)
+    return col.cast(want, strict=True) if ok else None
+
+
+def requests_frame(requests: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """A frame of requests made elsewhere, checked and given the reader's dtypes: the
+    columns `analyze` reads (`ANALYSIS_COLUMNS`), lazily. One `InputError` names every
+    missing or mistyped column, before anything is read.
+
+    >>> import datetime as dt
+    >>> frame = pl.DataFrame({"host": ["-"], "client": ["1.2.3.4"],
+    ...     "time": [dt.datetime(2026, 1, 1, 12)], "url": ["/"], "status": [200],
+    ...     "bytes": [512], "user_agent": ["curl/8.0"]})
+    >>> requests_frame(frame).collect_schema()["time"]
+    Datetime(time_unit='us', time_zone='UTC')
+    >>> requests_frame(frame.drop("host").with_columns(pl.col("status").cast(pl.String)))
+    Traceback (most recent call last):
+    ...
+    logtrap.errors.InputError: a frame of requests needs the columns host, client, time, url, status, bytes, user_agent (as read_logs gives them): host is missing; status is String, not integer
+    """
+    if not isinstance(requests, (pl.DataFrame, pl.LazyFrame)):
+        raise InputError(f"a frame of requests must be a Polars DataFrame or LazyFrame, "
+                         f"not {type(requests).__name__}")
+    lazy = requests.lazy()
+    try:
+        schema = lazy.collect_schema()
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(f"the frame of requests cannot be read: {exc}") from exc
+    casts, problems = [], []
+    for name, needs in _NEEDS.items():
+        if name not in schema:
+            problems.append(f"{name} is missing")
+            continue
+        cast = _cast(name, schema[name])
+        if cast is None:
+            problems.append(f"{name} is {schema[name]}, not {needs}")
+        else:
+            casts.append(cast.alias(name))
+    if problems:
+        raise InputError(
+            f"a frame of requests needs the columns {', '.join(ANALYSIS_COLUMNS)} (as "
+            f"read_logs gives them): {'; '.join(problems)}",
+            hint=_frame_hint(problems),
+        )
+    return lazy.select(casts)
+
+
+def _frame_hint(problems: list[str]) -> str:
+    """What to do about the first problem a frame has."""
+    first = problems[0]
+    if first == f"{s.HOST} is missing":
+        return 'a log without virtual hosts: .with_columns(host=pl.lit("-")), as read_logs does'
+    if first.endswith("is missing"):
+        return "rename your columns to these names (.rename({...}))"
+    if first.startswith(f"{s.TIME} is String"):
+        return 'parse it first: .with_columns(pl.col("time").str.to_datetime(...))'
+    return "cast it first (.cast(...)); read_logs gives every column its dtype"
+
+
+def _frame_batches(frame: pl.LazyFrame, settings: Settings, stats: ReadStats) -> Iterator[pl.DataFrame]:
+    """The frame's requests in batches, counted into `stats` as the reader counts a log's
+    (with `settings.hosts`, other hosts' requests counted per host and left out).
+
+    Streamed, so a LazyFrame over large files stays in bounded memory as logs do.
+    """
+    try:
+        for batch in frame.collect_batches(chunk_size=settings.analysis_rows):
+            stats.lines += batch.height
+            stats.parsed += batch.height
+            if settings.hosts:
+                kept = pl.col(s.HOST).is_in(list(settings.hosts))
+                for host, n in batch.filter(~kept).group_by(s.HOST).len().iter_rows():
+                    stats.other_hosts[host] = stats.other_hosts.get(host, 0) + n
+                batch = batch.filter(kept)
+            yield batch
+    except pl.exceptions.PolarsError as exc:  # a strict cast: a status of 70000, say
+        raise InputError(f"the frame of requests cannot be read as requests: "
+                         f"{str(exc).splitlines()[0]}") from exc
+
+
+def _checked_sources(sources: object) -> Sources:
+    """The sources (an iterable made a list), or an InputError now for sources that are no
+    paths, not deep in the reader."""
+    if isinstance(sources, (str, Path, Source)):
+        return sources
+    if not isinstance(sources, Iterable) or isinstance(sources, (bytes, Mapping)):
+        raise InputError(f"logs to read are paths, globs or \"-\", or a frame from "
+                         f"read_logs; not {type(sources).__name__}")
+    items = list(sources)
+    for item in items:
+        if isinstance(item, (pl.DataFrame, pl.LazyFrame)):
+            raise InputError("several frames of requests: analyze takes one",
+                             hint="join them first: pl.concat([...])")
+        if not isinstance(item, (str, Path, Source)):
+            raise InputError(f"logs to read are paths, globs or \"-\"; not "
+                             f"{type(item).__name__} {str(item)[:40]!r}")
+    return items
 
 
 def _without_server_own(requests: pl.DataFrame) -> tuple[pl.DataFrame, int]:
@@ -173,18 +315,8 @@ def _steps(batches: Iterable[pl.DataFrame], rows: int) -> Iterator[pl.DataFrame]
         yield pl.concat(gathered) if len(gathered) > 1 else gathered[0]
 
 
-def verify_claims(traffic: Traffic, settings: Settings) -> Traffic:
-    """Mark each address that claims to be a search engine verified, fake or unverified."""
-    claims = traffic.claims
-    # one row per address and claimed bot, with when its requests began (an old range file
-    # cannot disprove an address first seen long after it was made)
-    distinct = claims.group_by(s.CLIENT, s.BOT_NAME).agg(pl.col(s.FIRST_SEEN).min())
-    verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
-    return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
-
-
 def analyze(
-    sources: Sources | pl.DataFrame,
+    sources: Sources | pl.DataFrame | pl.LazyFrame,
     settings: Settings | None = None,
     *,
     tally: Tally | None = None,
@@ -193,19 +325,31 @@ def analyze(
 ) -> Analysis:
     """Read logs and find the crawler traps in them.
 
-    `sources` are paths, globs, "-" for stdin, or a frame from `read_logs`. Pass `tally` to
-    continue an earlier run's aggregates (cron), `detectors` to run others than the registry.
+    `sources` are paths, globs, "-" for stdin, or one frame of requests: a DataFrame or a
+    LazyFrame (streamed in batches, as logs are). A frame needs the columns of
+    `ANALYSIS_COLUMNS`, as `read_logs` gives them: host ("-" for none), client, time, url,
+    status, bytes (null for none) and user_agent (null for none); other columns are ignored.
+    Their dtypes are made the reader's where nothing is lost: a Datetime in any unit, a time
+    zone converted to UTC and a naive time *taken as UTC*; any integer width for status and
+    bytes; Categorical or Enum for the text columns. Anything else (a time as text, a status
+    as text, a missing column) is an `InputError` naming every such column, before anything is
+    read. Pass `tally` to continue an earlier run's aggregates (cron), `detectors` to run
+    others than the registry.
 
     >>> result = analyze("sample_logs/litespeed/access.log*")
     >>> result.findings.select("kind", "severity", "pattern").rows()
     [('aggressive_bot', 'critical', '/asl/{n}')]
     >>> result.stats.parsed, result.stats.rejected
     (6095, 0)
+    >>> from logtrap import read_logs
+    >>> requests = read_logs("sample_logs/litespeed/access.log*")
+    >>> analyze(requests.lazy()).findings.equals(result.findings)
+    True
     """
     settings = Settings.of(settings)
     acc, stats = tally_logs(sources, settings, tally=tally, on_progress=on_progress)
     traffic = acc.finish()
-    if settings.hosts and traffic.patterns.height == 0 and stats is not None and stats.parsed:
+    if settings.hosts and traffic.patterns.height == 0 and stats.parsed:
         raise _no_such_host(settings.hosts, stats)
     traffic = verify_claims(traffic, settings)
     chosen = None if detectors is None else tuple(detectors)

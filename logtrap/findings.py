@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from logtrap import schema as s
+from logtrap.errors import LogtrapError
 
 # The trap kinds of DESIGN.md, in the order reports list them when severities tie.
 KINDS = (
@@ -87,10 +88,30 @@ def finding_rows(
     ...     advice="x").row(0)[:6]
     ('calendar', 'warning', '-', '/c?date', 9, 8)
     """
+    severities = s.SEVERITY_DTYPE.categories.to_list()
+    if isinstance(severity, str) and severity not in severities:
+        raise LogtrapError(f"{kind}: severity {severity!r} is none of {', '.join(severities)}")
     severity_expr = pl.lit(severity) if isinstance(severity, str) else severity
     evidence_expr = (
         pl.struct(list(evidence)).struct.json_encode() if evidence else pl.lit("{}")
     )
+    missing = [c for c in (s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS, s.EXAMPLES, *evidence)
+               if c not in rows.columns]
+    if missing:
+        raise LogtrapError(f"{kind}: finding_rows needs the columns host, pattern, requests, "
+                           f"wasted_requests, examples and the evidence named; the rows lack "
+                           f"{', '.join(missing)}")
+    try:
+        return _finding_rows(kind, rows, severity_expr, evidence_expr, advice)
+    except pl.exceptions.InvalidOperationError as exc:  # a severity expression's value
+        raise LogtrapError(f"{kind}: finding_rows could not make its rows (a severity must be "
+                           f"one of {', '.join(severities)}): {str(exc).splitlines()[0]}") from exc
+
+
+def _finding_rows(
+    kind: str, rows: pl.DataFrame, severity_expr: pl.Expr, evidence_expr: pl.Expr,
+    advice: str | pl.Expr,
+) -> pl.DataFrame:
     return rows.select(
         pl.lit(kind).alias(s.KIND),
         severity_expr.cast(s.SEVERITY_DTYPE).alias(s.SEVERITY),
@@ -102,6 +123,20 @@ def finding_rows(
         evidence_expr.alias(s.EVIDENCE),
         (pl.lit(advice) if isinstance(advice, str) else advice).cast(pl.String).alias(s.ADVICE),
     )
+
+
+def schema_text(schema: Mapping[str, pl.DataType]) -> str:
+    """A schema as an error message shows it: each column with its dtype, an Enum's values.
+
+    >>> schema_text({"severity": s.SEVERITY_DTYPE, "requests": pl.Int64()})
+    'severity (info|warning|critical), requests (Int64)'
+    """
+    def shown(dtype: pl.DataType) -> str:
+        if isinstance(dtype, pl.Enum):
+            return "|".join(dtype.categories.to_list())
+        return str(dtype)
+
+    return ", ".join(f"{name} ({shown(dtype)})" for name, dtype in schema.items())
 
 
 def critical_when(condition: pl.Expr) -> pl.Expr:

@@ -1,8 +1,8 @@
 """Plotly figures of where the crawl budget goes, one function per figure.
 
-Every function takes `Traffic` (the bounded aggregates of traffic.py) and returns a
-`plotly.graph_objects.Figure`, titled and labelled for a reader who has never seen logtrap.
-The work happens in Polars; Plotly only receives plain lists, and only `graph_objects` is used
+Every function takes `Traffic` (the bounded aggregates of traffic.py) or the `Analysis` that
+holds it, and returns a `plotly.graph_objects.Figure`, titled and labelled for a reader who
+has never seen logtrap. The work happens in Polars; Plotly only receives plain lists, and only `graph_objects` is used
 (plotly.express would want pandas). With several hosts in the logs, each pattern is prefixed by
 its host (`shop.example/cart?id`). A figure with nothing to show carries a "no data"
 annotation instead of raising, so a report can always embed all of them.
@@ -22,8 +22,11 @@ import polars as pl
 from plotly.subplots import make_subplots
 
 from logtrap import schema as s
+from logtrap.analysis import Analysis
 from logtrap.errors import ConfigError
 from logtrap.traffic import Traffic
+
+Data = Traffic | Analysis
 
 NO_DATA = "no data"
 OTHER = "other patterns"  # the budget figure's bar for everything outside the top patterns
@@ -45,7 +48,7 @@ _STATUS_COLORS = {
 _ANY_STATUS_COLORS = ("#7f7f7f", "#c7c7c7")
 
 
-def budget_by_pattern(traffic: Traffic, top: int = 10) -> go.Figure:
+def budget_by_pattern(traffic: Data, top: int = 10) -> go.Figure:
     """Bot requests per window, stacked by URL pattern: where the crawl budget goes.
 
     One bar trace per pattern (the `top` patterns by bot requests, largest first), plus one
@@ -55,6 +58,7 @@ def budget_by_pattern(traffic: Traffic, top: int = 10) -> go.Figure:
     >>> budget_by_pattern(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    traffic = _traffic(traffic)
     _check_top(top)
     title = _title(
         "Where the crawlers' budget goes: bot requests per URL pattern",
@@ -108,7 +112,7 @@ def budget_by_pattern(traffic: Traffic, top: int = 10) -> go.Figure:
     return fig
 
 
-def growth_curves(traffic: Traffic, top: int = 10) -> go.Figure:
+def growth_curves(traffic: Data, top: int = 10) -> go.Figure:
     """Distinct URLs seen so far, per pattern, window after window: the trap signature.
 
     One line per pattern (the `top` patterns by distinct URLs). Real content levels off once
@@ -118,6 +122,7 @@ def growth_curves(traffic: Traffic, top: int = 10) -> go.Figure:
     >>> growth_curves(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    traffic = _traffic(traffic)
     _check_top(top)
     title = _title(
         "Distinct URLs per URL pattern, window after window",
@@ -157,7 +162,7 @@ def growth_curves(traffic: Traffic, top: int = 10) -> go.Figure:
     return fig
 
 
-def status_mix(traffic: Traffic, top: int = 15) -> go.Figure:
+def status_mix(traffic: Data, top: int = 15) -> go.Figure:
     """Requests per HTTP status for each URL pattern, as horizontal stacked bars.
 
     One bar trace per status code (ascending); y holds the `top` patterns bots fetch most,
@@ -167,6 +172,7 @@ def status_mix(traffic: Traffic, top: int = 15) -> go.Figure:
     >>> status_mix(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    traffic = _traffic(traffic)
     _check_top(top)
     title = _title(
         "How the server answers each URL pattern",
@@ -221,7 +227,7 @@ def status_mix(traffic: Traffic, top: int = 15) -> go.Figure:
     return fig
 
 
-def bot_pattern_matrix(traffic: Traffic, top_bots: int = 10, top_patterns: int = 15) -> go.Figure:
+def bot_pattern_matrix(traffic: Data, top_bots: int = 10, top_patterns: int = 15) -> go.Figure:
     """Requests per bot (columns) and URL pattern (rows), as a heatmap.
 
     Columns: the `top_bots` bots by requests; rows: the `top_patterns` patterns bots fetch
@@ -231,6 +237,7 @@ def bot_pattern_matrix(traffic: Traffic, top_bots: int = 10, top_patterns: int =
     >>> bot_pattern_matrix(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    traffic = _traffic(traffic)
     title = _title(
         "Which bots fetch which URL patterns",
         f"Requests per bot ({top_bots} busiest) and URL pattern ({top_patterns} "
@@ -283,11 +290,12 @@ def bot_pattern_matrix(traffic: Traffic, top_bots: int = 10, top_patterns: int =
 
 
 def size_distribution(
-    traffic: Traffic, patterns: Sequence[str] | None = None, top: int = 6
+    traffic: Data, patterns: str | Sequence[str] | None = None, top: int = 6
 ) -> go.Figure:
     """Requests by response size, one panel per URL pattern.
 
-    Panels: the given `patterns` (in that order, every host that has them), or the `top`
+    Panels: the given `patterns` (one, or several in that order; every host that has them),
+    or the `top`
     patterns bots fetch most, titled with their number of URLs in the sample. Each
     panel is a histogram of the pattern's sampled URLs' sizes (x: bytes, ascending, one value
     per distinct size) weighted by their requests (y, summed per bin), with the same bins in
@@ -298,6 +306,7 @@ def size_distribution(
     >>> size_distribution(Tally().finish()).layout.annotations[0].text
     'no data'
     """
+    traffic = _traffic(traffic)
     _check_top(top)
     title = _title(
         "Response sizes per URL pattern",
@@ -307,6 +316,8 @@ def size_distribution(
     )
     if traffic.patterns.height == 0:
         return _empty(title)
+    if isinstance(patterns, str):  # one pattern, not its characters
+        patterns = [patterns]
     if patterns is None:
         ranked = _top(traffic, [s.BOT_REQUESTS, s.REQUESTS], top, pl.col(s.REQUESTS) > 0)
     else:
@@ -358,18 +369,21 @@ def size_distribution(
         fig.update_yaxes(title_text="requests", row=i, col=1)
     fig.update_xaxes(title_text="response size (bytes)", showticklabels=True, row=len(titles), col=1)
     fig.update_layout(
-        title=title, margin_t=_top_margin(title), height=160 * len(titles) + 180, bargap=0.05
+        # the first panel's title stands above its plot, in the top margin
+        title=title, margin_t=_top_margin(title) + 24, height=160 * len(titles) + 180,
+        bargap=0.05,
     )
     return fig
 
 
-def figures(traffic: Traffic) -> dict[str, go.Figure]:
+def figures(traffic: Data) -> dict[str, go.Figure]:
     """Every figure with its default arguments, by function name, in reading order.
 
     >>> from logtrap.traffic import Tally
     >>> list(figures(Tally().finish()))
     ['budget_by_pattern', 'growth_curves', 'status_mix', 'bot_pattern_matrix', 'size_distribution']
     """
+    traffic = _traffic(traffic)
     return {
         fn.__name__: fn(traffic)
         for fn in (budget_by_pattern, growth_curves, status_mix, bot_pattern_matrix, size_distribution)
@@ -377,6 +391,16 @@ def figures(traffic: Traffic) -> dict[str, go.Figure]:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _traffic(data: object) -> Traffic:
+    """The aggregates to plot: `Traffic`, or an `Analysis`'s."""
+    if isinstance(data, Analysis):
+        return data.traffic
+    if not isinstance(data, Traffic):
+        raise ConfigError(f"a figure plots a Traffic or an Analysis (from logtrap.analyze), "
+                          f"not {type(data).__name__}")
+    return data
 
 
 def _label(traffic: Traffic) -> pl.Expr:
@@ -435,21 +459,35 @@ def _window_word(traffic: Traffic) -> str:
 
 
 def _title(text: str, subtitle: str) -> dict:
-    # Plotly does not wrap titles: break the subtitle into lines that fit a report's width.
-    lines = textwrap.wrap(subtitle, 140)
+    """The title and, below it, what the figure shows and how to read it (`title.subtitle`),
+    top-left, below the mode bar.
+
+    (The subtitle was once `<br><sup>` lines of the title anchored 0.99 down the figure:
+    rendered, its first line was cut off at the top and the rest ran under the mode bar.)
+    """
+    # Plotly does not wrap titles: break the subtitle into lines that fit a notebook's width
+    # (110 characters of 12px text, ~700 px, leave the legend its room).
+    lines = textwrap.wrap(subtitle, _SUBTITLE_CHARS)
     return {
-        "text": f"{text}<br><sup>{'<br>'.join(lines)}</sup>",
+        "text": text,
+        "subtitle": {"text": "<br>".join(lines)},
         "x": 0.01,
         "xanchor": "left",
-        "y": 0.99,
+        "y": 1,
         "yanchor": "top",
         "yref": "container",
+        "pad": {"t": _MODEBAR},
     }
 
 
+_SUBTITLE_CHARS = 110
+_MODEBAR = 32  # px at the top of a figure the mode bar covers when the pointer is over it
+
+
 def _top_margin(title: dict) -> int:
-    """Room above the plot for the title and its subtitle lines."""
-    return 60 + 18 * title["text"].count("<br>")
+    """Room above the plot for the mode bar, the title and its subtitle's lines (px)."""
+    lines = title["subtitle"]["text"].count("<br>") + 1
+    return _MODEBAR + 30 + 17 * lines + 16
 
 
 def _empty(title: dict, message: str = NO_DATA) -> go.Figure:

@@ -207,3 +207,25 @@ def test_requests_get_the_patterns_the_report_counts_them_under(tmp_path):
     from logtrap.patterns import add_patterns
 
     assert add_patterns(read_logs(log))[s.PATTERN].n_unique() == 31  # each tag its own
+
+
+def test_the_stages_one_by_one_find_what_analyze_finds():
+    # README's "stages": the same findings as `analyze`, fake_bot included (the verification
+    # stage was private, and skipping it silently lost every fake_bot finding)
+    from logtrap import add_bots, add_patterns, run_detectors, scan_logs, verify_claims
+    from logtrap.traffic import Tally
+
+    settings = Settings(log_format="vhost_combined", ip_ranges=RANGES)
+    tally = Tally(settings=settings)
+    for batch in scan_logs(str(SAMPLES / "vhost" / "access.log*"), settings=settings):
+        tally.add(add_patterns(add_bots(batch), settings))
+    traffic = tally.finish()
+    verified = verify_claims(traffic, settings)
+    verdicts = verified.claims.group_by("verified").agg(
+        pl.col("client").n_unique(), pl.col("requests").sum()).sort("verified")
+    # (addresses, requests): three scrapers posing as Googlebot/bingbot, outside both ranges
+    assert verdicts.rows() == [("fake", 3, 220), ("unverified", 376, 662), ("verified", 378, 1237)]
+    expected = run("vhost").findings
+    assert run_detectors(verified, settings).equals(expected)
+    # the stage forgotten: run_detectors verifies, rather than find no fake bot
+    assert run_detectors(traffic, settings).equals(expected)

@@ -12,6 +12,7 @@ import pytest
 
 from logtrap import plots
 from logtrap import schema as s
+from logtrap.errors import ConfigError
 from logtrap.patterns import add_patterns
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic
@@ -164,6 +165,44 @@ def test_size_distribution_of_chosen_patterns_keeps_their_order(site):
     fig = plots.size_distribution(site, patterns=["/nowhere"])
     assert fig.data == ()
     assert fig.layout.annotations[0].text == "no data for /nowhere"
+
+
+def test_size_distribution_of_one_pattern_given_as_a_string(site):
+    # a str is one pattern, not a sequence of one-character patterns ("/", "c", ...)
+    fig = plots.size_distribution(site, patterns=CAL)
+    assert [t.name for t in fig.data] == [CAL]
+    assert [a.text for a in fig.layout.annotations] == [f"{CAL} (10 sampled URLs)"]
+
+
+@pytest.mark.parametrize("name", list(plots.figures(Tally().finish())))
+def test_every_figure_takes_an_analysis_as_its_traffic(site, name):
+    from logtrap.analysis import Analysis
+    from logtrap.findings import empty_findings
+
+    analysis = Analysis(traffic=site, findings=empty_findings(), stats=None, settings=Settings())
+    fig = getattr(plots, name)(analysis)
+    assert fig.to_plotly_json() == getattr(plots, name)(site).to_plotly_json()
+
+
+def test_a_figure_of_something_else_is_a_clear_error():
+    with pytest.raises(ConfigError, match=r"^a figure plots a Traffic or an Analysis \(from "
+                       r"logtrap.analyze\), not DataFrame$"):
+        plots.growth_curves(pl.DataFrame())
+
+
+@pytest.mark.parametrize("name", list(plots.figures(Tally().finish())))
+def test_titles_stand_below_the_mode_bar_within_the_top_margin(site, name):
+    # A three-line title (title<br><sup>two lines</sup>) anchored 0.99 down the figure lost
+    # its first line above the page when rendered, and its subtitle ran under the mode bar.
+    title = getattr(plots, name)(site).layout.title
+    subtitle_lines = title.subtitle.text.count("<br>") + 1
+    assert "<br>" not in title.text
+    assert subtitle_lines == (3 if name == "size_distribution" else 2)
+    assert (title.y, title.yanchor, title.yref, title.pad.t) == (1, "top", "container", 32)
+    margin = getattr(plots, name)(site).layout.margin.t
+    # the mode bar (32 px), the title (30 px), 17 px a subtitle line, 16 px between
+    # (size_distribution: 24 more for its first panel's title)
+    assert margin == 32 + 30 + 17 * subtitle_lines + 16 + (24 if name == "size_distribution" else 0)
 
 
 def test_several_hosts_prefix_patterns_with_their_host():

@@ -26,14 +26,32 @@ from logtrap.detectors import (
     session_id,
     soft_404,
 )
+from logtrap.errors import LogtrapError
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic, crowd_bots
+from logtrap.verify import verify_clients
 
 DetectorFn = Callable[[Traffic, Settings], pl.DataFrame]
 
 
 @dataclass(frozen=True)
 class Detector:
+    """One trap detector: the `kind` its findings carry, and its `detect` function.
+
+    `detect(traffic, settings)` reads the bounded aggregates of `Traffic` (never single log
+    lines) and returns a frame in `schema.FINDING_SCHEMA`, one row per candidate finding: kind,
+    severity (info, warning or critical), host, pattern, requests, wasted_requests, examples
+    (real URLs), evidence (a JSON object) and advice. `findings.finding_rows` builds those
+    rows from per-pattern rows, `findings.empty_findings()` is the answer when nothing is
+    found. A kind of your own ranks after the built-in kinds when severities tie.
+
+    >>> from logtrap.findings import empty_findings
+    >>> from logtrap.traffic import Tally
+    >>> quiet = Detector("quiet", lambda traffic, settings: empty_findings())
+    >>> run_detectors(Tally().finish(), detectors=(quiet,)).height
+    0
+    """
+
     kind: str
     detect: DetectorFn
 
@@ -56,16 +74,97 @@ REGISTRY: tuple[Detector, ...] = (
 )
 
 
+def verify_claims(traffic: Traffic, settings: Settings | None = None) -> Traffic:
+    """The aggregates with each address that claims to be a search engine marked verified,
+    fake or unverified (`traffic.claims` gains the `verified` column; see `verify.py`).
+
+    The stage between the tally and detection: `analyze` runs it, and so does
+    `run_detectors` on aggregates that skipped it (fake_bot judges by its verdicts). With
+    `settings.ip_ranges` the engines' published ranges decide; with `settings.verify_dns`,
+    reverse and forward DNS (network); with neither every claim stays "unverified".
+
+    >>> from logtrap.traffic import Tally
+    >>> verify_claims(Tally().finish()).claims.columns[-1]
+    'verified'
+    """
+    settings = Settings.of(settings)
+    claims = traffic.claims
+    if s.VERIFIED in claims.columns:
+        claims = claims.drop(s.VERIFIED)  # verified again: new range files, or DNS now on
+    # one row per address and claimed bot, with when its requests began (an old range file
+    # cannot disprove an address first seen long after it was made)
+    distinct = claims.group_by(s.CLIENT, s.BOT_NAME).agg(pl.col(s.FIRST_SEEN).min())
+    verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
+    return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
+
+
 def run_detectors(
     traffic: Traffic,
     settings: Settings | None = None,
     detectors: tuple[Detector, ...] | None = None,
 ) -> pl.DataFrame:
-    """Run detectors (the registry by default) and rank their findings, most severe first."""
+    """Run detectors (the registry by default) on the aggregates, and return their findings
+    ranked, most severe first: one row per finding in `schema.FINDING_SCHEMA` (kind,
+    severity, host, pattern, requests, wasted_requests, examples, evidence as JSON, advice).
+
+    Aggregates whose claims were never verified (a `Tally` finished by hand) are verified
+    first (`verify_claims`), so that fake_bot is not silently blind. A detector of your own
+    that returns anything but a FINDING_SCHEMA frame, or raises, is a `LogtrapError` naming it.
+
+    >>> import logtrap
+    >>> traffic = logtrap.analyze("sample_logs/litespeed/access.log*").traffic
+    >>> run_detectors(traffic).select("kind", "severity", "pattern", "wasted_requests").rows()
+    [('aggressive_bot', 'critical', '/asl/{n}', 1888)]
+    """
     settings = Settings.of(settings)
+    if s.VERIFIED not in traffic.claims.columns:
+        traffic = verify_claims(traffic, settings)
     frames = [f.empty_findings()]
-    frames += [d.detect(traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
+    frames += [_run(d, traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
     return f.rank(_not_crowds(pl.concat(frames, how="vertical"), traffic, settings))
+
+
+def _run(detector: Detector, traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The detector's findings, checked: a FINDING_SCHEMA frame (columns in any order, dtypes
+    that cast strictly), or a LogtrapError naming the detector and the schema it owes."""
+    if not isinstance(detector, Detector):
+        raise LogtrapError(f"detectors are logtrap.Detector(kind, detect) values, not "
+                           f"{type(detector).__name__} {str(detector)[:60]!r}")
+    if detector in REGISTRY:
+        out = detector.detect(traffic, settings)
+    else:  # someone's own: its failure must name it
+        try:
+            out = detector.detect(traffic, settings)
+        except LogtrapError:
+            raise
+        except Exception as exc:
+            raise LogtrapError(f"detector {detector.kind!r} failed: {type(exc).__name__}: "
+                               f"{exc}") from exc
+    expected = f.empty_findings().schema
+    if isinstance(out, pl.DataFrame) and out.schema == expected:
+        return out
+    wanted = f.schema_text(expected)
+    hint = ("build its rows with logtrap.finding_rows(kind, rows, severity=..., evidence=[...], "
+            "advice=...), and return logtrap.findings.empty_findings() for none")
+    if not isinstance(out, pl.DataFrame):
+        raise LogtrapError(f"detector {detector.kind!r} returned {type(out).__name__}, not a "
+                           f"DataFrame of FINDING_SCHEMA: {wanted}", hint=hint)
+    missing = [name for name in expected if name not in out.columns]
+    extra = [name for name in out.columns if name not in expected]
+    if missing or extra:
+        raise LogtrapError(
+            f"detector {detector.kind!r} returned columns {', '.join(out.columns) or 'none'}"
+            f"{'; missing ' + ', '.join(missing) if missing else ''}"
+            f"{'; unknown ' + ', '.join(extra) if extra else ''}. A detector returns "
+            f"FINDING_SCHEMA: {wanted}", hint=hint)
+    try:
+        return out.select(pl.col(name).cast(dtype, strict=True) for name, dtype in expected.items())
+    except pl.exceptions.PolarsError as exc:
+        wrong = [f"{name} is {out.schema[name]}" for name, dtype in expected.items()
+                 if out.schema[name] != dtype]
+        raise LogtrapError(
+            f"detector {detector.kind!r} returned {'; '.join(wrong)}, which do not cast to "
+            f"FINDING_SCHEMA: {wanted} ({str(exc).splitlines()[0]})", hint=hint) from exc
 
 
 # Findings about one bot (evidence `bot_name`), which judge that bot and not a pattern's crawl.
