@@ -432,6 +432,41 @@ def test_facets_fires_on_filters_in_every_order():
     assert ev["param_sets"] == 1
 
 
+def layered_navigation(subsets: int = 3, sizes: int | None = None) -> list[dict]:
+    """A category's layered navigation: six filters, bots adding one after another, so every
+    set of three (20 sets) comes in every order, `subsets` URLs per set... onto one empty
+    page, or onto `sizes` distinct pages."""
+    names = ["color", "size", "material", "climate", "activity", "style"]
+    rows, i = [], 0
+    for chosen in itertools.combinations(names, 3):
+        for k in range(subsets):
+            order = list(itertools.permutations(chosen))[k % 6]
+            url = "/women/tops.html?" + "&".join(f"{n}={k}" for n in order)
+            rows.append({**BOT, s.URL: url, s.BYTES: 38112 if sizes is None else 30000 + i % sizes})
+            i += 1
+    return rows
+
+
+def test_facets_fires_on_one_trap_spread_over_every_set_of_filters():
+    # 20 sets of three filters, 12 URLs each: no pattern had the 50 URLs a verdict needs, so
+    # the trap went unseen. The path's sets count together; each is a sliver of the crawl
+    # (0.5% of it: info), the severity is the path's (10%)
+    rows = content_rows() + layered_navigation(subsets=12)
+    out = _findings(facets, rows)
+    assert out.height == 20
+    assert out[s.SEVERITY].unique().to_list() == ["warning"]
+    assert out[s.WASTED_REQUESTS].to_list() == [11] * 20
+    ev = json.loads(out[s.EVIDENCE][0])
+    assert (ev["path_sampled_urls"], ev["path_wasted_requests"], ev["param_sets"]) == (240, 220, 20)
+    # fewer than 10 URLs a set say nothing on their own, whatever the path's total
+    assert _findings(facets, content_rows() + layered_navigation(subsets=9)).height == 0
+
+
+def test_facets_silent_on_every_set_of_filters_showing_its_own_products():
+    rows = content_rows() + layered_navigation(subsets=12, sizes=240)
+    assert _findings(facets, rows).height == 0
+
+
 def large_facets(sizes: int) -> list[dict]:
     """A large shop's filters: 2,000 category pages under 25 combinations of three filters
     each, 50,000 URLs (the default sample keeps 1,000); their responses take `sizes` sizes."""

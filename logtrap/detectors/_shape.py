@@ -350,9 +350,10 @@ def examples(urls: pl.DataFrame, keys: Sequence[str] = KEYS) -> pl.DataFrame:
     )
 
 
-def severity(settings: Settings) -> pl.Expr:
-    """critical / warning / info by the wasted share of the host's bot requests."""
-    share = pl.col(s.WASTED_REQUESTS) / pl.col(HOST_BOT_REQUESTS).clip(lower_bound=1)
+def severity(settings: Settings, wasted: str = s.WASTED_REQUESTS) -> pl.Expr:
+    """critical / warning / info by the wasted share (`wasted`: the column of wasted
+    requests it is judged by) of the host's bot requests."""
+    share = pl.col(wasted) / pl.col(HOST_BOT_REQUESTS).clip(lower_bound=1)
     return (
         pl.when(share >= settings.trap_critical_share)
         .then(pl.lit("critical"))
@@ -369,10 +370,13 @@ def findings(
     *,
     evidence: Sequence[str],
     advice: str | pl.Expr,
+    severity_by: str = s.WASTED_REQUESTS,
 ) -> pl.DataFrame:
     """FINDING_SCHEMA rows from per-pattern rows with REQUESTS, WASTED_REQUESTS, EXAMPLES and
     HOST_BOT_REQUESTS; the wasted share of the host's bot requests is added to the evidence.
-    `advice` is one text, or an expression over the rows for advice that depends on them."""
+    `advice` is one text, or an expression over the rows for advice that depends on them.
+    `severity_by`: the column of wasted requests the severity is judged by (one trap split
+    over several patterns: their sum)."""
     if rows.height == 0:
         return f.empty_findings()
     rows = rows.with_columns(
@@ -384,7 +388,7 @@ def findings(
     return f.finding_rows(
         kind,
         rows,
-        severity=severity(settings),
+        severity=severity(settings, severity_by),
         evidence=[*evidence, "wasted_share_of_host_bot_requests"],
         advice=advice,
     )

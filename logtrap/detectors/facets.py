@@ -11,14 +11,18 @@ A pattern is a facet trap when
   template's pages) or with one answer to at least `_TOP_SIZE_SHARE` of its URLs (a filter
   form sending every field onto "no products match"); or at least two names appear in more
   than one order,
-- at least `facets_min_urls` distinct URLs were sampled, and
+- at least `facets_min_urls` distinct URLs were sampled, on the pattern or on the path's
+  patterns that pass the other tests together (each with `_MIN_SET_URLS` at least: one trap
+  over every set of filters), and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
 
 A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
 Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
-Evidence also counts the path's sets of filters (`param_sets`: its patterns with other
-filter combinations) and the distinct orders the names were seen in.
+The severity is judged by the path's facet findings together (`path_wasted_requests`): one
+trap split over many sets of filters is a sliver in each. Evidence also counts the path's sets
+of filters (`param_sets`: its patterns with other filter combinations) and the distinct orders
+the names were seen in.
 """
 
 from __future__ import annotations
@@ -53,6 +57,10 @@ _MIN_PARAM_SETS = 3
 # ones too, onto "no products match" (83% of a trap's URLs; 1.7% of a converter's, whose pages
 # merely fall within 80 bytes of each other; judgement)
 _TOP_SIZE_SHARE = 0.25
+# A path's facet patterns count their URLs together (`facets_min_urls`): a crawler adding one
+# filter at a time to every link spreads the trap over every set of filters, each a pattern of
+# a few URLs. Each still needs this many, for its own URLs per size to mean anything (judgement)
+_MIN_SET_URLS = 10
 # Parameters that are no filters: a list's page, whose empty pages past the last one are
 # pagination's trap; and a date's parts where two or more of them vary together as one value
 # (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
@@ -166,6 +174,15 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         order.n_unique().alias("name_orders"),
         pl.col(s.BOT_REQUESTS).filter(ok).sum().alias("sampled_ok_bot"),
     )
+    shaped = (
+        ((pl.col("param_count") >= settings.facets_min_params)
+         & (pl.col("varying_params") >= 2)
+         & ((pl.col("param_sets") >= _MIN_PARAM_SETS)
+            | (pl.col("_top_size_urls").fill_null(0)
+               >= _TOP_SIZE_SHARE * pl.col("sampled_ok_urls").clip(lower_bound=1))))
+        | (pl.col("name_orders") >= 2)
+    ) & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size)
+    path = [s.HOST, "path"]
     rows = (
         patterns.join(sampled, on=_shape.KEYS)
         .with_columns(
@@ -173,17 +190,18 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             .round(1)
             .alias("urls_per_size"),
         )
+        .with_columns(shaped.alias("_shaped"))
+        .with_columns(
+            pl.col("sampled_urls").filter("_shaped").sum().over(path).alias("path_sampled_urls")
+        )
         .filter(
-            (
-                ((pl.col("param_count") >= settings.facets_min_params)
-                 & (pl.col("varying_params") >= 2)
-                 & ((pl.col("param_sets") >= _MIN_PARAM_SETS)
-                    | (pl.col("_top_size_urls").fill_null(0)
-                       >= _TOP_SIZE_SHARE * pl.col("sampled_ok_urls").clip(lower_bound=1))))
-                | (pl.col("name_orders") >= 2)
+            pl.col("_shaped")
+            & (
+                (pl.col("sampled_urls") >= settings.facets_min_urls)
+                # one trap over many sets of filters, each a pattern of a few URLs
+                | ((pl.col("path_sampled_urls") >= settings.facets_min_urls)
+                   & (pl.col("sampled_urls") >= _MIN_SET_URLS))
             )
-            & (pl.col("sampled_urls") >= settings.facets_min_urls)
-            & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size)
         )
         .with_columns(
             # bot requests beyond one per distinct response
@@ -196,6 +214,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
+        .with_columns(pl.col(s.WASTED_REQUESTS).sum().over(path).alias("path_wasted_requests"))
     )
     rows = rows.join(_shape.examples(urls), on=_shape.KEYS, how="left").with_columns(
         pl.col("params").list.join("&")
@@ -207,6 +226,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         evidence=[
             "params", "param_count", "varying_params", "name_orders", "param_sets", "unique_urls",
             "sampled_urls", "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
+            "path_sampled_urls", "path_wasted_requests",
         ],  # fmt: skip
         advice=ADVICE,
+        severity_by="path_wasted_requests",
     )
