@@ -215,6 +215,17 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
     ),
+    # people's requests from the addresses claiming a search engine (counted in the batches
+    # where they claim one): an address people share too is a CDN's or proxy's edge, which
+    # says nothing of who sent a request (`verify.shared_addresses`)
+    "claim_people": _Table(
+        keys=(s.HOST, s.CLIENT),
+        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS),),
+        merge=(_sum(s.HUMAN_REQUESTS),),
+        rows=~_is_bot & pl.col(s.CLIENT).is_in(
+            pl.col(s.CLIENT).filter(_is_bot & (pl.col(s.BOT_KIND) == "search")).implode()
+        ),
+    ),
     # a bounded sample of the addresses of each bot that may be many people's app
     # (`crowd_bots`), with their requests
     "bot_clients": _Table(
@@ -656,7 +667,8 @@ class Traffic:
       (addresses claiming a search engine; a `verified` column once verified), `urls`
       (the bounded URL sample, with status, size and counts per URL), `bot_clients` (a
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
-      `crowd_bots`), `names` (every pattern as URLs gave it, "pattern", with the one the
+      `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
+      engine, in the batches where they claimed one), `names` (every pattern as URLs gave it, "pattern", with the one the
       tables count it under, "merged": a tag's `/tag/php` is `/tag/{name}`; see
       `Analysis.add_patterns`).
     """
@@ -673,6 +685,7 @@ class Traffic:
     start: datetime | None
     end: datetime | None
     bot_clients: pl.DataFrame = field(default_factory=lambda: _empty_table("bot_clients"))
+    claim_people: pl.DataFrame = field(default_factory=lambda: _empty_table("claim_people"))
     names: pl.DataFrame = field(default_factory=lambda: _final_names(_empty_names(), None))
     address_sample: int = ADDRESS_SAMPLE  # the k of `bot_clients` (Tally.address_sample)
 
@@ -723,6 +736,7 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
         start=start,
         end=end,
         bot_clients=_sorted(frames["bot_clients"], s.HOST, s.BOT_NAME, _CLIENT_HASH),
+        claim_people=_sorted(frames["claim_people"], s.HOST, s.CLIENT),
     )
 
 

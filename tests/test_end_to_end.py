@@ -229,3 +229,28 @@ def test_the_stages_one_by_one_find_what_analyze_finds():
     assert run_detectors(verified, settings).equals(expected)
     # the stage forgotten: run_detectors verifies, rather than find no fake bot
     assert run_detectors(traffic, settings).equals(expected)
+
+
+# -- a site behind a CDN that logs its edges' addresses ----------------------------------------
+
+
+def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
+    # people and Googlebot alike arrive from three edge addresses: with Google's ranges
+    # given, every Googlebot request was "fake", and the server rules refused them all. A
+    # scraper's own address, that no person shares, still is
+    ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0"
+    ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    edges = ["162.158.1.10", "162.158.2.20", "172.70.3.30"]
+    lines = []
+    for k in range(900):
+        ip, ua = (edges[k % 3], ua_gb if k // 3 % 3 == 0 else ua_ff) if k < 870 else ("45.133.1.7", ua_gb)
+        lines.append(f'{ip} - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
+                     f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}"')
+    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
+    result = analyze(str(tmp_path / "access.log"),
+                     Settings(ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+    fakes = [f for f in to_records(result.findings) if f.kind == "fake_bot"]
+    assert [f.evidence["addresses"] for f in fakes] == [["45.133.1.7"]]
+    verdicts = dict(result.traffic.claims.select(s.CLIENT, s.VERIFIED).unique().iter_rows())
+    assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
