@@ -231,7 +231,11 @@ def _frame_batches(frame: pl.LazyFrame, settings: Settings, stats: ReadStats) ->
     Streamed, so a LazyFrame over large files stays in bounded memory as logs do.
     """
     try:
-        for batch in frame.collect_batches(chunk_size=settings.analysis_rows):
+        # collect_batches streams (Polars 1.3x lacks it: collected whole there, then sliced)
+        batches = (frame.collect_batches(chunk_size=settings.analysis_rows)
+                   if hasattr(frame, "collect_batches")
+                   else frame.collect().iter_slices(settings.analysis_rows))
+        for batch in batches:
             stats.lines += batch.height
             stats.parsed += batch.height
             if settings.hosts:
