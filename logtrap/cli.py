@@ -541,11 +541,12 @@ def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
 @click.option("--fail-on", type=click.Choice(s.SEVERITIES), default="warning",
               show_default=True,
               help="Exit with 3 when there are findings of this severity or worse (with "
-                   "--state: new ones).")
+                   "--state: ones no earlier run alerted on at or above it).")
 @click.option("--state", "state_path", metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
-              help="Cron mode: remember what was read in FILE, read only new lines next "
-                   "time, and alert (--fail-on, --quiet) only on new findings.")
+              help="Cron mode: remember what was read and alerted on in FILE, read only "
+                   "new lines next time, and alert (--fail-on, --quiet) only once per "
+                   "finding (again if its severity rises).")
 @click.option("--top", default=report.TOP_PATTERNS, show_default=True, metavar="N",
               type=click.IntRange(min=1),
               help=f"Patterns shown per host (for the {report.TOP_HOSTS} hosts with most bot "
@@ -595,11 +596,11 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             # saved once the reports and alerts are out: a run that fails to write them reads
             # the same lines, and alerts, again next time
             increment = read_incremental(logs, state_path, settings, on_progress=on_progress)
-            analysis, alerting = increment.analysis, increment.new
+            analysis = increment.analysis
+            failing = increment.alerting(fail_on)
         else:
             analysis = run_analysis(logs, settings, on_progress=on_progress)
-            alerting = analysis.findings
-    failing = _at_or_above(alerting, fail_on)
+            failing = _at_or_above(analysis.findings, fail_on)
 
     suggestions = None
     if json_out or markdown_out or html_out:
@@ -629,7 +630,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         elif failing.height:
             report.print_lines(_console(), report.findings_view(failing))
     if increment is not None:
-        increment.save()
+        increment.save(alerted=fail_on)
     if failing.height:
         sys.exit(EXIT_FINDINGS)
 

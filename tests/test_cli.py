@@ -504,6 +504,18 @@ def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_regis
     assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
 
 
+def test_state_alerts_on_findings_seen_under_a_higher_fail_on(logs, stub_registry):
+    # An admin who tightens --fail-on from critical to warning hears about the warnings
+    # already there: seen before, they were never alerted on.
+    first = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "critical")
+    assert (first.exit_code, first.stdout, first.stderr) == (0, "", "")
+    second = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "warning")
+    assert second.exit_code == 3
+    assert second.stdout.startswith("Findings: 0 critical, 1 warning, 0 info\n\nWARNING calendar")
+    third = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "warning")
+    assert (third.exit_code, third.stdout, third.stderr) == (0, "", "")
+
+
 # -- patterns, bots, suggest -------------------------------------------------------------------
 
 
