@@ -524,6 +524,36 @@ def cli() -> None:
     """
 
 
+def _json_report(analysis: Any, suggestions: Any, new: pl.Series | None) -> str:
+    """The report-v1 JSON; with --state (`new` given), each finding says whether it is new
+    since the last run (`"new"`: a key added, as the contract allows)."""
+    if new is None:
+        return report.to_json(analysis, suggestions)
+    doc = report.to_dict(analysis, suggestions)
+    for finding, is_new in zip(doc["findings"], new, strict=True):  # rows in the same order
+        finding["new"] = is_new
+    return report.dumps(doc)
+
+
+def _new_view(findings: pl.DataFrame, new: pl.Series | None) -> list[str]:
+    """Under the summary of a --state run, which of its findings are new since the last run:
+    the summary shows every finding remembered, old and new alike."""
+    if new is None or findings.height == 0:
+        return []
+    from logtrap.findings import to_records
+    from logtrap.report._common import finding_subject
+
+    fresh = [x for x, is_new in zip(to_records(findings), new, strict=True) if is_new]
+    of = f"{findings.height:,} finding{'s' if findings.height != 1 else ''}"
+    lines = ["", f"New since the last run (--state): {len(fresh):,} of the {of}" if fresh
+             else f"New since the last run (--state): none of the {of}"]
+    for x in fresh:
+        subject = finding_subject(x.kind, x.pattern, x.evidence, report.safe, report.safe)
+        host = f" on {report.safe(x.host)}" if x.host not in (None, "-") else ""
+        lines.append(f"  NEW {x.severity.upper()} {x.kind} {subject}{host}")
+    return lines
+
+
 def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
     level = s.SEVERITIES.index(severity)
     return findings.filter(pl.col(s.SEVERITY).to_physical() >= level)
@@ -546,7 +576,8 @@ def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
               type=click.Path(dir_okay=False, path_type=Path),
               help="Cron mode: remember what was read and alerted on in FILE, read only "
                    "new lines next time, and alert (--fail-on, --quiet) only once per "
-                   "finding (again if its severity rises).")
+                   "finding (again if its severity rises). The summary and the JSON "
+                   "(\"new\") say which findings are new since the last run.")
 @click.option("--top", default=report.TOP_PATTERNS, show_default=True, metavar="N",
               type=click.IntRange(min=1),
               help=f"Patterns shown per host (for the {report.TOP_HOSTS} hosts with most bot "
@@ -602,13 +633,15 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             analysis = run_analysis(logs, settings, on_progress=on_progress)
             failing = _at_or_above(analysis.findings, fail_on)
 
+    # with --state, which findings no earlier run saw (or saw at a lower severity)
+    new = increment.is_new() if increment is not None else None
     suggestions = None
     if json_out or markdown_out or html_out:
         from logtrap.rules import suggest
 
         suggestions = suggest(analysis.findings, analysis.traffic, analysis.settings)
     if json_out:
-        _write_text(json_out, report.to_json(analysis, suggestions))
+        _write_text(json_out, _json_report(analysis, suggestions, new))
     if markdown_out:
         _write_text(markdown_out, report.to_markdown(analysis, suggestions))
     if html_out:
@@ -616,7 +649,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     if parquet_out:
         _write_parquet(parquet_out, {
             "patterns": analysis.patterns,
-            "findings": analysis.findings,
+            "findings": analysis.findings if new is None else analysis.findings.with_columns(new),
             "windows": analysis.traffic.windows,
             "bots": analysis.bots,
         })
@@ -626,7 +659,8 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
     if STDOUT not in (json_out, markdown_out):
         if not quiet:
-            report.print_lines(_console(), report.summary_view(analysis, top))
+            report.print_lines(_console(), [*report.summary_view(analysis, top),
+                                            *_new_view(analysis.findings, new)])
         elif failing.height:
             report.print_lines(_console(), report.findings_view(failing))
     if increment is not None:

@@ -504,6 +504,26 @@ def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_regis
     assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
 
 
+def test_state_says_which_findings_are_new_on_screen_and_in_the_json(logs, stub_registry):
+    first = run("analyze", "trap.log", "--state", "st.zip", "--json", "out.json")
+    assert first.exit_code == 3
+    assert first.stdout.endswith("run logtrap suggest on the same logs.\n\n"
+                                 "New since the last run (--state): 1 of the 1 finding\n"
+                                 "  NEW WARNING calendar /calendar?date\n")
+    doc = json.loads((logs / "out.json").read_text())
+    assert [(x["kind"], x["new"]) for x in doc["findings"]] == [("calendar", True)]
+    second = run("analyze", "trap.log", "--state", "st.zip", "--json", "out.json")
+    assert second.exit_code == 0
+    assert second.stdout.endswith("run logtrap suggest on the same logs.\n\n"
+                                  "New since the last run (--state): none of the 1 finding\n")
+    doc = json.loads((logs / "out.json").read_text())
+    assert [(x["kind"], x["new"]) for x in doc["findings"]] == [("calendar", False)]
+    # without --state there is no last run: no key, no line
+    plain = run("analyze", "trap.log", "--json", "plain.json")
+    assert "New since" not in plain.stdout
+    assert "new" not in json.loads((logs / "plain.json").read_text())["findings"][0]
+
+
 def test_state_alerts_on_findings_seen_under_a_higher_fail_on(logs, stub_registry):
     # An admin who tightens --fail-on from critical to warning hears about the warnings
     # already there: seen before, they were never alerted on.
