@@ -30,7 +30,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from logtrap import config as cfg
 from logtrap import report
 from logtrap import schema as s
-from logtrap.errors import LogtrapError, OutputError
+from logtrap.errors import InputError, LogtrapError, OutputError
 from logtrap.settings import Settings
 
 EXIT_OK = 0
@@ -48,7 +48,8 @@ BOTS_SCHEMA = "logtrap/bots-v1"
 EXIT_CODES = """\b
 Exit codes:
   0  no findings at or above --fail-on
-  1  error (bad log file, config or output; one "Error:" line on stderr)
+  1  error (bad log file, config or output; one "Error:" line on stderr);
+     also more than half the lines read rejected (after the output)
   2  usage error (unknown option, missing argument)
   3  findings at or above --fail-on (analyze)
 """
@@ -164,7 +165,8 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Site config (TOML); default: ./logtrap.toml if it exists."),
         click.option("-q", "--quiet", is_flag=True,
                      help="No read summary or progress on stderr (analyze: and only the "
-                          "findings at or above --fail-on on stdout, nothing if none)."),
+                          "findings at or above --fail-on on stdout, nothing if none). A "
+                          "file with over 5% of its lines rejected is still named."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -211,6 +213,54 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
         copies = analysis.stats.copies if analysis.stats is not None else {}
         for path, plain in copies.items():
             click.echo(f"{path}: not read, a compressed copy of {plain} (read instead)", err=True)
+    for warning in _rejected_warnings(analysis.stats, quiet):  # with -q too: see below
+        click.echo(warning, err=True)
+
+
+# A file whose rejected lines pass both is said so even with -q: a bad line is never silently
+# dropped (DESIGN.md), and a share this large is a format that stopped fitting (a LogFormat
+# changed mid-file, two formats mixed), not the scanners' junk a healthy log rejects (TLS
+# handshakes sent to port 80, binary probes: well under 1%). Judgement: 5%, and 10 lines, so a
+# cron run reading a few dozen new lines is not told of two junk ones.
+_REJECTED_WARN_SHARE = 0.05
+_REJECTED_WARN_LINES = 10
+# More than half the lines of a run rejected: its findings rest on the minority that parsed,
+# so the run fails (exit 1) once its output is out, rather than pass for an all-clear.
+_REJECTED_FAIL_SHARE = 0.5
+
+
+def _rejected_warnings(stats: Any, quiet: bool) -> list[str]:
+    """A `Warning:` line per file with a large share of its lines rejected."""
+    if stats is None:
+        return []
+    out = []
+    for fr in stats.files:
+        tried = fr.parsed + fr.rejected
+        if fr.rejected < _REJECTED_WARN_LINES or fr.rejected <= _REJECTED_WARN_SHARE * tried:
+            continue
+        first = stats.rejected_examples.filter(pl.col(s.SOURCE) == fr.path)
+        where = f", the first at line {first[s.LINE_NO][0]:,}" if first.height else ""
+        fmt = f" as not {fr.format_name}" if fr.format_name else ""
+        see = " (run without -q to see the first ones)" if quiet else ""
+        out.append(f"Warning: {report.clean(fr.path)}: {fr.rejected:,} of {tried:,} lines "
+                   f"({fr.rejected / tried:.0%}) rejected{fmt}{where}{see}")
+    return out
+
+
+def _check_rejected(stats: Any) -> None:
+    """An InputError (exit 1) when most lines read were rejected: raised once the output is
+    out, so what was read is still shown and written."""
+    if stats is None:
+        return
+    tried = stats.parsed + stats.rejected
+    if stats.rejected < _REJECTED_WARN_LINES or stats.rejected <= _REJECTED_FAIL_SHARE * tried:
+        return
+    raise InputError(
+        f"{stats.rejected:,} of {tried:,} lines ({stats.rejected / tried:.0%}) were rejected: "
+        f"what was found rests on the {stats.parsed:,} that parsed",
+        hint="the log format changed or is not the one detected: give the server's LogFormat "
+        "/ log_format string with --format (the first rejected lines are shown without -q)",
+    )
 
 
 def _stale_ranges(analysis: Any) -> list[str]:
@@ -663,6 +713,9 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
                                             *_new_view(analysis.findings, new)])
         elif failing.height:
             report.print_lines(_console(), report.findings_view(failing))
+    # Mostly rejected, the run fails, unsaved: once --format is given, its lines are read
+    # (and alerted on) again.
+    _check_rejected(analysis.stats)
     if increment is not None:
         increment.save(alerted=fail_on)
     if failing.height:
@@ -709,6 +762,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
                else {"schema": PATTERNS_SCHEMA, "patterns": report.pattern_rows(table)})
         _write_text(json_out, report.dumps(doc))
         if json_out == STDOUT:
+            _check_rejected(analysis.stats)
             return
     shown = table if limit is not None else table.head(report.REPORT_ROWS)
     view = report.section_table(shown) if sections else report.pattern_table(shown)
@@ -717,6 +771,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
         rest, what = table.height - shown.height, "section" if sections else "pattern"
         notes = [report.more_patterns(rest, "--json, or --limit N", what), *notes]
     report.print_lines(_console(), [view, *notes])
+    _check_rejected(analysis.stats)
 
 
 def _not_logged_note(analysis: Any) -> list[str]:
@@ -757,8 +812,10 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
         bots = report.bot_dicts(table)
         _write_text(json_out, report.dumps({"schema": BOTS_SCHEMA, "bots": bots}))
         if json_out == STDOUT:
+            _check_rejected(analysis.stats)
             return
     report.print_lines(_console(), [report.bots_table(table), *_not_logged_note(analysis)])
+    _check_rejected(analysis.stats)
 
 
 @cli.command()
@@ -834,6 +891,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
         if path == nginx_out:  # what the file cannot hold (see server_rules.nginx_conf)
             click.echo(f"Include {path} inside http {{}}, and add to each server {{}} of the "
                        f"site: {' '.join(suggestions.nginx_server.split())}", err=True)
+    _check_rejected(analysis.stats)
 
 
 @cli.command("settings")

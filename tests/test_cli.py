@@ -265,6 +265,36 @@ def test_file_in_no_known_format_is_one_error_line(logs):
     assert [x for x in lines if x.startswith("Error:")] == lines[:1]
 
 
+def test_quiet_still_says_when_a_large_share_of_a_log_is_rejected(logs, stub_registry):
+    good = [line(i, f"/article/{i}", BROWSER, "10.0.0.1") for i in range(20)]
+    (logs / "junk.log").write_text("\n".join(good + ["\x16\x03\x01 junk"] * 2) + "\n")
+    (logs / "changed.log").write_text("\n".join(good + [f"{i}|10.0.0.1|GET /" for i in range(10)]) + "\n")
+    # a scanner's two junk lines: counted in the read summary, no warning
+    assert run("analyze", "junk.log", "-q").output == ""
+    # a third of the log: the format stopped fitting, and cron hears of it, on stderr only
+    result = run("analyze", "changed.log", "-q")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ("Warning: changed.log: 10 of 30 lines (33%) rejected as not combined, "
+                             "the first at line 21 (run without -q to see the first ones)\n")
+
+
+def test_a_run_that_rejects_most_lines_fails_after_its_output_and_keeps_no_state(logs, stub_registry):
+    bad = [f"{i}|66.249.66.1|GET /calendar" for i in range(12)]
+    (logs / "changed.log").write_text("\n".join(TRAP + bad) + "\n")
+    result = run("analyze", "changed.log", "-q", "--json", "out.json", "--state", "st.zip")
+    assert result.exit_code == 1  # not 3: its findings rest on a minority of the log
+    assert result.stdout.startswith("Findings: 0 critical, 1 warning, 0 info\n")
+    assert result.stderr == (
+        "Warning: changed.log: 12 of 21 lines (57%) rejected as not combined, the first at line "
+        "10 (run without -q to see the first ones)\n"
+        "Error: 12 of 21 lines (57%) were rejected: what was found rests on the 9 that parsed\n"
+        "Hint: the log format changed or is not the one detected: give the server's LogFormat / "
+        "log_format string with --format (the first rejected lines are shown without -q)\n")
+    assert json.loads((logs / "out.json").read_text())["summary"]["rejected"] == 12
+    assert not (logs / "st.zip").exists()  # read again once --format is given
+    assert run("patterns", "changed.log", "-q").exit_code == 1
+
+
 def test_bad_fail_on_is_a_usage_error(logs):
     result = run("analyze", "clean.log", "--fail-on", "sometimes")
     assert result.exit_code == 2
