@@ -30,7 +30,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from logtrap import config as cfg
 from logtrap import report
 from logtrap import schema as s
-from logtrap.errors import InputError, LogtrapError, OutputError
+from logtrap.errors import ConfigError, FormatError, InputError, LogtrapError, OutputError, StateError
 from logtrap.settings import Settings
 
 EXIT_OK = 0
@@ -52,6 +52,7 @@ Exit codes:
      also more than half the lines read rejected (after the output)
   2  usage error (unknown option, missing argument)
   3  findings at or above --fail-on (analyze)
+  130  interrupted (Ctrl-C); 141  the reader of stdout left (| head)
 """
 
 
@@ -74,15 +75,74 @@ class UserError(click.ClickException):
             click.echo(f"Hint: {report.clean(self.hint)}", err=True)
 
 
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports a program it interrupted
+EXIT_PIPE = 141  # the reader of stdout left (`| head`): 128 + SIGPIPE, as `cat` ends
+
+
+# The hint for an error raised without one (the README promises "one Error: line and a hint"),
+# by what caused it, then by its kind.
+_DENIED = "this user may not {}: run as one who may (root, or a member of its group, often adm)"
+_DAMAGED = ("the compressed file is damaged or cut short: leave it out of the logs given (if "
+            "logrotate is still writing it, run again once it is done)")
+_HINTS: dict[type[LogtrapError], str] = {
+    InputError: "check the path, and that this user may read it (paths in logtrap.toml are "
+                "relative to its folder)",
+    FormatError: "pass the server's LogFormat / log_format string with --format",
+    ConfigError: "`logtrap settings` lists every setting with its value here and its default",
+    StateError: "delete the state file to start over (the next run reads the logs from the "
+                "start)",
+    OutputError: "give the output a path of its own, in a folder this user may write",
+}
+
+
+def _hint(exc: LogtrapError) -> str | None:
+    """The error's own hint, else one from its cause (permission denied, a damaged file), else
+    its kind's."""
+    if exc.hint:
+        return exc.hint
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, PermissionError) or (
+            isinstance(cause, OSError) and cause.errno in (errno.EACCES, errno.EPERM)):
+        return _DENIED.format("read it" if isinstance(exc, InputError) else "write there")
+    if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full (or the user's quota): free some space, or write elsewhere"
+    if isinstance(exc, InputError) and cause is not None and (
+            not isinstance(cause, OSError) or cause.errno is None):
+        return _DAMAGED  # EOFError, zlib/lzma errors, gzip's BadGzipFile: the content, not the path
+    return next((hint for kind, hint in _HINTS.items() if isinstance(exc, kind)), None)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the reader left, and Python's last flush at exit would
+    otherwise print a BrokenPipeError."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except LogtrapError as exc:
-            raise UserError(str(exc), exc.hint) from exc
+            raise UserError(str(exc), _hint(exc)) from exc
+        except KeyboardInterrupt:
+            # no "Aborted!" and exit 1 (Click's): nothing is saved (--state reads the same
+            # lines again), and a script sees an interrupt, not an error
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:
+            # `logtrap analyze ... | head`: the reader left; say nothing more, as `cat` would
+            _quiet_stdout()
+            raise click.exceptions.Exit(EXIT_PIPE) from None
 
 
 # -- consoles and progress -------------------------------------------------------------------
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's own ends the program with exit 1, as if it had failed
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def _console(stderr: bool = False) -> Console:
@@ -90,8 +150,8 @@ def _console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     tty = stream.isatty()
     width = None if tty else (int(os.environ.get("COLUMNS", "0") or 0) or 100)
-    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
-                   force_terminal=tty, color_system="auto" if tty else None)
+    return _Console(file=stream, width=width, soft_wrap=False, highlight=False,
+                    force_terminal=tty, color_system="auto" if tty else None)
 
 
 class _Rate(TextColumn):
@@ -191,7 +251,20 @@ def _split(params: dict[str, Any]) -> tuple[list[str], Settings, dict[str, Any]]
     assignments = dict(cfg.parse_assignment(a) for a in shared.pop("assignments"))
     flags = {key: value for key, value in shared.items() if value not in ((), None)}
     overrides = {**cfg.coerce(assignments, where="--set"), **cfg.coerce(flags, where="option")}
-    return logs, cfg.build_settings(from_file, overrides), params
+    settings = cfg.build_settings(from_file, overrides)
+    _check_site_files(settings)
+    return logs, settings, params
+
+
+def _check_site_files(settings: Settings) -> None:
+    """Read the sitemaps and robots.txt (from the flags or logtrap.toml) before the logs: a
+    missing or wrong one would otherwise stop the run only after the (long) read, or never
+    (analyze without --json does not use them). Both are small and parse in milliseconds."""
+    from logtrap.rules import _read_robots  # the same check suggest() makes
+    from logtrap.sitemaps import load_sitemap_urls
+
+    load_sitemap_urls(settings.sitemaps)
+    _read_robots(settings)
 
 
 def _with_logs(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -312,7 +385,8 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
         raise OutputError(f"cannot write {path}: it is a block device (a disk)")
     parent = target.parent
     if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist")
+        raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist",
+                          hint=f"create it first (mkdir -p {parent}), or give another path")
     if directory and target.exists() and not target.is_dir():
         raise OutputError(f"cannot write Parquet files into {path}: it is a file")
     if not directory and target.is_dir():
@@ -429,7 +503,9 @@ def _write_special(target: Path, text: str) -> None:
         fd = os.open(target, flags)
     except OSError as exc:
         if exc.errno == errno.ENXIO:
-            raise OutputError(f"cannot write {target}: no program is reading the pipe") from None
+            raise OutputError(f"cannot write {target}: no program is reading the pipe",
+                              hint="start the program that reads it first, or give a file")\
+                from None
         raise
     os.set_blocking(fd, True)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -977,8 +1053,12 @@ def main() -> None:
     """The `logtrap` console script."""
     try:
         cli(prog_name="logtrap")
-    except BrokenPipeError:
-        # `logtrap patterns ... | head`: the reader left; say nothing more, as `cat` would.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_ERROR)
+    except SystemExit as done:
+        # Output still buffered when the reader left (`| head -2` of a short summary) breaks
+        # the pipe only here, at the last flush.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+            sys.exit(EXIT_PIPE)
+        raise done from None

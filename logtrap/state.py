@@ -176,6 +176,13 @@ def _known_of(entry: object, where: str) -> dict[str, str | None]:
     return known
 
 
+# A state is written as a new file beside the old, then renamed over it: the folder must be
+# writable, not only the file (and an immutable file, chattr +i, cannot be replaced).
+_WRITE_HINT = ("the user running logtrap needs to write the state file's folder (a folder of its "
+               "own, such as /var/lib/logtrap/, made with mkdir -p); nothing was remembered, so "
+               "the next run reads these lines again")
+
+
 def save_state(path: str | Path, state: State) -> None:
     """Write the state atomically: a temporary file beside `path`, fsynced, then renamed."""
     path = Path(path)
@@ -194,7 +201,8 @@ def save_state(path: str | Path, state: State) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:  # no such folder, no permission, a full disk
-        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
+                         hint=_WRITE_HINT) from None
     try:
         with os.fdopen(fd, "wb") as raw:
             with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -208,7 +216,8 @@ def save_state(path: str | Path, state: State) -> None:
         os.replace(tmp, path)
     except OSError as exc:  # a full disk, or the path became a folder: the old state is kept
         Path(tmp).unlink(missing_ok=True)
-        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
+                         hint=_WRITE_HINT) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

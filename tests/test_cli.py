@@ -5,9 +5,12 @@ output is fixed by this file, not by the thresholds of the real detectors; the s
 tests at the end run the real registry.
 """
 
+import errno
+import gzip
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,8 +21,10 @@ from click.testing import CliRunner
 from logtrap import findings as f
 from logtrap import report
 from logtrap import schema as s
+from logtrap import cli as cli_module
 from logtrap.cli import cli
 from logtrap.detectors import Detector
+from logtrap.errors import ConfigError, InputError, LogtrapError, OutputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
@@ -305,7 +310,8 @@ def test_output_folder_missing_fails_before_reading(logs):
     result = run("analyze", "clean.log", "--json", "nowhere/out.json")
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n")
+        "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n"
+        "Hint: create it first (mkdir -p nowhere), or give another path\n")
 
 
 NOT_OURS = ("exists and is not a report logtrap wrote: it was left alone, and nothing was read\n"
@@ -436,7 +442,8 @@ def test_the_processs_own_streams_are_written_through_and_a_pipe_nobody_reads_is
     os.mkfifo(logs / "fifo")
     result = run("analyze", "trap.log", "-q", "--json", "fifo")
     assert result.exit_code == 1
-    assert result.stderr == "Error: cannot write fifo: no program is reading the pipe\n"
+    assert result.stderr == ("Error: cannot write fifo: no program is reading the pipe\n"
+                             "Hint: start the program that reads it first, or give a file\n")
 
 
 def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_registry, monkeypatch):
@@ -457,7 +464,9 @@ def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_regist
     result = run("analyze", "trap.log", "-q", "--parquet", "tables")
     assert result.exit_code == 1
     assert result.stderr == ("Error: cannot write Parquet files into tables: parquet: No space "
-                             "left on device\n")
+                             "left on device\n"
+                             "Hint: give the output a path of its own, in a folder this user may "
+                             "write\n")
     assert {p.name: p.read_bytes() for p in (logs / "tables").iterdir()} == before
 
 
@@ -509,7 +518,8 @@ def test_unknown_config_key_names_it_and_the_closest(logs):
 def test_set_checks_its_value(logs):
     result = run("analyze", "clean.log", "--set", "url_sample_size=lots")
     assert (result.exit_code, result.stderr) == (
-        1, "Error: --set: url_sample_size must be an integer, not 'lots'\n")
+        1, "Error: --set: url_sample_size must be an integer, not 'lots'\n"
+        "Hint: `logtrap settings` lists every setting with its value here and its default\n")
 
 
 def test_missing_config_file(logs):
@@ -815,7 +825,97 @@ def test_suggest_says_why_a_rule_is_withheld(monkeypatch):
 def test_a_state_path_in_a_missing_folder_fails_before_reading(logs):
     result = run("analyze", "trap.log", "--state", "nowhere/state")
     assert result.exit_code == 1
-    assert result.stderr == "Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"
+    assert result.stderr == ("Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"
+                             "Hint: create it first (mkdir -p nowhere), or give another path\n")
+
+
+def test_a_state_that_cannot_be_replaced_says_what_to_do(logs, monkeypatch):
+    def immutable(src, dst):  # chattr +i, or a folder the user may not write
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr("logtrap.state.os.replace", immutable)
+    result = run("analyze", "clean.log", "--state", "st.zip", "-q")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: cannot write state st.zip: Operation not permitted\n"
+        "Hint: the user running logtrap needs to write the state file's folder (a folder of its "
+        "own, such as /var/lib/logtrap/, made with mkdir -p); nothing was remembered, so the "
+        "next run reads these lines again\n")
+
+
+def test_a_damaged_compressed_log_gets_a_hint(logs):
+    data = gzip.compress((logs / "clean.log").read_bytes())
+    (logs / "cut.log.gz").write_bytes(data[: len(data) // 2])
+    result = run("analyze", "cut.log.gz", "-q")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: cut.log.gz: cannot read, corrupt or truncated file (compressed file ended before "
+        "the end-of-stream marker)\n"
+        "Hint: the compressed file is damaged or cut short: leave it out of the logs given (if "
+        "logrotate is still writing it, run again once it is done)\n")
+
+
+def test_an_error_raised_without_a_hint_gets_one_from_its_cause_or_kind():
+    def raised(kind, cause):
+        try:
+            try:
+                raise cause
+            except Exception as e:  # as logs.py raises them: the OSError is the context
+                raise kind(f"x: cannot read ({e})") from None
+        except LogtrapError as exc:
+            return cli_module._hint(exc)
+
+    denied = PermissionError(errno.EACCES, "Permission denied")
+    assert raised(InputError, denied) == (
+        "this user may not read it: run as one who may (root, or a member of its group, often adm)")
+    assert raised(OutputError, denied).startswith("this user may not write there: ")
+    assert raised(InputError, FileNotFoundError(errno.ENOENT, "No such file")) == (
+        "check the path, and that this user may read it (paths in logtrap.toml are relative to "
+        "its folder)")
+    assert raised(ConfigError, ValueError("x")) == (
+        "`logtrap settings` lists every setting with its value here and its default")
+    assert cli_module._hint(InputError("x", hint="its own")) == "its own"
+
+
+def test_ctrl_c_exits_130_without_aborted(logs, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("logtrap.state.analyze", interrupted)
+    result = run("analyze", "clean.log", "--state", "st.zip")
+    assert (result.exit_code, result.output) == (130, "")
+    assert not (logs / "st.zip").exists()
+
+
+def test_a_reader_that_leaves_ends_the_run_quietly(logs):
+    # `logtrap patterns ... | head -1`: more than a pipe's buffer, so the write itself fails
+    (logs / "many.log").write_text("\n".join(
+        line(i % 60, f"/p{i}/x", GOOGLEBOT, "66.249.66.1") for i in range(3000)) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "logtrap", "patterns", "many.log", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=logs,
+                            env={**os.environ, "PYTHONPATH": str(SAMPLES.parent)})
+    assert proc.stdout.readline().startswith(b"Pattern")
+    proc.stdout.close()
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (141, b"")
+
+
+def test_sitemap_and_robots_are_checked_before_the_logs_are_read(logs):
+    (logs / "logtrap.toml").write_text('robots = "nope.txt"\n')
+    result = run("analyze", "clean.log")  # which uses them only in reports: checked all the same
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: cannot read robots.txt {logs / 'nope.txt'}: No such file or directory\n"
+        "Hint: check the path, and that this user may read it (paths in logtrap.toml are "
+        "relative to its folder)\n")
+    (logs / "logtrap.toml").unlink()
+    result = run("suggest", "clean.log", "--robots", "trap.log")
+    assert (result.exit_code, result.stderr) == (1, (
+        "Error: trap.log is not a robots.txt: no line of it is a User-agent, Allow, Disallow or "
+        "Sitemap line\nHint: pass the site's robots.txt (--robots)\n"))
+    result = run("patterns", "clean.log", "--sitemap", "trap.log")
+    assert (result.exit_code, result.stderr) == (1, (
+        "Error: trap.log: not a sitemap (neither XML nor lines of absolute URLs)\n"
+        "Hint: pass the site's sitemap.xml (or a text file of URLs)\n"))
 
 
 # -- logtrap settings ----------------------------------------------------------------------

@@ -651,7 +651,9 @@ def test_a_report_that_cannot_be_written_alerts_again_next_run(tmp_path, monkeyp
     args = ["analyze", "access.log", "--state", "state", "--quiet", "--json", "report.json"]
     failed = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert (failed.exit_code, failed.stdout) == (1, "")
-    assert failed.stderr == "Error: cannot write report.json: No space left on device\n"
+    assert failed.stderr == ("Error: cannot write report.json: No space left on device\n"
+                             "Hint: the disk is full (or the user's quota): free some space, or "
+                             "write elsewhere\n")
     assert not (tmp_path / "state").exists()
     monkeypatch.setattr(os, "replace", replace)
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
