@@ -253,7 +253,48 @@ def _split(params: dict[str, Any]) -> tuple[list[str], Settings, dict[str, Any]]
     overrides = {**cfg.coerce(assignments, where="--set"), **cfg.coerce(flags, where="option")}
     settings = cfg.build_settings(from_file, overrides)
     _check_site_files(settings)
+    _refuse_error_logs(logs)
     return logs, settings, params
+
+
+# The first line of a web server's error log: nginx's `2026/11/28 10:00:00 [error] 123#0: ...`,
+# Apache's `[Sat Nov 28 10:00:00.123 2026] [core:error] [pid 1] ...` (2.4; 2.2 has no module
+# and no fraction). `/var/log/nginx/*` takes error.log beside access.log.
+_ERROR_LOG = re.compile(
+    r"^(?:[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} "
+    r"\[(?:debug|info|notice|warn|error|crit|alert|emerg)\] [0-9]+#[0-9]+:"
+    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} [0-9:.]+ [0-9]{4}\] "
+    r"\[(?:[a-z_0-9]+:)?(?:debug|info|notice|warn|error|crit|alert|emerg|trace[1-8])\])"
+)
+
+
+def _refuse_error_logs(logs: Sequence[str]) -> None:
+    """A FormatError naming an error log among the logs, before any is read: auto-detection
+    would only say that no access-log format fits, after reading the files before it."""
+    from logtrap.formats import detect_format
+    from logtrap.logs import expand_sources, file_start
+
+    try:
+        paths = expand_sources(logs)
+    except LogtrapError:
+        return  # the reader says what is wrong with them
+    for path in paths:
+        target = Path(path)
+        if path == "-" or not target.is_file():  # stdin or a pipe: read once, by the reader
+            continue
+        try:
+            head = file_start(path, 4096).decode("utf-8", errors="replace")
+        except LogtrapError:
+            continue
+        lines = [line for line in head.splitlines()[:-1] or head.splitlines() if line.strip()]
+        if lines and _ERROR_LOG.match(lines[0]) and detect_format(lines[:5]) is None:
+            raise FormatError(
+                f"{path} is a web server's error log, not an access log: "
+                f"{report.clean(lines[0][:200])!r}",
+                hint="give the access logs only, e.g. /var/log/nginx/access.log* or "
+                "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs "
+                "too)",
+            )
 
 
 def _check_site_files(settings: Settings) -> None:

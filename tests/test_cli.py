@@ -300,6 +300,22 @@ def test_a_run_that_rejects_most_lines_fails_after_its_output_and_keeps_no_state
     assert run("patterns", "changed.log", "-q").exit_code == 1
 
 
+@pytest.mark.parametrize("first", [
+    "2026/11/28 10:00:00 [error] 123#0: *1 open() \"/srv/favicon.ico\" failed (2: No such file)",
+    "[Sat Nov 28 10:00:00.123456 2026] [core:error] [pid 1] [client 10.0.0.1:5] AH00126: Invalid URI",
+    "[Sat Nov 28 10:00:00 2026] [error] [client 10.0.0.1] File does not exist: /srv/x",
+])
+def test_an_error_log_is_named_before_any_log_is_read(logs, first):
+    # `logtrap analyze /var/log/nginx/*` takes error.log too, sorted after access.log
+    (logs / "error.log").write_text(first + "\n" + first + "\n")
+    result = run("analyze", "trap.log", "error.log")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: error.log is a web server's error log, not an access log: {first!r}\n"
+        "Hint: give the access logs only, e.g. /var/log/nginx/access.log* or "
+        "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs too)\n")
+
+
 def test_bad_fail_on_is_a_usage_error(logs):
     result = run("analyze", "clean.log", "--fail-on", "sometimes")
     assert result.exit_code == 2
