@@ -45,15 +45,26 @@ PATTERNS_SCHEMA = "logtrap/patterns-v1"
 SECTIONS_SCHEMA = "logtrap/sections-v1"
 BOTS_SCHEMA = "logtrap/bots-v1"
 
-EXIT_CODES = """\b
+def _exit_codes(ok: str, extra: str = "", error: str = "") -> str:
+    """A command's --help epilog: what each exit code means for it."""
+    return f"""\b
 Exit codes:
-  0  no findings at or above --fail-on
-  1  error (bad log file, config or output; one "Error:" line on stderr);
-     also more than half the lines read rejected (after the output)
+  0  {ok}
+  1  error (bad log file, config or output; one "Error:" line and a hint
+     on stderr); also more than half the lines read rejected (after the
+     output){error}
   2  usage error (unknown option, missing argument)
-  3  findings at or above --fail-on (analyze)
-  130  interrupted (Ctrl-C); 141  the reader of stdout left (| head)
+{extra}  130  interrupted (Ctrl-C); 141  the reader of stdout left (| head)
 """
+
+
+EXIT_CODES = _exit_codes("no findings at or above --fail-on",
+                         "  3  findings at or above --fail-on (analyze)\n")
+_TABLE_EXIT_CODES = _exit_codes("the table was printed (or written)")
+_SUGGEST_EXIT_CODES = _exit_codes(
+    "the rules were printed, and written where asked",
+    error="; or an existing rule file that differs, without --force (the\n"
+          "     diff is printed)")
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -681,10 +692,10 @@ def cli() -> None:
     [thresholds] by name:
 
     \b
-      format = "combined"
+      log_format = "combined"
       hosts = ["example.com"]
       session_params = ["sid"]
-      sitemap = "sitemap.xml"
+      sitemaps = ["sitemap.xml"]
       robots = "robots.txt"
       [thresholds]
       url_sample_size = 500
@@ -839,7 +850,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         sys.exit(EXIT_FINDINGS)
 
 
-@cli.command()
+@cli.command(epilog=_TABLE_EXIT_CODES)
 @click.option("--json", "json_out", metavar="FILE|-",
               help="Write the pattern table as JSON (schema logtrap/patterns-v1; entries as "
                    "in report-v1's patterns; with --sections logtrap/sections-v1, entries as "
@@ -899,7 +910,7 @@ def _not_logged_note(analysis: Any) -> list[str]:
     return [NOT_LOGGED_NOTE.format(n=f"{n:,}")] if n else []
 
 
-@cli.command()
+@cli.command(epilog=_TABLE_EXIT_CODES)
 @click.option("--json", "json_out", metavar="FILE|-",
               help="Write the bot table as JSON (schema logtrap/bots-v1; entries as in "
                    "report-v1's bots); - for stdout.")
@@ -935,7 +946,7 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
     _check_rejected(analysis.stats)
 
 
-@cli.command()
+@cli.command(epilog=_SUGGEST_EXIT_CODES)
 @click.option("--robots-out", metavar="FILE", help="Write the suggested robots.txt to FILE.")
 @click.option("--htaccess-out", metavar="FILE",
               help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE.")

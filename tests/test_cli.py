@@ -934,6 +934,25 @@ def test_sitemap_and_robots_are_checked_before_the_logs_are_read(logs):
         "Hint: pass the site's sitemap.xml (or a text file of URLs)\n"))
 
 
+@pytest.mark.parametrize("command", ["analyze", "patterns", "bots", "suggest"])
+def test_every_command_reading_logs_lists_its_exit_codes(command):
+    text = run(command, "--help").stdout
+    assert "Exit codes:\n" in text
+    for code in ("0", "1", "2", "130"):
+        assert f"\n    {code}  " in text
+    assert ("\n    3  findings at or above --fail-on" in text) == (command == "analyze")
+
+
+def test_the_config_example_in_help_spells_keys_as_the_readme_does():
+    # both spellings are read (config.ALIASES); the two documents show one
+    text = run("--help").stdout
+    readme = (SAMPLES.parent / "README.md").read_text()
+    for key in ("log_format = ", "sitemaps = ["):
+        assert key in text and key in readme
+    for alias in ("\n    format = ", "\n    sitemap = "):
+        assert alias not in text
+
+
 # -- logtrap settings ----------------------------------------------------------------------
 
 
