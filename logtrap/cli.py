@@ -11,12 +11,14 @@ import contextlib
 import difflib
 import errno
 import functools
+import lzma
 import os
 import re
 import stat
 import sys
 import tempfile
 import textwrap
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -117,10 +119,19 @@ def _hint(exc: LogtrapError) -> str | None:
         return _DENIED.format("read it" if isinstance(exc, InputError) else "write there")
     if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
         return "the disk is full (or the user's quota): free some space, or write elsewhere"
-    if isinstance(exc, InputError) and cause is not None and (
-            not isinstance(cause, OSError) or cause.errno is None):
+    if isinstance(exc, InputError) and _damaged(cause):
         return _DAMAGED  # EOFError, zlib/lzma errors, gzip's BadGzipFile: the content, not the path
     return next((hint for kind, hint in _HINTS.items() if isinstance(exc, kind)), None)
+
+
+def _damaged(cause: BaseException | None) -> bool:
+    """Whether a read failed on the content of a compressed file: the stream ended early, or
+    gzip / bz2 / xz found it corrupt (an OSError without an errno: BadGzipFile, bz2's)."""
+    from logtrap.logs import _inflate  # zlib, or isal's, whose error is no zlib.error
+
+    if isinstance(cause, (EOFError, zlib.error, lzma.LZMAError, _inflate.error)):
+        return True
+    return isinstance(cause, OSError) and cause.errno is None
 
 
 def _quiet_stdout() -> None:

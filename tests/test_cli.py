@@ -888,6 +888,9 @@ def test_an_error_raised_without_a_hint_gets_one_from_its_cause_or_kind():
     assert raised(InputError, FileNotFoundError(errno.ENOENT, "No such file")) == (
         "check the path, and that this user may read it (paths in logtrap.toml are relative to "
         "its folder)")
+    # a sitemap that is no XML is not a damaged compressed file
+    assert raised(InputError, SyntaxError("not XML")).startswith("check the path")
+    assert raised(InputError, EOFError("cut")).startswith("the compressed file is damaged")
     assert raised(ConfigError, ValueError("x")) == (
         "`logtrap settings` lists every setting with its value here and its default")
     assert cli_module._hint(InputError("x", hint="its own")) == "its own"
