@@ -11,12 +11,14 @@ import contextlib
 import difflib
 import errno
 import functools
+import lzma
 import os
 import re
 import stat
 import sys
 import tempfile
 import textwrap
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -30,7 +32,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from logtrap import config as cfg
 from logtrap import report
 from logtrap import schema as s
-from logtrap.errors import LogtrapError, OutputError
+from logtrap.errors import ConfigError, FormatError, InputError, LogtrapError, OutputError, StateError
 from logtrap.settings import Settings
 
 EXIT_OK = 0
@@ -45,13 +47,26 @@ PATTERNS_SCHEMA = "logtrap/patterns-v1"
 SECTIONS_SCHEMA = "logtrap/sections-v1"
 BOTS_SCHEMA = "logtrap/bots-v1"
 
-EXIT_CODES = """\b
+def _exit_codes(ok: str, extra: str = "", error: str = "") -> str:
+    """A command's --help epilog: what each exit code means for it."""
+    return f"""\b
 Exit codes:
-  0  no findings at or above --fail-on
-  1  error (bad log file, config or output; one "Error:" line on stderr)
+  0  {ok}
+  1  error (bad log file, config or output; one "Error:" line and a hint
+     on stderr); also more than half the lines read rejected (after the
+     output){error}
   2  usage error (unknown option, missing argument)
-  3  findings at or above --fail-on (analyze)
+{extra}  130  interrupted (Ctrl-C); 141  the reader of stdout left (| head)
 """
+
+
+EXIT_CODES = _exit_codes("no findings at or above --fail-on",
+                         "  3  findings at or above --fail-on (analyze)\n")
+_TABLE_EXIT_CODES = _exit_codes("the table was printed (or written)")
+_SUGGEST_EXIT_CODES = _exit_codes(
+    "the rules were printed, and written where asked",
+    error="; or an existing rule file that differs, without --force (the\n"
+          "     diff is printed)")
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -73,15 +88,83 @@ class UserError(click.ClickException):
             click.echo(f"Hint: {report.clean(self.hint)}", err=True)
 
 
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports a program it interrupted
+EXIT_PIPE = 141  # the reader of stdout left (`| head`): 128 + SIGPIPE, as `cat` ends
+
+
+# The hint for an error raised without one (the README promises "one Error: line and a hint"),
+# by what caused it, then by its kind.
+_DENIED = "this user may not {}: run as one who may (root, or a member of its group, often adm)"
+_DAMAGED = ("the compressed file is damaged or cut short: leave it out of the logs given (if "
+            "logrotate is still writing it, run again once it is done)")
+_HINTS: dict[type[LogtrapError], str] = {
+    InputError: "check the path, and that this user may read it (paths in logtrap.toml are "
+                "relative to its folder)",
+    FormatError: "pass the server's LogFormat / log_format string with --format",
+    ConfigError: "`logtrap settings` lists every setting with its value here and its default",
+    StateError: "delete the state file to start over (the next run reads the logs from the "
+                "start)",
+    OutputError: "give the output a path of its own, in a folder this user may write",
+}
+
+
+def _hint(exc: LogtrapError) -> str | None:
+    """The error's own hint, else one from its cause (permission denied, a damaged file), else
+    its kind's."""
+    if exc.hint:
+        return exc.hint
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, PermissionError) or (
+            isinstance(cause, OSError) and cause.errno in (errno.EACCES, errno.EPERM)):
+        return _DENIED.format("read it" if isinstance(exc, InputError) else "write there")
+    if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full (or the user's quota): free some space, or write elsewhere"
+    if isinstance(exc, InputError) and _damaged(cause):
+        return _DAMAGED  # EOFError, zlib/lzma errors, gzip's BadGzipFile: the content, not the path
+    return next((hint for kind, hint in _HINTS.items() if isinstance(exc, kind)), None)
+
+
+def _damaged(cause: BaseException | None) -> bool:
+    """Whether a read failed on the content of a compressed file: the stream ended early, or
+    gzip / bz2 / xz found it corrupt (an OSError without an errno: BadGzipFile, bz2's)."""
+    from logtrap.logs import _inflate  # zlib, or isal's, whose error is no zlib.error
+
+    if isinstance(cause, (EOFError, zlib.error, lzma.LZMAError, _inflate.error)):
+        return True
+    return isinstance(cause, OSError) and cause.errno is None
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the reader left, and Python's last flush at exit would
+    otherwise print a BrokenPipeError."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except LogtrapError as exc:
-            raise UserError(str(exc), exc.hint) from exc
+            raise UserError(str(exc), _hint(exc)) from exc
+        except KeyboardInterrupt:
+            # no "Aborted!" and exit 1 (Click's): nothing is saved (--state reads the same
+            # lines again), and a script sees an interrupt, not an error
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:
+            # `logtrap analyze ... | head`: the reader left; say nothing more, as `cat` would
+            _quiet_stdout()
+            raise click.exceptions.Exit(EXIT_PIPE) from None
 
 
 # -- consoles and progress -------------------------------------------------------------------
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's own ends the program with exit 1, as if it had failed
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def _console(stderr: bool = False) -> Console:
@@ -89,8 +172,8 @@ def _console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     tty = stream.isatty()
     width = None if tty else (int(os.environ.get("COLUMNS", "0") or 0) or 100)
-    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
-                   force_terminal=tty, color_system="auto" if tty else None)
+    return _Console(file=stream, width=width, soft_wrap=False, highlight=False,
+                    force_terminal=tty, color_system="auto" if tty else None)
 
 
 class _Rate(TextColumn):
@@ -164,7 +247,8 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Site config (TOML); default: ./logtrap.toml if it exists."),
         click.option("-q", "--quiet", is_flag=True,
                      help="No read summary or progress on stderr (analyze: and only the "
-                          "findings at or above --fail-on on stdout, nothing if none)."),
+                          "findings at or above --fail-on on stdout, nothing if none). A "
+                          "file with over 5% of its lines rejected is still named."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -189,7 +273,61 @@ def _split(params: dict[str, Any]) -> tuple[list[str], Settings, dict[str, Any]]
     assignments = dict(cfg.parse_assignment(a) for a in shared.pop("assignments"))
     flags = {key: value for key, value in shared.items() if value not in ((), None)}
     overrides = {**cfg.coerce(assignments, where="--set"), **cfg.coerce(flags, where="option")}
-    return logs, cfg.build_settings(from_file, overrides), params
+    settings = cfg.build_settings(from_file, overrides)
+    _check_site_files(settings)
+    _refuse_error_logs(logs)
+    return logs, settings, params
+
+
+# The first line of a web server's error log: nginx's `2026/11/28 10:00:00 [error] 123#0: ...`,
+# Apache's `[Sat Nov 28 10:00:00.123 2026] [core:error] [pid 1] ...` (2.4; 2.2 has no module
+# and no fraction). `/var/log/nginx/*` takes error.log beside access.log.
+_ERROR_LOG = re.compile(
+    r"^(?:[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} "
+    r"\[(?:debug|info|notice|warn|error|crit|alert|emerg)\] [0-9]+#[0-9]+:"
+    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} [0-9:.]+ [0-9]{4}\] "
+    r"\[(?:[a-z_0-9]+:)?(?:debug|info|notice|warn|error|crit|alert|emerg|trace[1-8])\])"
+)
+
+
+def _refuse_error_logs(logs: Sequence[str]) -> None:
+    """A FormatError naming an error log among the logs, before any is read: auto-detection
+    would only say that no access-log format fits, after reading the files before it."""
+    from logtrap.formats import detect_format
+    from logtrap.logs import expand_sources, file_start
+
+    try:
+        paths = expand_sources(logs)
+    except LogtrapError:
+        return  # the reader says what is wrong with them
+    for path in paths:
+        target = Path(path)
+        if path == "-" or not target.is_file():  # stdin or a pipe: read once, by the reader
+            continue
+        try:
+            head = file_start(path, 4096).decode("utf-8", errors="replace")
+        except LogtrapError:
+            continue
+        lines = [line for line in head.splitlines()[:-1] or head.splitlines() if line.strip()]
+        if lines and _ERROR_LOG.match(lines[0]) and detect_format(lines[:5]) is None:
+            raise FormatError(
+                f"{path} is a web server's error log, not an access log: "
+                f"{report.clean(lines[0][:200])!r}",
+                hint="give the access logs only, e.g. /var/log/nginx/access.log* or "
+                "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs "
+                "too)",
+            )
+
+
+def _check_site_files(settings: Settings) -> None:
+    """Read the sitemaps and robots.txt (from the flags or logtrap.toml) before the logs: a
+    missing or wrong one would otherwise stop the run only after the (long) read, or never
+    (analyze without --json does not use them). Both are small and parse in milliseconds."""
+    from logtrap.rules import _read_robots  # the same check suggest() makes
+    from logtrap.sitemaps import load_sitemap_urls
+
+    load_sitemap_urls(settings.sitemaps)
+    _read_robots(settings)
 
 
 def _with_logs(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -211,6 +349,54 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
         copies = analysis.stats.copies if analysis.stats is not None else {}
         for path, plain in copies.items():
             click.echo(f"{path}: not read, a compressed copy of {plain} (read instead)", err=True)
+    for warning in _rejected_warnings(analysis.stats, quiet):  # with -q too: see below
+        click.echo(warning, err=True)
+
+
+# A file whose rejected lines pass both is said so even with -q: a bad line is never silently
+# dropped (DESIGN.md), and a share this large is a format that stopped fitting (a LogFormat
+# changed mid-file, two formats mixed), not the scanners' junk a healthy log rejects (TLS
+# handshakes sent to port 80, binary probes: well under 1%). Judgement: 5%, and 10 lines, so a
+# cron run reading a few dozen new lines is not told of two junk ones.
+_REJECTED_WARN_SHARE = 0.05
+_REJECTED_WARN_LINES = 10
+# More than half the lines of a run rejected: its findings rest on the minority that parsed,
+# so the run fails (exit 1) once its output is out, rather than pass for an all-clear.
+_REJECTED_FAIL_SHARE = 0.5
+
+
+def _rejected_warnings(stats: Any, quiet: bool) -> list[str]:
+    """A `Warning:` line per file with a large share of its lines rejected."""
+    if stats is None:
+        return []
+    out = []
+    for fr in stats.files:
+        tried = fr.parsed + fr.rejected
+        if fr.rejected < _REJECTED_WARN_LINES or fr.rejected <= _REJECTED_WARN_SHARE * tried:
+            continue
+        first = stats.rejected_examples.filter(pl.col(s.SOURCE) == fr.path)
+        where = f", the first at line {first[s.LINE_NO][0]:,}" if first.height else ""
+        fmt = f" as not {fr.format_name}" if fr.format_name else ""
+        see = " (run without -q to see the first ones)" if quiet else ""
+        out.append(f"Warning: {report.clean(fr.path)}: {fr.rejected:,} of {tried:,} lines "
+                   f"({fr.rejected / tried:.0%}) rejected{fmt}{where}{see}")
+    return out
+
+
+def _check_rejected(stats: Any) -> None:
+    """An InputError (exit 1) when most lines read were rejected: raised once the output is
+    out, so what was read is still shown and written."""
+    if stats is None:
+        return
+    tried = stats.parsed + stats.rejected
+    if stats.rejected < _REJECTED_WARN_LINES or stats.rejected <= _REJECTED_FAIL_SHARE * tried:
+        return
+    raise InputError(
+        f"{stats.rejected:,} of {tried:,} lines ({stats.rejected / tried:.0%}) were rejected: "
+        f"what was found rests on the {stats.parsed:,} that parsed",
+        hint="the log format changed or is not the one detected: give the server's LogFormat "
+        "/ log_format string with --format (the first rejected lines are shown without -q)",
+    )
 
 
 def _stale_ranges(analysis: Any) -> list[str]:
@@ -262,7 +448,8 @@ def _check_output(path: str | None, *, directory: bool = False, report: bool = T
         raise OutputError(f"cannot write {path}: it is a block device (a disk)")
     parent = target.parent
     if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist")
+        raise OutputError(f"cannot write {path}: folder {str(parent)!r} does not exist",
+                          hint=f"create it first (mkdir -p {parent}), or give another path")
     if directory and target.exists() and not target.is_dir():
         raise OutputError(f"cannot write Parquet files into {path}: it is a file")
     if not directory and target.is_dir():
@@ -379,7 +566,9 @@ def _write_special(target: Path, text: str) -> None:
         fd = os.open(target, flags)
     except OSError as exc:
         if exc.errno == errno.ENXIO:
-            raise OutputError(f"cannot write {target}: no program is reading the pipe") from None
+            raise OutputError(f"cannot write {target}: no program is reading the pipe",
+                              hint="start the program that reads it first, or give a file")\
+                from None
         raise
     os.set_blocking(fd, True)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -514,14 +703,44 @@ def cli() -> None:
     [thresholds] by name:
 
     \b
-      format = "combined"
+      log_format = "combined"
       hosts = ["example.com"]
       session_params = ["sid"]
-      sitemap = "sitemap.xml"
+      sitemaps = ["sitemap.xml"]
       robots = "robots.txt"
       [thresholds]
       url_sample_size = 500
     """
+
+
+def _json_report(analysis: Any, suggestions: Any, new: pl.Series | None) -> str:
+    """The report-v1 JSON; with --state (`new` given), each finding says whether it is new
+    since the last run (`"new"`: a key added, as the contract allows)."""
+    if new is None:
+        return report.to_json(analysis, suggestions)
+    doc = report.to_dict(analysis, suggestions)
+    for finding, is_new in zip(doc["findings"], new, strict=True):  # rows in the same order
+        finding["new"] = is_new
+    return report.dumps(doc)
+
+
+def _new_view(findings: pl.DataFrame, new: pl.Series | None) -> list[str]:
+    """Under the summary of a --state run, which of its findings are new since the last run:
+    the summary shows every finding remembered, old and new alike."""
+    if new is None or findings.height == 0:
+        return []
+    from logtrap.findings import to_records
+    from logtrap.report._common import finding_subject
+
+    fresh = [x for x, is_new in zip(to_records(findings), new, strict=True) if is_new]
+    of = f"{findings.height:,} finding{'s' if findings.height != 1 else ''}"
+    lines = ["", f"New since the last run (--state): {len(fresh):,} of the {of}" if fresh
+             else f"New since the last run (--state): none of the {of}"]
+    for x in fresh:
+        subject = finding_subject(x.kind, x.pattern, x.evidence, report.safe, report.safe)
+        host = f" on {report.safe(x.host)}" if x.host not in (None, "-") else ""
+        lines.append(f"  NEW {x.severity.upper()} {x.kind} {subject}{host}")
+    return lines
 
 
 def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
@@ -541,11 +760,13 @@ def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.DataFrame:
 @click.option("--fail-on", type=click.Choice(s.SEVERITIES), default="warning",
               show_default=True,
               help="Exit with 3 when there are findings of this severity or worse (with "
-                   "--state: new ones).")
+                   "--state: ones no earlier run alerted on at or above it).")
 @click.option("--state", "state_path", metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
-              help="Cron mode: remember what was read in FILE, read only new lines next "
-                   "time, and alert (--fail-on, --quiet) only on new findings.")
+              help="Cron mode: remember what was read and alerted on in FILE, read only "
+                   "new lines next time, and alert (--fail-on, --quiet) only once per "
+                   "finding (again if its severity rises). The summary and the JSON "
+                   "(\"new\") say which findings are new since the last run.")
 @click.option("--top", default=report.TOP_PATTERNS, show_default=True, metavar="N",
               type=click.IntRange(min=1),
               help=f"Patterns shown per host (for the {report.TOP_HOSTS} hosts with most bot "
@@ -595,19 +816,21 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             # saved once the reports and alerts are out: a run that fails to write them reads
             # the same lines, and alerts, again next time
             increment = read_incremental(logs, state_path, settings, on_progress=on_progress)
-            analysis, alerting = increment.analysis, increment.new
+            analysis = increment.analysis
+            failing = increment.alerting(fail_on)
         else:
             analysis = run_analysis(logs, settings, on_progress=on_progress)
-            alerting = analysis.findings
-    failing = _at_or_above(alerting, fail_on)
+            failing = _at_or_above(analysis.findings, fail_on)
 
+    # with --state, which findings no earlier run saw (or saw at a lower severity)
+    new = increment.is_new() if increment is not None else None
     suggestions = None
     if json_out or markdown_out or html_out:
         from logtrap.rules import suggest
 
         suggestions = suggest(analysis.findings, analysis.traffic, analysis.settings)
     if json_out:
-        _write_text(json_out, report.to_json(analysis, suggestions))
+        _write_text(json_out, _json_report(analysis, suggestions, new))
     if markdown_out:
         _write_text(markdown_out, report.to_markdown(analysis, suggestions))
     if html_out:
@@ -615,7 +838,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     if parquet_out:
         _write_parquet(parquet_out, {
             "patterns": analysis.patterns,
-            "findings": analysis.findings,
+            "findings": analysis.findings if new is None else analysis.findings.with_columns(new),
             "windows": analysis.traffic.windows,
             "bots": analysis.bots,
         })
@@ -625,16 +848,20 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
     if STDOUT not in (json_out, markdown_out):
         if not quiet:
-            report.print_lines(_console(), report.summary_view(analysis, top))
+            report.print_lines(_console(), [*report.summary_view(analysis, top),
+                                            *_new_view(analysis.findings, new)])
         elif failing.height:
             report.print_lines(_console(), report.findings_view(failing))
+    # Mostly rejected, the run fails, unsaved: once --format is given, its lines are read
+    # (and alerted on) again.
+    _check_rejected(analysis.stats)
     if increment is not None:
-        increment.save()
+        increment.save(alerted=fail_on)
     if failing.height:
         sys.exit(EXIT_FINDINGS)
 
 
-@cli.command()
+@cli.command(epilog=_TABLE_EXIT_CODES)
 @click.option("--json", "json_out", metavar="FILE|-",
               help="Write the pattern table as JSON (schema logtrap/patterns-v1; entries as "
                    "in report-v1's patterns; with --sections logtrap/sections-v1, entries as "
@@ -674,6 +901,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
                else {"schema": PATTERNS_SCHEMA, "patterns": report.pattern_rows(table)})
         _write_text(json_out, report.dumps(doc))
         if json_out == STDOUT:
+            _check_rejected(analysis.stats)
             return
     shown = table if limit is not None else table.head(report.REPORT_ROWS)
     view = report.section_table(shown) if sections else report.pattern_table(shown)
@@ -682,6 +910,7 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
         rest, what = table.height - shown.height, "section" if sections else "pattern"
         notes = [report.more_patterns(rest, "--json, or --limit N", what), *notes]
     report.print_lines(_console(), [view, *notes])
+    _check_rejected(analysis.stats)
 
 
 def _not_logged_note(analysis: Any) -> list[str]:
@@ -692,7 +921,7 @@ def _not_logged_note(analysis: Any) -> list[str]:
     return [NOT_LOGGED_NOTE.format(n=f"{n:,}")] if n else []
 
 
-@cli.command()
+@cli.command(epilog=_TABLE_EXIT_CODES)
 @click.option("--json", "json_out", metavar="FILE|-",
               help="Write the bot table as JSON (schema logtrap/bots-v1; entries as in "
                    "report-v1's bots); - for stdout.")
@@ -722,11 +951,13 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
         bots = report.bot_dicts(table)
         _write_text(json_out, report.dumps({"schema": BOTS_SCHEMA, "bots": bots}))
         if json_out == STDOUT:
+            _check_rejected(analysis.stats)
             return
     report.print_lines(_console(), [report.bots_table(table), *_not_logged_note(analysis)])
+    _check_rejected(analysis.stats)
 
 
-@cli.command()
+@cli.command(epilog=_SUGGEST_EXIT_CODES)
 @click.option("--robots-out", metavar="FILE", help="Write the suggested robots.txt to FILE.")
 @click.option("--htaccess-out", metavar="FILE",
               help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE.")
@@ -799,6 +1030,7 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
         if path == nginx_out:  # what the file cannot hold (see server_rules.nginx_conf)
             click.echo(f"Include {path} inside http {{}}, and add to each server {{}} of the "
                        f"site: {' '.join(suggestions.nginx_server.split())}", err=True)
+    _check_rejected(analysis.stats)
 
 
 @cli.command("settings")
@@ -884,8 +1116,12 @@ def main() -> None:
     """The `logtrap` console script."""
     try:
         cli(prog_name="logtrap")
-    except BrokenPipeError:
-        # `logtrap patterns ... | head`: the reader left; say nothing more, as `cat` would.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_ERROR)
+    except SystemExit as done:
+        # Output still buffered when the reader left (`| head -2` of a short summary) breaks
+        # the pipe only here, at the last flush.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+            sys.exit(EXIT_PIPE)
+        raise done from None

@@ -1,8 +1,8 @@
 """What cron runs remember between runs: where each log file was read up to, the aggregates,
-and the findings already reported.
+and the findings already seen and alerted on.
 
 A state file is a zip archive holding `meta.json` (schema `logtrap/state-v1`: the files read
-and how far, the findings already reported) and one Parquet file per aggregate table. It is
+and how far, the findings seen and the ones alerted on) and one Parquet file per aggregate table. It is
 written to a temporary file beside the target and renamed over it, so a run killed mid-write
 leaves the previous state intact. Keys a newer logtrap adds to `meta.json` are ignored.
 
@@ -18,7 +18,7 @@ import re
 import tempfile
 import zipfile
 from collections.abc import Sequence
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,10 @@ from logtrap.traffic import ADDRESS_SAMPLE, OLD_ADDRESS_SAMPLE, Tally
 STATE_SCHEMA = "logtrap/state-v1"
 _KNOWN = "known_findings"
 _REPORTED = "reported_severity"  # the severity a finding was last reported at (a temporary column)
+# The highest severity a finding was alerted at (at or above the --fail-on of its run); None:
+# seen, never alerted. Kept apart from the severity seen, so that a finding seen under
+# `--fail-on critical` still alerts once the threshold is lowered to warning.
+ALERTED = "alerted"
 
 
 _MARK_TYPES: dict[str, Any] = {
@@ -48,9 +52,9 @@ _MARK_TYPES: dict[str, Any] = {
 
 @dataclass
 class State:
-    """A cron run's memory. `tally` continues the aggregates; `known` the findings reported
-    (kind, host, pattern or, for a finding about a bot, its name, and the highest severity
-    reported; see `_identity`)."""
+    """A cron run's memory. `tally` continues the aggregates; `known` the findings seen
+    (kind, host, pattern or, for a finding about a bot, its name, see `_identity`; the highest
+    severity seen, and the highest it was alerted at, `ALERTED`, None if never)."""
 
     marks: list[FileMark] = field(default_factory=list)
     tally: dict[str, pl.DataFrame] = field(default_factory=dict)
@@ -152,8 +156,8 @@ def _mark_of(entry: object, where: str) -> FileMark:
 
 
 def _known_of(entry: object, where: str) -> dict[str, str | None]:
-    """A reported finding from its JSON; a state from before severities were kept gives none,
-    taken as the lowest (a finding reported then is reported again once, if above it)."""
+    """A finding seen from its JSON; a state from before severities were kept gives none,
+    taken as the lowest (a finding seen then is new again once, if above it)."""
     known = {s.KIND: _field(entry, s.KIND, str, where)}
     for key in (s.HOST, s.PATTERN):  # None where a finding has no host or pattern
         known[key] = _field(entry, key, (str, type(None)), where)
@@ -163,7 +167,20 @@ def _known_of(entry: object, where: str) -> dict[str, str | None]:
     known[s.SEVERITY] = _field(entry, s.SEVERITY, str, where, s.SEVERITIES[0])
     if known[s.SEVERITY] not in s.SEVERITIES:
         raise ValueError(f"{where}[{s.SEVERITY!r}] is {known[s.SEVERITY]!r}")
+    # A state from before alerts were kept took every finding seen as alerted, whatever the
+    # --fail-on (one seen under `critical` stayed silent under `warning`): none is taken as
+    # alerted, so each at or above the threshold alerts once more rather than never.
+    known[ALERTED] = _field(entry, ALERTED, (str, type(None)), where, None)
+    if known[ALERTED] not in (None, *s.SEVERITIES):
+        raise ValueError(f"{where}[{ALERTED!r}] is {known[ALERTED]!r}")
     return known
+
+
+# A state is written as a new file beside the old, then renamed over it: the folder must be
+# writable, not only the file (and an immutable file, chattr +i, cannot be replaced).
+_WRITE_HINT = ("the user running logtrap needs to write the state file's folder (a folder of its "
+               "own, such as /var/lib/logtrap/, made with mkdir -p); nothing was remembered, so "
+               "the next run reads these lines again")
 
 
 def save_state(path: str | Path, state: State) -> None:
@@ -184,7 +201,8 @@ def save_state(path: str | Path, state: State) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:  # no such folder, no permission, a full disk
-        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
+                         hint=_WRITE_HINT) from None
     try:
         with os.fdopen(fd, "wb") as raw:
             with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -198,7 +216,8 @@ def save_state(path: str | Path, state: State) -> None:
         os.replace(tmp, path)
     except OSError as exc:  # a full disk, or the path became a folder: the old state is kept
         Path(tmp).unlink(missing_ok=True)
-        raise StateError(f"cannot write state {path}: {exc.strerror or exc}") from None
+        raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
+                         hint=_WRITE_HINT) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -223,11 +242,16 @@ def _identity(findings: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _new_findings(findings: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
-    """The findings not reported before, or reported at a lower severity (a trap that grew
-    from info to warning alerts again)."""
-    reported = known.select(*_IDENTITY, pl.col(s.SEVERITY).alias(_REPORTED))
-    verdict = (
+_KNOWN_SCHEMA = {s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String,
+                 s.BOT_NAME: pl.String, s.SEVERITY: s.SEVERITY_DTYPE, ALERTED: s.SEVERITY_DTYPE}
+
+
+def _unreported(findings: pl.DataFrame, known: pl.DataFrame, column: str) -> pl.Series:
+    """Per finding, whether `known[column]` (the severity seen, or alerted at) holds no
+    severity for it as high as its own: never seen (alerted), or seen at a lower severity (a
+    trap that grew from info to warning is news again)."""
+    reported = known.select(*_IDENTITY, pl.col(column).alias(_REPORTED))
+    return (
         _identity(findings)
         .join(reported, on=_IDENTITY, how="left", nulls_equal=True, maintain_order="left")
         .select(
@@ -235,22 +259,56 @@ def _new_findings(findings: pl.DataFrame, known: pl.DataFrame) -> pl.DataFrame:
             | (pl.col(s.SEVERITY).to_physical() > pl.col(_REPORTED).to_physical())
         )
         .to_series()
+        .alias("new")
     )
-    return findings.filter(verdict)
+
+
+def _at_or_above(findings: pl.DataFrame, severity: str) -> pl.Series:
+    if severity not in s.SEVERITIES:
+        raise StateError(f"unknown severity {severity!r}: one of {', '.join(s.SEVERITIES)}")
+    return findings.get_column(s.SEVERITY).to_physical() >= s.SEVERITIES.index(severity)
 
 
 @dataclass(frozen=True)
 class Increment:
-    """One cron run, read and not yet remembered: `save()` once its findings are reported."""
+    """One cron run, read and not yet remembered: `save()` once its findings are reported
+    (and alerted on: `save(alerted=fail_on)`)."""
 
     analysis: Analysis  # `stats` count this run's lines; patterns and findings everything kept
-    new: pl.DataFrame  # the findings not reported before, or reported at a lower severity
-    state: State  # what the next run continues from
+    new: pl.DataFrame  # the findings not seen before, or seen at a lower severity
+    state: State  # what the next run continues from (its findings seen, not yet alerted)
     path: Path
     waiting: list[str] = field(default_factory=list)  # .gz files logrotate is still writing
+    # the findings remembered before this run (`_KNOWN_SCHEMA`)
+    known: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_KNOWN_SCHEMA))
 
-    def save(self) -> None:
-        """Remember this run: its lines as read, its findings as reported."""
+    def is_new(self) -> pl.Series:
+        """Per row of `analysis.findings`, whether it is in `new` (a boolean Series)."""
+        return _unreported(self.analysis.findings, self.known, s.SEVERITY)
+
+    def alerting(self, fail_on: str) -> pl.DataFrame:
+        """The findings to alert on under `--fail-on fail_on`: at or above it, and never
+        alerted at their severity or above (whether seen before or not: a finding seen while
+        the threshold was higher alerts once it is lowered)."""
+        findings = self.analysis.findings
+        return findings.filter(
+            _at_or_above(findings, fail_on) & _unreported(findings, self.known, ALERTED))
+
+    def save(self, alerted: str | None = None) -> None:
+        """Remember this run: its lines as read, its findings as seen and, with `alerted` (the
+        --fail-on the run alerted under), those at or above it as alerted."""
+        findings = self.analysis.findings
+        if alerted is not None and findings.height:
+            done = _identity(findings.filter(_at_or_above(findings, alerted))).select(
+                *_IDENTITY, pl.col(s.SEVERITY).alias(ALERTED))
+            known = (  # every finding of the run is in state.known already, as seen
+                pl.concat([pl.DataFrame(self.state.known, schema=_KNOWN_SCHEMA), done],
+                          how="diagonal")
+                .group_by(_IDENTITY, maintain_order=True)
+                .agg(pl.col(s.SEVERITY).max(), pl.col(ALERTED).max())
+            )
+            save_state(self.path, replace(self.state, known=known.to_dicts()))
+            return
         save_state(self.path, self.state)
 
 
@@ -302,24 +360,20 @@ def read_incremental(
     tally = Tally.from_frames(state.tally, settings, state.address_sample)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
 
-    known = pl.DataFrame(
-        state.known,
-        schema={s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String,
-                s.BOT_NAME: pl.String, s.SEVERITY: s.SEVERITY_DTYPE},
-    )
-    reported = (  # the highest severity each finding was reported at
-        pl.concat([known, _identity(analysis.findings)])
+    known = pl.DataFrame(state.known, schema=_KNOWN_SCHEMA)
+    seen = (  # the highest severity each finding was seen at, and alerted at (`save` adds)
+        pl.concat([known, _identity(analysis.findings)], how="diagonal")
         .group_by(_IDENTITY, maintain_order=True)
-        .agg(pl.col(s.SEVERITY).max())
+        .agg(pl.col(s.SEVERITY).max(), pl.col(ALERTED).max())
     )
     files = analysis.stats.files if analysis.stats is not None else []
     return Increment(
         analysis=analysis,
-        new=_new_findings(analysis.findings, known),
+        new=analysis.findings.filter(_unreported(analysis.findings, known, s.SEVERITY)),
         state=State(
             marks=new_marks(sources, files, state.marks, resumed),
             tally=tally.frames(),
-            known=reported.to_dicts(),
+            known=seen.to_dicts(),
             runs=state.runs + 1,
             created=state.created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             pattern_rules=rules,
@@ -328,6 +382,7 @@ def read_incremental(
         ),
         path=Path(state_path),
         waiting=waiting,
+        known=known,
     )
 
 
@@ -339,8 +394,8 @@ def run_incremental(
     on_progress: Progress | None = None,
 ) -> tuple[Analysis, pl.DataFrame]:
     """`read_incremental`, saved at once: the analysis (its `stats` count this run's lines;
-    its patterns and findings cover everything remembered) and the findings not reported by an
-    earlier run (or reported at a lower severity). For a notebook; where the findings go out
+    its patterns and findings cover everything remembered) and the findings not seen by an
+    earlier run (or seen at a lower severity); none is remembered as alerted on. For a notebook; where the findings go out
     after this returns (reports, alerts), use `read_incremental` and save once they are out.
     """
     run = read_incremental(paths, state_path, settings, on_progress=on_progress)

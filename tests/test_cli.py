@@ -5,9 +5,12 @@ output is fixed by this file, not by the thresholds of the real detectors; the s
 tests at the end run the real registry.
 """
 
+import errno
+import gzip
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,8 +21,10 @@ from click.testing import CliRunner
 from logtrap import findings as f
 from logtrap import report
 from logtrap import schema as s
+from logtrap import cli as cli_module
 from logtrap.cli import cli
 from logtrap.detectors import Detector
+from logtrap.errors import ConfigError, InputError, LogtrapError, OutputError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
@@ -265,6 +270,52 @@ def test_file_in_no_known_format_is_one_error_line(logs):
     assert [x for x in lines if x.startswith("Error:")] == lines[:1]
 
 
+def test_quiet_still_says_when_a_large_share_of_a_log_is_rejected(logs, stub_registry):
+    good = [line(i, f"/article/{i}", BROWSER, "10.0.0.1") for i in range(20)]
+    (logs / "junk.log").write_text("\n".join(good + ["\x16\x03\x01 junk"] * 2) + "\n")
+    (logs / "changed.log").write_text("\n".join(good + [f"{i}|10.0.0.1|GET /" for i in range(10)]) + "\n")
+    # a scanner's two junk lines: counted in the read summary, no warning
+    assert run("analyze", "junk.log", "-q").output == ""
+    # a third of the log: the format stopped fitting, and cron hears of it, on stderr only
+    result = run("analyze", "changed.log", "-q")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ("Warning: changed.log: 10 of 30 lines (33%) rejected as not combined, "
+                             "the first at line 21 (run without -q to see the first ones)\n")
+
+
+def test_a_run_that_rejects_most_lines_fails_after_its_output_and_keeps_no_state(logs, stub_registry):
+    bad = [f"{i}|66.249.66.1|GET /calendar" for i in range(12)]
+    (logs / "changed.log").write_text("\n".join(TRAP + bad) + "\n")
+    result = run("analyze", "changed.log", "-q", "--json", "out.json", "--state", "st.zip")
+    assert result.exit_code == 1  # not 3: its findings rest on a minority of the log
+    assert result.stdout.startswith("Findings: 0 critical, 1 warning, 0 info\n")
+    assert result.stderr == (
+        "Warning: changed.log: 12 of 21 lines (57%) rejected as not combined, the first at line "
+        "10 (run without -q to see the first ones)\n"
+        "Error: 12 of 21 lines (57%) were rejected: what was found rests on the 9 that parsed\n"
+        "Hint: the log format changed or is not the one detected: give the server's LogFormat / "
+        "log_format string with --format (the first rejected lines are shown without -q)\n")
+    assert json.loads((logs / "out.json").read_text())["summary"]["rejected"] == 12
+    assert not (logs / "st.zip").exists()  # read again once --format is given
+    assert run("patterns", "changed.log", "-q").exit_code == 1
+
+
+@pytest.mark.parametrize("first", [
+    "2026/11/28 10:00:00 [error] 123#0: *1 open() \"/srv/favicon.ico\" failed (2: No such file)",
+    "[Sat Nov 28 10:00:00.123456 2026] [core:error] [pid 1] [client 10.0.0.1:5] AH00126: Invalid URI",
+    "[Sat Nov 28 10:00:00 2026] [error] [client 10.0.0.1] File does not exist: /srv/x",
+])
+def test_an_error_log_is_named_before_any_log_is_read(logs, first):
+    # `logtrap analyze /var/log/nginx/*` takes error.log too, sorted after access.log
+    (logs / "error.log").write_text(first + "\n" + first + "\n")
+    result = run("analyze", "trap.log", "error.log")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: error.log is a web server's error log, not an access log: {first!r}\n"
+        "Hint: give the access logs only, e.g. /var/log/nginx/access.log* or "
+        "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs too)\n")
+
+
 def test_bad_fail_on_is_a_usage_error(logs):
     result = run("analyze", "clean.log", "--fail-on", "sometimes")
     assert result.exit_code == 2
@@ -275,7 +326,8 @@ def test_output_folder_missing_fails_before_reading(logs):
     result = run("analyze", "clean.log", "--json", "nowhere/out.json")
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n")
+        "Error: cannot write nowhere/out.json: folder 'nowhere' does not exist\n"
+        "Hint: create it first (mkdir -p nowhere), or give another path\n")
 
 
 NOT_OURS = ("exists and is not a report logtrap wrote: it was left alone, and nothing was read\n"
@@ -406,7 +458,8 @@ def test_the_processs_own_streams_are_written_through_and_a_pipe_nobody_reads_is
     os.mkfifo(logs / "fifo")
     result = run("analyze", "trap.log", "-q", "--json", "fifo")
     assert result.exit_code == 1
-    assert result.stderr == "Error: cannot write fifo: no program is reading the pipe\n"
+    assert result.stderr == ("Error: cannot write fifo: no program is reading the pipe\n"
+                             "Hint: start the program that reads it first, or give a file\n")
 
 
 def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_registry, monkeypatch):
@@ -427,7 +480,9 @@ def test_parquet_tables_are_replaced_only_once_all_are_written(logs, stub_regist
     result = run("analyze", "trap.log", "-q", "--parquet", "tables")
     assert result.exit_code == 1
     assert result.stderr == ("Error: cannot write Parquet files into tables: parquet: No space "
-                             "left on device\n")
+                             "left on device\n"
+                             "Hint: give the output a path of its own, in a folder this user may "
+                             "write\n")
     assert {p.name: p.read_bytes() for p in (logs / "tables").iterdir()} == before
 
 
@@ -479,7 +534,8 @@ def test_unknown_config_key_names_it_and_the_closest(logs):
 def test_set_checks_its_value(logs):
     result = run("analyze", "clean.log", "--set", "url_sample_size=lots")
     assert (result.exit_code, result.stderr) == (
-        1, "Error: --set: url_sample_size must be an integer, not 'lots'\n")
+        1, "Error: --set: url_sample_size must be an integer, not 'lots'\n"
+        "Hint: `logtrap settings` lists every setting with its value here and its default\n")
 
 
 def test_missing_config_file(logs):
@@ -502,6 +558,38 @@ def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_regis
     assert doc["summary"]["lines"] == 0  # this run read nothing new
     assert [x["kind"] for x in doc["findings"]] == ["calendar"]
     assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
+
+
+def test_state_says_which_findings_are_new_on_screen_and_in_the_json(logs, stub_registry):
+    first = run("analyze", "trap.log", "--state", "st.zip", "--json", "out.json")
+    assert first.exit_code == 3
+    assert first.stdout.endswith("run logtrap suggest on the same logs.\n\n"
+                                 "New since the last run (--state): 1 of the 1 finding\n"
+                                 "  NEW WARNING calendar /calendar?date\n")
+    doc = json.loads((logs / "out.json").read_text())
+    assert [(x["kind"], x["new"]) for x in doc["findings"]] == [("calendar", True)]
+    second = run("analyze", "trap.log", "--state", "st.zip", "--json", "out.json")
+    assert second.exit_code == 0
+    assert second.stdout.endswith("run logtrap suggest on the same logs.\n\n"
+                                  "New since the last run (--state): none of the 1 finding\n")
+    doc = json.loads((logs / "out.json").read_text())
+    assert [(x["kind"], x["new"]) for x in doc["findings"]] == [("calendar", False)]
+    # without --state there is no last run: no key, no line
+    plain = run("analyze", "trap.log", "--json", "plain.json")
+    assert "New since" not in plain.stdout
+    assert "new" not in json.loads((logs / "plain.json").read_text())["findings"][0]
+
+
+def test_state_alerts_on_findings_seen_under_a_higher_fail_on(logs, stub_registry):
+    # An admin who tightens --fail-on from critical to warning hears about the warnings
+    # already there: seen before, they were never alerted on.
+    first = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "critical")
+    assert (first.exit_code, first.stdout, first.stderr) == (0, "", "")
+    second = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "warning")
+    assert second.exit_code == 3
+    assert second.stdout.startswith("Findings: 0 critical, 1 warning, 0 info\n\nWARNING calendar")
+    third = run("analyze", "trap.log", "--state", "st.zip", "-q", "--fail-on", "warning")
+    assert (third.exit_code, third.stdout, third.stderr) == (0, "", "")
 
 
 # -- patterns, bots, suggest -------------------------------------------------------------------
@@ -753,7 +841,119 @@ def test_suggest_says_why_a_rule_is_withheld(monkeypatch):
 def test_a_state_path_in_a_missing_folder_fails_before_reading(logs):
     result = run("analyze", "trap.log", "--state", "nowhere/state")
     assert result.exit_code == 1
-    assert result.stderr == "Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"
+    assert result.stderr == ("Error: cannot write nowhere/state: folder 'nowhere' does not exist\n"
+                             "Hint: create it first (mkdir -p nowhere), or give another path\n")
+
+
+def test_a_state_that_cannot_be_replaced_says_what_to_do(logs, monkeypatch):
+    def immutable(src, dst):  # chattr +i, or a folder the user may not write
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr("logtrap.state.os.replace", immutable)
+    result = run("analyze", "clean.log", "--state", "st.zip", "-q")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: cannot write state st.zip: Operation not permitted\n"
+        "Hint: the user running logtrap needs to write the state file's folder (a folder of its "
+        "own, such as /var/lib/logtrap/, made with mkdir -p); nothing was remembered, so the "
+        "next run reads these lines again\n")
+
+
+def test_a_damaged_compressed_log_gets_a_hint(logs):
+    data = gzip.compress((logs / "clean.log").read_bytes())
+    (logs / "cut.log.gz").write_bytes(data[: len(data) // 2])
+    result = run("analyze", "cut.log.gz", "-q")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: cut.log.gz: cannot read, corrupt or truncated file (compressed file ended before "
+        "the end-of-stream marker)\n"
+        "Hint: the compressed file is damaged or cut short: leave it out of the logs given (if "
+        "logrotate is still writing it, run again once it is done)\n")
+
+
+def test_an_error_raised_without_a_hint_gets_one_from_its_cause_or_kind():
+    def raised(kind, cause):
+        try:
+            try:
+                raise cause
+            except Exception as e:  # as logs.py raises them: the OSError is the context
+                raise kind(f"x: cannot read ({e})") from None
+        except LogtrapError as exc:
+            return cli_module._hint(exc)
+
+    denied = PermissionError(errno.EACCES, "Permission denied")
+    assert raised(InputError, denied) == (
+        "this user may not read it: run as one who may (root, or a member of its group, often adm)")
+    assert raised(OutputError, denied).startswith("this user may not write there: ")
+    assert raised(InputError, FileNotFoundError(errno.ENOENT, "No such file")) == (
+        "check the path, and that this user may read it (paths in logtrap.toml are relative to "
+        "its folder)")
+    # a sitemap that is no XML is not a damaged compressed file
+    assert raised(InputError, SyntaxError("not XML")).startswith("check the path")
+    assert raised(InputError, EOFError("cut")).startswith("the compressed file is damaged")
+    assert raised(ConfigError, ValueError("x")) == (
+        "`logtrap settings` lists every setting with its value here and its default")
+    assert cli_module._hint(InputError("x", hint="its own")) == "its own"
+
+
+def test_ctrl_c_exits_130_without_aborted(logs, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("logtrap.state.analyze", interrupted)
+    result = run("analyze", "clean.log", "--state", "st.zip")
+    assert (result.exit_code, result.output) == (130, "")
+    assert not (logs / "st.zip").exists()
+
+
+def test_a_reader_that_leaves_ends_the_run_quietly(logs):
+    # `logtrap patterns ... | head -1`: more than a pipe's buffer, so the write itself fails
+    (logs / "many.log").write_text("\n".join(
+        line(i % 60, f"/p{i}/x", GOOGLEBOT, "66.249.66.1") for i in range(3000)) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "logtrap", "patterns", "many.log", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=logs,
+                            env={**os.environ, "PYTHONPATH": str(SAMPLES.parent)})
+    assert proc.stdout.readline().startswith(b"Pattern")
+    proc.stdout.close()
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (141, b"")
+
+
+def test_sitemap_and_robots_are_checked_before_the_logs_are_read(logs):
+    (logs / "logtrap.toml").write_text('robots = "nope.txt"\n')
+    result = run("analyze", "clean.log")  # which uses them only in reports: checked all the same
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: cannot read robots.txt {logs / 'nope.txt'}: No such file or directory\n"
+        "Hint: check the path, and that this user may read it (paths in logtrap.toml are "
+        "relative to its folder)\n")
+    (logs / "logtrap.toml").unlink()
+    result = run("suggest", "clean.log", "--robots", "trap.log")
+    assert (result.exit_code, result.stderr) == (1, (
+        "Error: trap.log is not a robots.txt: no line of it is a User-agent, Allow, Disallow or "
+        "Sitemap line\nHint: pass the site's robots.txt (--robots)\n"))
+    result = run("patterns", "clean.log", "--sitemap", "trap.log")
+    assert (result.exit_code, result.stderr) == (1, (
+        "Error: trap.log: not a sitemap (neither XML nor lines of absolute URLs)\n"
+        "Hint: pass the site's sitemap.xml (or a text file of URLs)\n"))
+
+
+@pytest.mark.parametrize("command", ["analyze", "patterns", "bots", "suggest"])
+def test_every_command_reading_logs_lists_its_exit_codes(command):
+    text = run(command, "--help").stdout
+    assert "Exit codes:\n" in text
+    for code in ("0", "1", "2", "130"):
+        assert f"\n    {code}  " in text
+    assert ("\n    3  findings at or above --fail-on" in text) == (command == "analyze")
+
+
+def test_the_config_example_in_help_spells_keys_as_the_readme_does():
+    # both spellings are read (config.ALIASES); the two documents show one
+    text = run("--help").stdout
+    readme = (SAMPLES.parent / "README.md").read_text()
+    for key in ("log_format = ", "sitemaps = ["):
+        assert key in text and key in readme
+    for alias in ("\n    format = ", "\n    sitemap = "):
+        assert alias not in text
 
 
 # -- logtrap settings ----------------------------------------------------------------------

@@ -299,7 +299,40 @@ def test_a_finding_is_new_again_when_its_severity_rises(tmp_path):
     session_trap(tmp_path / "access.log", range(100, 1200))
     assert alerts(tmp_path) == [("session_id", "critical")]
     assert load_state(tmp_path / "state").known == [
-        {s.KIND: "session_id", s.HOST: "-", s.PATTERN: "/?sid", s.BOT_NAME: None, s.SEVERITY: "critical"}]
+        {s.KIND: "session_id", s.HOST: "-", s.PATTERN: "/?sid", s.BOT_NAME: None,
+         s.SEVERITY: "critical", "alerted": None}]  # seen by run_incremental, alerted by no one
+
+
+def cron(tmp_path: Path, fail_on: str) -> list[tuple[str, str]]:
+    """One cron run as `analyze --state --fail-on` makes it: the findings it alerts on."""
+    run = read_incremental([str(tmp_path / "access.log")], tmp_path / "state")
+    alerting = run.alerting(fail_on)
+    run.save(alerted=fail_on)
+    return alerting.select(s.KIND, pl.col(s.SEVERITY).cast(pl.String)).rows()
+
+
+def test_a_finding_seen_below_the_threshold_alerts_once_the_threshold_is_lowered(tmp_path):
+    session_trap(tmp_path / "access.log", range(0, 100), pages=3000)  # a warning
+    assert cron(tmp_path, "critical") == []
+    assert cron(tmp_path, "warning") == [("session_id", "warning")]  # never alerted before
+    assert cron(tmp_path, "warning") == []
+    assert cron(tmp_path, "info") == []  # alerted at warning: above info too
+    assert load_state(tmp_path / "state").known[0]["alerted"] == "warning"
+    session_trap(tmp_path / "access.log", range(100, 1200))  # grows to critical
+    assert cron(tmp_path, "critical") == [("session_id", "critical")]
+    assert cron(tmp_path, "warning") == []
+
+
+def test_a_state_from_before_alerts_were_kept_alerts_once_more(tmp_path):
+    # It took every finding seen for alerted, under any --fail-on: one seen under `critical`
+    # may never have been told. Each at or above the threshold alerts once, then not again.
+    session_trap(tmp_path / "access.log", range(0, 100), pages=3000)
+    assert cron(tmp_path, "warning") == [("session_id", "warning")]
+    rewrite_meta(tmp_path / "state", lambda meta: {**meta, "known_findings": [
+        {k: v for k, v in known.items() if k != "alerted"} for known in meta["known_findings"]]})
+    assert load_state(tmp_path / "state").known[0]["alerted"] is None
+    assert cron(tmp_path, "warning") == [("session_id", "warning")]
+    assert cron(tmp_path, "warning") == []
 
 
 def test_a_state_from_before_severities_were_kept_takes_them_as_the_lowest(tmp_path):
@@ -618,7 +651,9 @@ def test_a_report_that_cannot_be_written_alerts_again_next_run(tmp_path, monkeyp
     args = ["analyze", "access.log", "--state", "state", "--quiet", "--json", "report.json"]
     failed = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert (failed.exit_code, failed.stdout) == (1, "")
-    assert failed.stderr == "Error: cannot write report.json: No space left on device\n"
+    assert failed.stderr == ("Error: cannot write report.json: No space left on device\n"
+                             "Hint: the disk is full (or the user's quota): free some space, or "
+                             "write elsewhere\n")
     assert not (tmp_path / "state").exists()
     monkeypatch.setattr(os, "replace", replace)
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
