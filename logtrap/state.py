@@ -173,6 +173,11 @@ def _known_of(entry: object, where: str) -> dict[str, str | None]:
     known[ALERTED] = _field(entry, ALERTED, (str, type(None)), where, None)
     if known[ALERTED] not in (None, *s.SEVERITIES):
         raise ValueError(f"{where}[{ALERTED!r}] is {known[ALERTED]!r}")
+    # a state from before subjects were kept: those of the next run are all news, once
+    subjects = _field(entry, SUBJECTS, (list, type(None)), where, None)
+    if subjects is not None and not all(isinstance(x, str) for x in subjects):
+        raise ValueError(f"{where}[{SUBJECTS!r}] is {subjects!r}")
+    known[SUBJECTS] = subjects
     return known
 
 
@@ -224,6 +229,11 @@ def save_state(path: str | Path, state: State) -> None:
 
 
 _IDENTITY = [s.KIND, s.HOST, s.PATTERN, s.BOT_NAME]
+# What a finding's server rule is scoped by, seen so far: a fake bot's addresses, an
+# aggressive bot's routes. One the rule deployed does not hold yet is news (a fake Googlebot
+# back from a new address gets past the rule made for the old ones).
+SUBJECTS = "subjects"
+_SUBJECT_OF = {"fake_bot": "$.addresses", "aggressive_bot": "$.routes"}
 
 
 def _identity(findings: pl.DataFrame) -> pl.DataFrame:
@@ -232,6 +242,10 @@ def _identity(findings: pl.DataFrame) -> pl.DataFrame:
     pattern. A fake bingbot is news after a fake Googlebot on the same host (neither has a
     pattern), and an aggressive bot is not news because its most fetched pattern changed."""
     about_bot = pl.col(s.KIND).is_in(BOT_KINDS)
+    subjects = pl.lit(None, pl.List(pl.String))
+    for kind, path in _SUBJECT_OF.items():
+        listed = pl.col(s.EVIDENCE).str.json_path_match(path).str.json_decode(pl.List(pl.String))
+        subjects = pl.when(pl.col(s.KIND) == kind).then(listed).otherwise(subjects)
     return findings.select(
         s.KIND,
         s.HOST,
@@ -239,24 +253,46 @@ def _identity(findings: pl.DataFrame) -> pl.DataFrame:
         pl.when(about_bot).then(pl.col(s.EVIDENCE).str.json_path_match("$.bot_name"))
         .alias(s.BOT_NAME),
         s.SEVERITY,
+        subjects.alias(SUBJECTS),
     )
 
 
 _KNOWN_SCHEMA = {s.KIND: pl.String, s.HOST: pl.String, s.PATTERN: pl.String,
-                 s.BOT_NAME: pl.String, s.SEVERITY: s.SEVERITY_DTYPE, ALERTED: s.SEVERITY_DTYPE}
+                 s.BOT_NAME: pl.String, s.SEVERITY: s.SEVERITY_DTYPE, ALERTED: s.SEVERITY_DTYPE,
+                 SUBJECTS: pl.List(pl.String)}
+
+
+def _merged(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Findings remembered, one row per identity: the highest severity seen and alerted at,
+    and every subject seen."""
+    return (
+        pl.concat(frames, how="diagonal_relaxed")
+        .group_by(_IDENTITY, maintain_order=True)
+        .agg(
+            pl.col(s.SEVERITY).max(),
+            pl.col(ALERTED).max(),
+            pl.col(SUBJECTS).explode().drop_nulls().unique().sort(),
+        )
+        .with_columns(
+            pl.when(pl.col(SUBJECTS).list.len() > 0).then(pl.col(SUBJECTS)).alias(SUBJECTS)
+        )
+    )
 
 
 def _unreported(findings: pl.DataFrame, known: pl.DataFrame, column: str) -> pl.Series:
     """Per finding, whether `known[column]` (the severity seen, or alerted at) holds no
     severity for it as high as its own: never seen (alerted), or seen at a lower severity (a
-    trap that grew from info to warning is news again)."""
-    reported = known.select(*_IDENTITY, pl.col(column).alias(_REPORTED))
+    trap that grew from info to warning is news again); or whether it names a subject (an
+    address, a route: `SUBJECTS`) no earlier run saw."""
+    reported = known.select(*_IDENTITY, pl.col(column).alias(_REPORTED), pl.col(SUBJECTS).alias("_seen"))
+    unseen = pl.col(SUBJECTS).list.set_difference(pl.col("_seen").fill_null([])).list.len() > 0
     return (
         _identity(findings)
         .join(reported, on=_IDENTITY, how="left", nulls_equal=True, maintain_order="left")
         .select(
             pl.col(_REPORTED).is_null()
             | (pl.col(s.SEVERITY).to_physical() > pl.col(_REPORTED).to_physical())
+            | unseen.fill_null(False)
         )
         .to_series()
         .alias("new")
@@ -301,12 +337,8 @@ class Increment:
         if alerted is not None and findings.height:
             done = _identity(findings.filter(_at_or_above(findings, alerted))).select(
                 *_IDENTITY, pl.col(s.SEVERITY).alias(ALERTED))
-            known = (  # every finding of the run is in state.known already, as seen
-                pl.concat([pl.DataFrame(self.state.known, schema=_KNOWN_SCHEMA), done],
-                          how="diagonal")
-                .group_by(_IDENTITY, maintain_order=True)
-                .agg(pl.col(s.SEVERITY).max(), pl.col(ALERTED).max())
-            )
+            # every finding of the run is in state.known already, as seen
+            known = _merged([pl.DataFrame(self.state.known, schema=_KNOWN_SCHEMA), done])
             save_state(self.path, replace(self.state, known=known.to_dicts()))
             return
         save_state(self.path, self.state)
@@ -361,11 +393,9 @@ def read_incremental(
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
 
     known = pl.DataFrame(state.known, schema=_KNOWN_SCHEMA)
-    seen = (  # the highest severity each finding was seen at, and alerted at (`save` adds)
-        pl.concat([known, _identity(analysis.findings)], how="diagonal")
-        .group_by(_IDENTITY, maintain_order=True)
-        .agg(pl.col(s.SEVERITY).max(), pl.col(ALERTED).max())
-    )
+    # the highest severity each finding was seen at, and alerted at (`save` adds), and the
+    # subjects seen
+    seen = _merged([known, _identity(analysis.findings)])
     files = analysis.stats.files if analysis.stats is not None else []
     return Increment(
         analysis=analysis,
