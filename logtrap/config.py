@@ -4,11 +4,11 @@ A site config is optional: the defaults need no file. When there is one (`logtra
 working directory, or the file given with `--config`), it may hold:
 
 ```toml
-format = "combined"              # log format: "auto", a preset, or a LogFormat string
+log_format = "combined"          # log format: "auto", a preset, or a LogFormat string
 hosts = ["example.com"]          # only these virtual hosts
 session_params = ["sid"]         # extra session-id parameter names
 tracking_params = ["campaign"]   # extra tracking parameter names
-sitemap = "sitemap.xml"          # or sitemaps = [...]; relative to this file's directory
+sitemaps = ["sitemap.xml"]       # relative to this file's directory
 robots = "robots.txt"            # the site's robots.txt, merged into suggestions
 ip_ranges = ["googlebot.json"]   # search engines' published IP ranges
 verify_dns = false
@@ -101,14 +101,23 @@ def read_config(path: str | Path) -> dict[str, Any]:
             hint="see the example in `logtrap --help`",
         ) from exc
     flat: dict[str, Any] = {}
+    spelled: dict[str, str] = {}  # field -> the key that set it
+
+    def put(key: str, value: Any, where: str) -> None:
+        name = _field_name(key, where)
+        if name in spelled:  # `format` and `log_format`: which one was meant is anyone's guess
+            raise ConfigError(f"{where}: {spelled[name]!r} and {key!r} both set {name}",
+                              hint="keep one of them")
+        flat[name], spelled[name] = value, key
+
     for key, value in data.items():
         if key == THRESHOLDS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{str(path)!r}: [thresholds] must be a table")
             for name, inner in value.items():
-                flat[_field_name(name, f"{path}: [thresholds]")] = inner
+                put(name, inner, f"{path}: [thresholds]")
         else:
-            flat[_field_name(key, str(path))] = value
+            put(key, value, str(path))
     return coerce(flat, base=path.parent, where=str(path))
 
 

@@ -181,3 +181,14 @@ def test_load_settings_reads_the_config_as_the_cli_does_and_names_a_missing_fold
         (tmp_path / "sitemap.xml",), 0.4, 50)
     with pytest.raises(ConfigError, match="^load_settings: folder '/nonexistent' does not exist$"):
         load_settings(cwd="/nonexistent")
+
+
+def test_two_spellings_of_one_setting_in_a_config_file_are_an_error(tmp_path):
+    # `format` and `log_format` both given: one silently won
+    path = tmp_path / "logtrap.toml"
+    path.write_text('format = "common"\nlog_format = "combined"\n')
+    with pytest.raises(ConfigError, match="'format' and 'log_format' both set log_format"):
+        read_config(path)
+    path.write_text('sitemap = "a.xml"\n[thresholds]\nsitemaps = ["b.xml"]\n')
+    with pytest.raises(ConfigError, match="'sitemap' and 'sitemaps' both set sitemaps"):
+        read_config(path)
