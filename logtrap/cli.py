@@ -662,6 +662,48 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
     return written
 
 
+# logtrap's part of an .htaccess, between these lines: Apache and LiteSpeed read only the file
+# named .htaccess, which holds the site's own rules too (WordPress's rewrites, redirects)
+HTACCESS_BEGIN, HTACCESS_END = "# BEGIN logtrap", "# END logtrap"
+
+
+def _htaccess_merged(path: str, rules: str) -> str:
+    """The .htaccess to write: logtrap's rules between its markers, in place of the ones a
+    run before wrote, or ahead of the file's own lines (ahead of a CMS's catch-all rewrite,
+    which would otherwise end the request first); every other line of the file as it was.
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), ".htaccess")
+    >>> _ = open(f, "w").write("# BEGIN WordPress\\nRewriteRule . /index.php [L]\\n# END WordPress\\n")
+    >>> print(_htaccess_merged(f, "RewriteRule .* - [F]\\n"), end="")
+    # BEGIN logtrap
+    RewriteRule .* - [F]
+    # END logtrap
+    <BLANKLINE>
+    # BEGIN WordPress
+    RewriteRule . /index.php [L]
+    # END WordPress
+    """
+    block = f"{HTACCESS_BEGIN}\n{rules.rstrip()}\n{HTACCESS_END}\n"
+    target = Path(path)
+    if _own_stream(path) is not None or not target.is_file():
+        return block
+    try:
+        current = target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return block  # writing it says why
+    lines = current.splitlines(keepends=True)
+    marks = [i for i, line in enumerate(lines) if line.strip() in (HTACCESS_BEGIN, HTACCESS_END)]
+    if (len(marks) == 2 and lines[marks[0]].strip() == HTACCESS_BEGIN
+            and lines[marks[1]].strip() == HTACCESS_END):
+        return "".join([*lines[: marks[0]], block, *lines[marks[1] + 1 :]])
+    if marks:  # one marker, or its pair out of order: whose lines are whose cannot be told
+        raise OutputError(
+            f"{path} holds a {HTACCESS_BEGIN!r} / {HTACCESS_END!r} pair that is not whole",
+            hint="fix or remove the markers by hand, then run again")
+    return block + ("\n" + current if current.strip() else "")
+
+
 def _refuse_a_log(target: Path) -> None:
     """A rule file given the path of an access log (`--robots-out access.log`) is refused even
     with --force, which the diff's hint would otherwise offer: it would replace the log."""
@@ -960,7 +1002,9 @@ def bots(logs: list[str], settings: Settings, *, json_out: str | None, quiet: bo
 @cli.command(epilog=_SUGGEST_EXIT_CODES)
 @click.option("--robots-out", metavar="FILE", help="Write the suggested robots.txt to FILE.")
 @click.option("--htaccess-out", metavar="FILE",
-              help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE.")
+              help="Write the suggested .htaccess rules (LiteSpeed / Apache) to FILE, between "
+                   "'# BEGIN logtrap' and '# END logtrap' lines: the file's other lines are "
+                   "kept, and a later run replaces only that part.")
 @click.option("--nginx-out", metavar="FILE",
               help="Write the suggested nginx rules to FILE (for inside http {}).")
 @click.option("--force", is_flag=True,
@@ -1023,7 +1067,8 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
         if not text:
             kept = " (left as it was)" if Path(path).exists() else ""
             click.echo(f"Nothing to write to {path}: no {what} is needed{kept}", err=True)
-    outputs = [(path, text) for path, text, _ in asked if text]
+    outputs = [(path, _htaccess_merged(path, text) if path == htaccess_out else text)
+               for path, text, _ in asked if text]
     for path in _write_user_files(outputs, force):
         if not quiet:
             click.echo(f"Wrote {path}", err=True)

@@ -752,6 +752,26 @@ def test_suggest_writes_no_empty_rule_file(logs):
     assert not (logs / "bots.conf").exists()
 
 
+def test_suggest_keeps_the_sites_own_htaccess_lines(logs):
+    # --force replaced the whole .htaccess: WordPress's rewrites were gone with it
+    wordpress = ("# BEGIN WordPress\nRewriteEngine On\nRewriteRule . /index.php [L]\n"
+                 "# END WordPress\n")
+    (logs / ".htaccess").write_text(wordpress)
+    paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
+    asked = run("suggest", *paths, "-q", "--htaccess-out", ".htaccess")
+    assert asked.exit_code == 1 and (logs / ".htaccess").read_text() == wordpress
+    assert "+# BEGIN logtrap\n" in asked.stdout and "-# BEGIN WordPress" not in asked.stdout
+    forced = run("suggest", *paths, "-q", "--htaccess-out", ".htaccess", "--force")
+    assert forced.exit_code == 0
+    text = (logs / ".htaccess").read_text()
+    assert text.startswith("# BEGIN logtrap\n# Server rules suggested by logtrap.")
+    assert text.endswith("# END logtrap\n\n" + wordpress)
+    assert "RewriteCond %{HTTP_USER_AGENT} meta-externalagent" in text
+    # run again: logtrap's part is replaced, not added a second time
+    assert run("suggest", *paths, "-q", "--htaccess-out", ".htaccess").exit_code == 0
+    assert (logs / ".htaccess").read_text() == text
+
+
 def test_suggest_never_writes_rules_over_an_access_log(logs):
     # the diff's hint offers --force, which would have replaced the log with the rules
     paths = sorted(str(p) for p in (SAMPLES / "litespeed").glob("access.log*"))
