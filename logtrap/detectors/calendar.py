@@ -111,13 +111,14 @@ def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
     return pl.when(years_only).then(year).otherwise(pl.concat_str(year, pl.lit("-"), month))
 
 
-def marked(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """The URL sample, one row per URL (`_shape.per_url`), dated (`dated`), with `future`
-    (past the logs' end plus `calendar_future_years`), `empty` (a 200 with the size of the
-    pattern's empty page, `empty_size`), `repeats` (the pattern's dated pages repeat a few
-    answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any of them; a year
-    alone only when future)."""
-    urls = dated(_shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)))
+def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
+    """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
+    (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
+    with the size of the pattern's empty page, `empty_size`), `repeats` (the pattern's dated
+    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any
+    of them; a year alone only when future)."""
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
+    urls = dated(urls if only is None else urls.filter(only))
     end = traffic.end or datetime.max
     horizon = end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
     # answered 200 with a size that is evidence (not the site's shell, not unlogged), dated
@@ -151,11 +152,10 @@ def marked(traffic: Traffic, settings: Settings) -> pl.DataFrame:
 
 
 def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
-    """The sampled URLs of a calendar pattern whose dates are wasted (future or empty), those
-    bots fetched most first: what its robots.txt rule must block."""
-    urls = marked(traffic, settings).filter(
-        pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern, pl.col("wasted")
-    )
+    """The sampled URLs of a calendar pattern whose dates are wasted (future, empty or
+    repeated), those bots fetched most first: what its robots.txt rule must block."""
+    mine = (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern)
+    urls = marked(traffic, settings, mine).filter(pl.col("wasted"))
     return urls.sort(s.BOT_REQUESTS, s.URL, descending=[True, False])[s.URL].to_list()
 
 
