@@ -1,10 +1,13 @@
 """robots.txt: the narrowest rules that block each trap, verified (the merge: robots_file).
 
-A rule must block every logged URL of its trap and no known content URL: the sitemaps, plus
-the 2xx/3xx URLs the log shows as content (patterns without a trap finding, fetched by people
-or by a search engine not proven fake; where the log records no user agent, every such URL).
-A rule that would block content is narrowed (another candidate, or Allow lines for a few
-content URLs) or withheld, and the reason names the content URL that stopped it.
+A rule must block every logged URL of its trap (a calendar's: its future, empty or repeated
+dates, by year prefixes where the whole parameter would block a year people read) and no known
+content URL: the sitemaps, plus the URLs the log shows as content (on patterns without a trap
+finding: 2xx/3xx answers to people, 2xx to a verified search engine; where the log records no
+user agent, every 2xx/3xx), and the pages people read on any trap's pattern whose pages can be
+real (calendar, pagination, soft_404, the symptoms). A rule that would block content is
+narrowed (another candidate, or Allow lines for a few content URLs) or withheld, and the
+reason names the content URL that stopped it.
 
 Candidates are judged in bulk by `robots_match` (RFC 9309 matching as Polars expressions,
 equal to Protego's answers by a property test), then the rule chosen is confirmed with
