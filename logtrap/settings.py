@@ -37,6 +37,17 @@ _MANY = ("hosts", "session_params", "tracking_params", "ip_ranges", "sitemaps")
 
 @dataclass(frozen=True)
 class Settings:
+    """Every knob of a run, with its default: reading (format, hosts, batch sizes), URL
+    patterns (session and tracking parameters), the detectors' thresholds, verification (IP
+    range files, DNS) and the site's files (sitemaps, robots.txt). Each field's comment says
+    why its default is what it is; `logtrap settings [WORD...]` (or `described()`) lists them
+    with their values. Frozen: change one with `replace`.
+
+    >>> s = Settings(hosts=("example.com",), url_sample_size=500)
+    >>> s.replace(verify_dns=True).verify_dns, s.calendar_future_years
+    (True, 2.0)
+    """
+
     # -- reading ---------------------------------------------------------------------------
     log_format: str = "auto"  # "auto", a preset name, or an Apache LogFormat / nginx log_format
     # Decompressed bytes parsed per batch (~40,000 combined lines): per-batch overhead is
