@@ -21,7 +21,7 @@ import sys
 import threading
 import warnings
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TypeVar
@@ -160,11 +160,27 @@ def expand_sources(sources: object) -> list[str]:
     return [src.path for src in _expand(sources)]
 
 
-def _expand(sources: object) -> list[Source]:
+def _items(sources: object) -> list[str | Path | Source]:
+    """The sources as a list, each a path, a glob, "-" or a Source; an InputError for others
+    (a frame of requests, iterated, gave its columns: "<a Series printout>: no file matches")."""
     if isinstance(sources, (str, Path, Source)):
-        sources = [sources]
+        return [sources]
+    if isinstance(sources, (pl.DataFrame, pl.LazyFrame, pl.Series)):
+        raise InputError("logs to read are paths, globs or \"-\", not a frame of requests",
+                         hint="a frame of requests is analysed as it is: logtrap.analyze(frame)")
+    if not isinstance(sources, Iterable):
+        raise InputError(f"logs to read are paths, globs or \"-\"; not {type(sources).__name__}")
+    items = list(sources)
+    for item in items:
+        if not isinstance(item, (str, Path, Source)):
+            raise InputError(f"logs to read are paths, globs or \"-\"; not "
+                             f"{type(item).__name__} {str(item)[:40]!r}")
+    return items
+
+
+def _expand(sources: object) -> list[Source]:
     out: list[Source] = []
-    for item in sources:  # type: ignore[union-attr]
+    for item in _items(sources):
         src = item if isinstance(item, Source) else Source(str(item))
         if src.path == STDIN or os.path.exists(src.path) or not _GLOB_CHARS.search(src.path):
             out.append(src)
@@ -766,7 +782,7 @@ def scan_logs(
         raise LogtrapError("settings must be a logtrap Settings")
     if columns is not None and s.HOST not in columns and settings.hosts:
         columns = [*columns, s.HOST]  # the host filter reads it
-    items = [sources] if isinstance(sources, (str, Path, Source)) else list(sources)  # type: ignore[call-overload]
+    items = _items(sources)
     expanded = _expand(items)
     # a compressed copy beside its log is read once (a cron run's sources are planned already)
     copies = {} if any(isinstance(i, Source) for i in items) else compressed_copies(

@@ -116,6 +116,17 @@ def test_sources_that_are_no_logs_are_one_clear_error(requests, sources, message
     assert str(caught.value) == message
 
 
+def test_read_logs_of_a_frame_says_to_analyse_the_frame(requests):
+    # iterated, the frame gave its columns: the error printed a Series, "no file matches"
+    with pytest.raises(InputError) as caught:
+        read_logs(requests)
+    assert (str(caught.value), caught.value.hint) == (
+        'logs to read are paths, globs or "-", not a frame of requests',
+        "a frame of requests is analysed as it is: logtrap.analyze(frame)")
+    with pytest.raises(InputError, match="not int '7'"):
+        read_logs(["sample_logs/litespeed/access.log", 7])
+
+
 def apache_log(tmp_path: Path) -> Path:
     """Two requests, and three of Apache's own `OPTIONS *` (its internal dummy connections)."""
     dummy = '127.0.0.1 - - [28/Nov/2026:10:00:0{s} +0000] "OPTIONS * HTTP/1.0" 200 126 "-" ' \
