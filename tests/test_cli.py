@@ -84,7 +84,7 @@ READ_CLEAN = """\
 Read 5 lines from 1 file (852 B): 5 parsed, 0 rejected
   clean.log: combined, 5 lines, 0 rejected
 Time span: 2026-01-01 10:00:00 to 2026-01-01 10:04:00 UTC
-Hosts: -
+Hosts: no virtual host in the log
 """
 
 FINDING = """\

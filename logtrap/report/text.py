@@ -43,7 +43,8 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
     if stats is not None:
         files = len(stats.files)
         out.append(
-            f"Read {_n(stats.lines)} lines from {files} file{'s' if files != 1 else ''} "
+            f"Read {_n(stats.lines)} line{'s' if stats.lines != 1 else ''} from {files} "
+            f"file{'s' if files != 1 else ''} "
             f"({_bytes(stats.bytes_read)}): {_n(stats.parsed)} parsed, "
             f"{_n(stats.rejected)} rejected"
         )
@@ -87,6 +88,8 @@ def _hosts_line(patterns: pl.DataFrame, top: int = TOP_HOSTS) -> str:
     )
     if not hosts:
         return "Hosts: none"
+    if hosts == ["-"]:  # the format logs none: "Hosts: -" read as a missing value
+        return "Hosts: no virtual host in the log"
     line = "Hosts: " + ", ".join(_host(h) for h in hosts[:top])
     if len(hosts) > top:
         line += f", and {_n(len(hosts) - top)} more ({_n(len(hosts))} in all)"
