@@ -387,6 +387,29 @@ _MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, 
 _MAX_YEAR_LINES = 16  # lines one rule by years may take (judgement: 2027..2199 takes 11)
 
 
+def year_spans(years: set[int]) -> list[list[str]]:
+    """Year prefixes for a set of years: from the first to the last (`year_prefixes`), then,
+    where that spans years outside the set, run by run (the empty months before a site's
+    launch and the far future, without the years between, which people read).
+
+    >>> year_spans({1998, 1999, 2000, 2001, 2029, 2030})
+    [['1998', '1999', '200', '201', '202', '2030'], ['1998', '1999', '2000', '2001', '2029', '2030']]
+    """
+    if not years:
+        return []
+    ordered = sorted(years)
+    spans = [year_prefixes(ordered[0], ordered[-1])]
+    runs, start = [], ordered[0]
+    for before, after in zip(ordered, ordered[1:]):
+        if after != before + 1:
+            runs.append((start, before))
+            start = after
+    runs.append((start, ordered[-1]))
+    if len(runs) > 1:
+        spans.append([p for first, last in runs for p in year_prefixes(first, last)])
+    return spans
+
+
 def year_prefixes(first: int, last: int) -> list[str]:
     """The fewest prefixes of four-digit years that match every year from `first` to `last`
     and no other (a decade as three digits, a century as two).
@@ -436,9 +459,9 @@ def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], i
         if 0 < len(prefixes) <= _MAX_DATE_LINES:
             lines = tuple(f"Disallow: {glob}{p}" for p in sorted(prefixes))
             units.append((lines, 6))
-    spanned = year_prefixes(min(years), max(years)) if years else []
-    if 0 < len(spanned) <= _MAX_YEAR_LINES:
-        units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
+    for spanned in year_spans(years):
+        if len(spanned) <= _MAX_YEAR_LINES:
+            units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
     return units
 
 
@@ -447,8 +470,8 @@ def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> l
     the first to the last (`Disallow: /standings?season=2027`, ... `=21`): the years people
     read stay open, which a rule over the whole parameter would block.
 
-    >>> _year_param_units("/t", ["season"], ["/t?season=2030&w=1", "/t?w=2&season=2041-42"])
-    [(('Disallow: /t?season=203', 'Disallow: /t?season=2040', 'Disallow: /t?season=2041', 'Disallow: /t?*&season=203', 'Disallow: /t?*&season=2040', 'Disallow: /t?*&season=2041'), 4)]
+    >>> _year_param_units("/t", ["season"], ["/t?season=2030&w=1", "/t?w=2&season=2041-42"])[0]
+    (('Disallow: /t?season=203', 'Disallow: /t?season=2040', 'Disallow: /t?season=2041', 'Disallow: /t?*&season=203', 'Disallow: /t?*&season=2040', 'Disallow: /t?*&season=2041'), 4)
     """
     units = []
     for name in names:
@@ -466,11 +489,11 @@ def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> l
             if not years:
                 continue
             value = escape_value(name)
-            prefixes = year_prefixes(min(years), max(years))
-            lines = [f"Disallow: {glob}?{value}={p}" for p in prefixes if first]
-            lines += [f"Disallow: {glob}?*&{value}={p}" for p in prefixes if later]
-            if len(lines) <= _MAX_YEAR_LINES:
-                units.append((tuple(lines), 4))
+            for prefixes in year_spans(years):
+                lines = [f"Disallow: {glob}?{value}={p}" for p in prefixes if first]
+                lines += [f"Disallow: {glob}?*&{value}={p}" for p in prefixes if later]
+                if len(lines) <= _MAX_YEAR_LINES:
+                    units.append((tuple(lines), 4))
     return units
 
 

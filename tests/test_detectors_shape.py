@@ -279,6 +279,16 @@ def test_calendar_silent_on_seasons_people_read_and_next_seasons_fixtures():
     assert _findings(calendar, content_rows() + players + fixtures).height == 0
 
 
+def test_calendar_silent_on_future_years_that_are_pages_of_their_own():
+    # a budget's projections to 2050, announced Olympic Games: every future year its own
+    # size. A year walked past the horizon had been enough to call them a calendar
+    budget = [{**BOT, s.URL: f"/budget?year={y}", s.BYTES: 40000 + 531 * (y - 2000)}
+              for y in range(2000, 2051)]
+    games = [{**BOT, s.URL: f"/games?year={y}", s.BYTES: 25000 + 97 * (y - 1896)}
+             for y in range(1896, 2036, 4)]
+    assert _findings(calendar, content_rows() + budget + games).height == 0
+
+
 def test_calendar_pages_that_repeat_a_few_answers_are_its_examples():
     # a relative link nesting tag pages under dated posts: a few templates over twelve years,
     # nothing in the future and no one empty page; its examples were none

@@ -446,3 +446,25 @@ def test_a_bot_whose_name_is_no_product_token_keeps_its_name_on_the_withheld_rul
     rule = robots.bot_group_rule("-", "My Crawler", ["/asl/"], "aggressive_bot")
     assert (rule.group, rule.lines, rule.status) == ("My Crawler", (), "withheld")
     assert rule.reason == "'My Crawler' is not a robots.txt product token ([A-Za-z_-]+)"
+
+
+def test_a_calendar_empty_before_the_site_began_and_after_is_blocked_run_by_run():
+    # months before the launch (1990-2003) and past 2028 answer one empty page; the years
+    # between are people's: one prefix run from 1990 to 2060 would block them
+    from logtrap.detectors import calendar
+
+    real = [f"/events/{y}-{m:02d}" for y in range(2004, 2026) for m in range(1, 13)]
+    empty = [f"/events/{y}-{m:02d}" for y in [*range(1990, 2004), *range(2029, 2061)]
+             for m in range(1, 13)]
+    rows = ([{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(bots(real))]
+            + [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+            + bots(empty, bytes=4000))
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
+    years = ["199", "2000", "2001", "2002", "2003", "2029", "203", "204", "205", "2060"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{y}" for y in years), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []

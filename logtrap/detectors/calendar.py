@@ -20,8 +20,10 @@ counts the future and empty dates separately, among the sampled URLs (`sampled_u
 
 A year alone (`?season=2150`, `?year=2150`, in a parameter named for it) is a date too, but a
 season's table or a year's archive is a page of its own whatever its size: such a pattern is a
-calendar only by years past the horizon, at least `_MIN_FUTURE_YEARS` of them (a "next season"
-link walked on; one link to next year's fixtures is none), and only their requests are wasted.
+calendar only by years past the horizon that answer one page (at least `calendar_empty_share`
+of its future years; the empty table), at least `_MIN_FUTURE_YEARS` of them (a "next season"
+link walked on; one link to next year's fixtures is none; announced editions and budget
+projections have sizes of their own), and only their requests are wasted.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ KIND = "calendar"
 ADVICE = (
     "Stop linking to next/previous periods without end: render calendar links only for dates "
     "that have content (or a bounded range), return 404 for empty or out-of-range dates, and "
-    "add rel=nofollow to the navigation links; then Disallow the date parameter in robots.txt."
+    "add rel=nofollow to the navigation links; then Disallow the empty and far-future dates "
+    "in robots.txt."
 )
 
 # year, then month (and an optional day), in a path segment or a parameter value: separated
@@ -61,10 +64,14 @@ _DATE = (
 # tile's `?x=&y=2817&m=2` (row and layer) is no date
 _YEAR_PARAM = r"(?i)[?&;](?:year|jahr|annee|anio|ano)=([12][0-9]{3})(?:[&;#]|$)"
 _MONTH_PARAM = r"(?i)[?&;](?:month|monat|mois|mes)=(1[0-2]|0?[1-9])(?:[&;#]|$)"
-# a year alone, or a season (`2024-25`, `2024/2025`), in a parameter named for it
+# a year alone, or a season (`2024-25`, `2024/2025`), in a parameter named for it; a
+# season's `2000-01` is no year and month
 _YEAR_ONLY_PARAM = (
     r"(?i)[?&;](?:year|jahr|annee|anio|ano|season|saison|temporada)="
     r"([12][0-9]{3})(?:[-/](?:[0-9]{2}|[12][0-9]{3}))?(?:[&;#]|$)"
+)
+_SEASON_PARAM = (
+    r"(?i)[?&;](?:season|saison|temporada)=([12][0-9]{3})(?:[-/](?:[0-9]{2}|[12][0-9]{3}))?(?:[&;#]|$)"
 )
 # years past the horizon a pattern dated by years alone needs (judgement: a fixture list links
 # next season, maybe the one after; a "next season" link walked on passes dozens)
@@ -78,12 +85,12 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
     ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&month=12",
     ...         "/c?year=2030", "/tiles?x=4410&y=2817&z=13&m=2", "/t?season=2150-51&week=3",
-    ...         "/t?id=2150&week=3"]
+    ...         "/t?id=2150&week=3", "/t?season=2000-01"]
     >>> out = dated(pl.DataFrame({"url": urls}))
     >>> out["months"].to_list()
-    [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None]
+    [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None, 24000]
     >>> out["year_only"].to_list()
-    [False, False, False, False, False, False, False, True, False, True, False]
+    [False, False, False, False, False, False, False, True, False, True, False, True]
     """
     parts = pl.col(s.URL).str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
@@ -95,9 +102,10 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     split = year_param.is_not_null() & month_param.is_not_null()
     year = pl.when(split).then(year_param).otherwise(year)
     month = pl.when(split).then(month_param).otherwise(month)
-    # or a year alone: `?season=2150`
-    alone = pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False)
-    year_only = year.is_null() & alone.is_not_null()
+    # or a year alone: `?year=2150`, a season (first: its `2000-01` is the 2000/01 season)
+    season = pl.col(s.URL).str.extract(_SEASON_PARAM).cast(pl.Int32, strict=False)
+    alone = pl.coalesce(season, pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False))
+    year_only = season.is_not_null() | (year.is_null() & alone.is_not_null())
     return urls.with_columns(
         pl.when(year_only).then(alone).otherwise(year).alias("year"),
         pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(month).alias("month"),
@@ -111,43 +119,59 @@ def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
     return pl.when(years_only).then(year).otherwise(pl.concat_str(year, pl.lit("-"), month))
 
 
-def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
-    """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
-    (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
-    with the size of the pattern's empty page, `empty_size`), `repeats` (the pattern's dated
-    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any
-    of them; a year alone only when future)."""
-    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
-    urls = dated(urls if only is None else urls.filter(only))
-    end = traffic.end or datetime.max
-    horizon = end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
-    # answered 200 with a size that is evidence (not the site's shell, not unlogged), dated
-    # by more than a year: a year's page has content of its own whatever its size
-    ok_dated = _shape.sized_ok() & pl.col("months").is_not_null() & ~pl.col("year_only")
-    empty_size = (
-        urls.filter(ok_dated)
+def _one_size(urls: pl.DataFrame, rows: pl.Expr, settings: Settings, name: str) -> pl.DataFrame:
+    """Per pattern, the size (`name`) at least `calendar_empty_share` of its `rows` answered
+    (the empty page's), where there is one."""
+    return (
+        urls.filter(rows)
         .group_by(*_shape.KEYS, s.BYTES)
         .agg(pl.len().alias("size_urls"))
         .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
         .filter(pl.col("size_share") >= settings.calendar_empty_share)
         .sort(["size_urls", s.BYTES], descending=[True, False])  # a tie: the same one every run
         .group_by(_shape.KEYS, maintain_order=True)
-        .agg(pl.col(s.BYTES).first().alias("empty_size"))
+        .agg(pl.col(s.BYTES).first().alias(name))
     )
+
+
+def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
+    """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
+    (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
+    with the size of the pattern's empty page, `empty_size`), `repeats` (the pattern's dated
+    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any
+    of them; a year alone only when future and answered as most future years are,
+    `future_size`: announced editions, projections, next year's films are pages of their own)."""
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
+    urls = dated(urls if only is None else urls.filter(only))
+    end = traffic.end or datetime.max
+    horizon = end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
+    urls = urls.with_columns((pl.col("months") > horizon).fill_null(False).alias("future"))
+    # answered 200 with a size that is evidence (not the site's shell, not unlogged), dated
+    # by more than a year: a year's page has content of its own whatever its size
+    sized = _shape.sized_ok() & pl.col("months").is_not_null()
+    ok_dated = sized & ~pl.col("year_only")
     # the dated pages repeat a few answers (a few templates, no content of their own)
     repeats = ok_dated.sum().over(_shape.KEYS) >= settings.calendar_min_urls_per_size * (
         pl.col(s.BYTES).filter(ok_dated).n_unique().over(_shape.KEYS)
     )
-    return urls.join(empty_size, on=_shape.KEYS, how="left").with_columns(
-        (pl.col("months") > horizon).fill_null(False).alias("future"),
-        (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
-        ok_dated.alias("_ok_dated"),
-        (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
-    ).with_columns(
-        (
-            pl.col("months").is_not_null()
-            & (pl.col("future") | pl.col("empty") | (pl.col("repeats") & ~pl.col("year_only")))
-        ).alias("wasted")
+    future_alone = sized & pl.col("year_only") & pl.col("future")
+    return (
+        urls.join(_one_size(urls, ok_dated, settings, "empty_size"), on=_shape.KEYS, how="left")
+        .join(_one_size(urls, future_alone, settings, "future_size"), on=_shape.KEYS, how="left")
+        .with_columns(
+            (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
+            (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
+            (future_alone & (pl.col(s.BYTES) == pl.col("future_size"))).fill_null(False)
+            .alias("_future_empty"),
+        )
+        .with_columns(
+            pl.when(pl.col("year_only")).then(pl.col("_future_empty"))
+            .otherwise(
+                pl.col("months").is_not_null()
+                & (pl.col("future") | pl.col("empty") | pl.col("repeats"))
+            )
+            .alias("wasted")
+        )
     )
 
 
@@ -169,8 +193,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if traffic.urls.height == 0 or traffic.end is None:
         return f.empty_findings()
     urls = marked(traffic, settings)
-    ok_dated, wasted = pl.col("_ok_dated"), pl.col("wasted")
-    future_years = pl.col("year").filter(pl.col("future") & pl.col("year_only")).n_unique()
+    wasted = pl.col("wasted")
+    sized = _shape.sized_ok() & pl.col("months").is_not_null()
+    future_years = pl.col("year").filter(pl.col("wasted") & pl.col("year_only")).n_unique()
     per_pattern = urls.group_by(_shape.KEYS).agg(
         pl.len().alias("sampled_urls"),
         pl.col("months").is_not_null().sum().alias("dated_urls"),
@@ -184,8 +209,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
         pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
         pl.col("empty").sum().alias("empty_urls"),
-        pl.col("empty_size").first(),
-        pl.col(s.BYTES).filter(ok_dated).n_unique().alias("distinct_sizes"),
+        pl.coalesce("empty_size", "future_size").first().alias("empty_size"),
+        # the empty page's size: a month's, or the future years' where dated by years alone
+        pl.col(s.BYTES).filter(sized).n_unique().alias("distinct_sizes"),
         pl.col("repeats").any(),
         pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
     )
