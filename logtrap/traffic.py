@@ -222,7 +222,8 @@ _TABLES: dict[str, _Table] = {
         keys=(s.HOST, s.CLIENT),
         batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS),),
         merge=(_sum(s.HUMAN_REQUESTS),),
-        rows=~_is_bot & pl.col(s.CLIENT).is_in(
+        # pages answered (2xx/3xx): a scraper's browser-agent 404s for /favicon.ico are none
+        rows=~_is_bot & (pl.col(s.STATUS) < 400) & pl.col(s.CLIENT).is_in(
             pl.col(s.CLIENT).filter(_is_bot & (pl.col(s.BOT_KIND) == "search")).implode()
         ),
     ),

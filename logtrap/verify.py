@@ -476,6 +476,7 @@ def _check_all(
     settings: Settings,
     cache: DnsCache,
     first_seen: dict[tuple[str, str], datetime] | None = None,
+    blind_check: bool = True,
 ) -> dict[tuple[str, str], str | None]:
     verdicts: dict[tuple[str, str], str | None] = {}
     need_dns: list[tuple[str, str]] = []
@@ -507,7 +508,8 @@ def _check_all(
             verdicts[(client, bot)] = "unverified"
         if settings.verify_dns and bot in SEARCH_ENGINES:
             need_dns.append((client, bot))
-    _blind_ranges(ranges, outside, inside)
+    if blind_check:
+        _blind_ranges(ranges, outside, inside)
     if not need_dns:
         return verdicts
 
@@ -580,7 +582,9 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     NAT, in front of everyone. Behind one, Googlebot arrives from the proxy's address, like
     every visitor: its address says nothing of who sent the request, so checking it against
     the engine's ranges would call the real Googlebot fake, and a rule denying it would
-    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``.
+    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``,
+    unless the engine verifies from an address of its own (`verify_clients`: the server then
+    sees crawlers' own addresses, and a scraper mixing in a browser's agent is no edge).
 
     Needs HUMAN_REQUESTS (people's requests from the address, one value per address) and
     REQUESTS (its requests claiming the bot); without them no address is called shared.
@@ -642,8 +646,14 @@ def verify_clients(
     # a shared address is never fake, and neither ranges nor DNS are asked about it
     shared = set(shared_addresses(claims)[CLIENT].to_list())
     verdicts = _check_all([(c, b) for c, b in pairs if c not in shared], ranges, settings, cache, first_seen)
+    # An engine verified from an address of its own reaches the server unmasked: a shared
+    # address claiming it is then judged as any other (a scraper sending a browser's agent
+    # now and then is no proxy's edge); behind a CDN that masks every address none verifies.
+    seen = {b for (_, b), verdict in verdicts.items() if verdict == "verified"}
+    judged = [(c, b) for c, b in pairs if c in shared and b in seen]
+    verdicts.update(_check_all(judged, ranges, settings, cache, first_seen, blind_check=False))
     for c, b in pairs:
-        if c in shared:
+        if c in shared and b not in seen:
             verdicts[(c, b)] = "unverified" if b in SEARCH_ENGINES or ranges.covers(b) else None
     table = pl.DataFrame(
         {

@@ -254,3 +254,22 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     assert [f.evidence["addresses"] for f in fakes] == [["45.133.1.7"]]
     verdicts = dict(result.traffic.claims.select(s.CLIENT, s.VERIFIED).unique().iter_rows())
     assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
+
+
+def test_a_scraper_asking_for_missing_files_as_a_browser_is_still_fake(tmp_path):
+    # 300 Googlebot-agent pages and 300 browser-agent 404s for /favicon.ico from one address:
+    # the 404s made it an address people share, and it escaped fake_bot. People's pages are
+    # what an edge carries: answered ones only count
+    ua_ch = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+    ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    lines = []
+    for k in range(600):
+        at = f"01/Mar/2026:10:{k // 60 % 60:02d}:{k % 60:02d} +0000"
+        lines.append(f'45.133.1.7 - - [{at}] "GET /word/{k} HTTP/1.1" 200 {20000 + k} "-" "{ua_gb}"'
+                     if k % 2 else f'45.133.1.7 - - [{at}] "GET /favicon.ico HTTP/1.1" 404 0 "-" "{ua_ch}"')
+    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
+    result = analyze(str(tmp_path / "access.log"),
+                     Settings(ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+    fakes = [f for f in to_records(result.findings) if f.kind == "fake_bot"]
+    assert [f.evidence["addresses"] for f in fakes] == [["45.133.1.7"]]
