@@ -738,8 +738,12 @@ def host_rules(
     # the pages people read on patterns whose pages can be real: no rule may block them,
     # whichever trap's it is (a calendar's rule over `?season=` blocked the seasons people
     # read on its sibling pattern `?season=&week=`)
-    own_patterns = mine.filter(pl.col(s.KIND).is_in(OWN_CONTENT_KINDS))[s.PATTERN].unique()
-    own = {p: _own_pages(traffic, host, p) for p in own_patterns.sort().to_list()}
+    # (not a pattern another kind calls a trap too: a search's page 2 people read is still
+    # the search's, and its rule over `?q=` stands)
+    own_kind = pl.col(s.KIND).is_in(OWN_CONTENT_KINDS)
+    trapped = set(mine.filter(~own_kind)[s.PATTERN].drop_nulls().to_list())
+    own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
+    own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
     traps = mine.select(s.HOST, s.PATTERN).unique()
     traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL))
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
@@ -747,6 +751,14 @@ def host_rules(
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
     counted = bot_urls(traffic, host, known)
+    # the pages of patterns no finding names, bots' too: what a `*` in a date rule may reach
+    untrapped = (
+        traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 299))
+        .join(traps, on=[s.HOST, s.PATTERN], how="anti")
+        .select(s.URL, s.PATTERN).unique(maintain_order=True)
+    )
+    untrapped = untrapped.with_columns(
+        pl.Series(_NORMAL, [known[u] for u in untrapped[s.URL].to_list()], dtype=pl.String))
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -756,7 +768,8 @@ def host_rules(
         done.add(key)
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
-        rules.append(_rule(finding, traffic, content + others, known, settings))
+        rule = _rule(finding, traffic, content + others, known, settings)
+        rules.append(_spanning(rule, untrapped) if finding.kind == "calendar" else rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
@@ -822,6 +835,25 @@ def _rule(
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
+
+
+def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
+    """A calendar's rule, withheld where a `*` in it (a variable segment before the date:
+    `/weather/*/2029`) reaches across segments into a page of a pattern no finding names
+    (`/weather/station/2029`), which no content list holds where only bots fetched it."""
+    disallows = [line for line in rule.lines if line.startswith("Disallow") and "*" in line]
+    if rule.status == "withheld" or not disallows or untrapped.height == 0:
+        return rule
+    hit = untrapped.filter(
+        pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(rule.lines, pl.col(_NORMAL))
+    )
+    if hit.height == 0:
+        return rule
+    url, pattern = hit.sort(s.URL).row(0)[:2]  # the same one every run
+    line = next((ln for ln in disallows if all(blocked(matcher((ln,)), [url]))), disallows[0])
+    reason = (f"{line} would block {url} (of {pattern}, which no finding calls a trap): its * "
+              "spans path segments")
+    return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=())
 
 
 def _own_pages(traffic: Traffic, host: str, pattern: str) -> list[tuple[str, str]]:

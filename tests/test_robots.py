@@ -468,3 +468,40 @@ def test_a_calendar_empty_before_the_site_began_and_after_is_blocked_run_by_run(
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
     assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_a_searchs_page_people_read_does_not_stop_the_search_rule():
+    # people read page 2 of a search; that pattern is pagination's trap too, whose pages can
+    # be real: taken as content for every rule, it withheld `Disallow: /search?q=`
+    searches = [f"/search?q=w{i}" for i in range(40)]
+    pages = [f"/search?q=w{i}&page={p}" for i in range(40) for p in range(2, 30)]
+    traffic = traffic_of(requests_frame(bots(searches + pages) + humans(["/search?q=w1&page=2"])))
+    findings = to_frame([
+        Finding("internal_search", "warning", "-", "/search?q", 40, 40, tuple(searches[:5])),
+        Finding("internal_search", "critical", "-", "/search?page&q", 1120, 1120, tuple(pages[:5])),
+        Finding("pagination", "critical", "-", "/search?page&q", 1120, 1000, tuple(pages[5:10])),
+    ])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    got = {(r.kind, r.pattern): (r.lines, r.status) for r in rules}
+    assert got[("internal_search", "/search?q")] == (("Disallow: /search?q=",), "emitted")
+
+
+def test_a_date_rule_whose_star_reaches_another_patterns_page_is_withheld():
+    # `/w/*/2029` for `/w/{slug}/{date}` blocked `/w/station/2029`, a page of another pattern
+    # only bots had fetched (so no content list held it): robots.txt's * spans segments
+    from logtrap.detectors import calendar
+
+    cities = ["new-york-city", "los-angeles-ca", "buenos-aires-ar", "sao-paulo-br", "hong-kong-sar"]
+    real = [f"/w/{c}/{y}-{m:02d}-01" for c in cities for y in range(2015, 2026) for m in range(1, 13)]
+    future = [f"/w/{c}/{y}-{m:02d}-01" for c in cities for y in range(2029, 2031) for m in range(1, 13)]
+    stations = [f"/w/station/{n}" for n in range(2000, 2040)]
+    rows = ([{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(bots(real))]
+            + [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::4]
+            + bots(future, bytes=5000) + [{**r, "bytes": 7000 + i} for i, r in enumerate(bots(stations))])
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
+    assert (rule.pattern, rule.lines, rule.status) == ("/w/{slug}/{date}", (), "withheld")
+    assert rule.reason == ("Disallow: /w/*/2029 would block /w/station/2029 (of /w/station/{n}, "
+                           "which no finding calls a trap): its * spans path segments")
