@@ -526,7 +526,9 @@ def _write_text(path: str, text: str) -> None:
         target = Path(os.path.realpath(target))
         old = target.stat() if target.exists() else None
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        # a merged file's own bytes that are not UTF-8 (a Latin-1 .htaccess) are written back
+        # as they were read (surrogateescape), not as U+FFFD
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
             fh.write(text)
         _keep_owner(tmp, old)
         os.replace(tmp, target)
@@ -636,15 +638,16 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
         _refuse_a_log(target)
         if target.exists() and not force and not _special(target):
             try:
-                current = target.read_text(encoding="utf-8", errors="replace")
+                current = _read_kept(target)
             except OSError as exc:
                 raise OutputError(f"cannot read {path}: {exc.strerror}") from exc
             if current != text:
                 conflicts.append((path, current, text))
     if conflicts:
         out = sys.stdout
-        for path, current, text in conflicts:
-            out.write(_diff(current, text, path))
+        for path, current, text in conflicts:  # bytes that are no UTF-8 shown escaped
+            out.write(_diff(current, text, path).encode("utf-8", "surrogateescape")
+                      .decode("utf-8", "backslashreplace"))
         names = ", ".join(path for path, _, _ in conflicts)
         raise OutputError(
             f"{names} already exist{'s' if len(conflicts) == 1 else ''} and differ"
@@ -655,7 +658,7 @@ def _write_user_files(outputs: Sequence[tuple[str, str]], force: bool) -> list[s
     for path, text in outputs:
         target = Path(path)
         if (_own_stream(path) is None and target.exists() and not _special(target)
-                and target.read_text(encoding="utf-8", errors="replace") == text):
+                and _read_kept(target) == text):
             continue
         _write_text(path, text)
         written.append(path)
@@ -689,7 +692,7 @@ def _htaccess_merged(path: str, rules: str) -> str:
     if _own_stream(path) is not None or not target.is_file():
         return block
     try:
-        current = target.read_text(encoding="utf-8", errors="replace")
+        current = _read_kept(target)
     except OSError:
         return block  # writing it says why
     lines = current.splitlines(keepends=True)
@@ -702,6 +705,12 @@ def _htaccess_merged(path: str, rules: str) -> str:
             f"{path} holds a {HTACCESS_BEGIN!r} / {HTACCESS_END!r} pair that is not whole",
             hint="fix or remove the markers by hand, then run again")
     return block + ("\n" + current if current.strip() else "")
+
+
+def _read_kept(target: Path) -> str:
+    """A rule file's text as its bytes are: line ends kept (CRLF too), bytes that are no
+    UTF-8 carried as surrogates, so that writing it back changes none of them."""
+    return target.read_bytes().decode("utf-8", "surrogateescape")
 
 
 def _refuse_a_log(target: Path) -> None:

@@ -770,6 +770,12 @@ def test_suggest_keeps_the_sites_own_htaccess_lines(logs):
     # run again: logtrap's part is replaced, not added a second time
     assert run("suggest", *paths, "-q", "--htaccess-out", ".htaccess").exit_code == 0
     assert (logs / ".htaccess").read_text() == text
+    # the site's own lines keep their bytes: Latin-1 and CRLF were read as U+FFFD and LF
+    own = b"# BEGIN WordPress\r\nRewriteRule ^stra\xdfe$ /strasse [R=301,L]\r\n# END WordPress\r\n"
+    (logs / ".htaccess").write_bytes(own)
+    assert run("suggest", *paths, "-q", "--htaccess-out", ".htaccess", "--force").exit_code == 0
+    written = (logs / ".htaccess").read_bytes()
+    assert written.startswith(b"# BEGIN logtrap\n") and written.endswith(b"# END logtrap\n\n" + own)
 
 
 def test_suggest_never_writes_rules_over_an_access_log(logs):
