@@ -308,11 +308,15 @@ def _refuse_error_logs(logs: Sequence[str]) -> None:
             head = file_start(path, 4096).decode("utf-8", errors="replace")
         except LogtrapError:
             continue
-        lines = [line for line in head.splitlines()[:-1] or head.splitlines() if line.strip()]
-        if lines and _ERROR_LOG.match(lines[0]) and detect_format(lines[:5]) is None:
+        whole = head.splitlines()[:-1] if not head.endswith("\n") else head.splitlines()
+        lines = [line for line in whole or head.splitlines() if line.strip()]
+        # the first lines, not the first alone: Apache's error.log may start with a startup
+        # message of no format (`AH00558: apache2: Could not reliably determine ...`)
+        first = next((line for line in lines[:5] if _ERROR_LOG.match(line)), None)
+        if first is not None and detect_format(lines[:5]) is None:
             raise FormatError(
                 f"{path} is a web server's error log, not an access log: "
-                f"{report.clean(lines[0][:200])!r}",
+                f"{report.clean(first[:200])!r}",
                 hint="give the access logs only, e.g. /var/log/nginx/access.log* or "
                 "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs "
                 "too)",

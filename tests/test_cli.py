@@ -316,6 +316,19 @@ def test_an_error_log_is_named_before_any_log_is_read(logs, first):
         "/var/log/apache2/access.log* (a glob of the whole folder takes the error logs too)\n")
 
 
+def test_an_apache_error_log_opening_with_a_startup_message_is_named(logs):
+    # its first line has no format; the one checked was the first alone (and a file's last
+    # line, whole, was dropped as if cut short)
+    note = ("AH00558: apache2: Could not reliably determine the server's fully qualified "
+            "domain name, using 127.0.1.1")
+    line = "[Sat Nov 28 10:00:00.123456 2026] [mpm_event:notice] [pid 1:tid 2] AH00489: resuming"
+    (logs / "error.log").write_text(f"{note}\n{line}\n")
+    result = run("analyze", "error.log")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        f"Error: error.log is a web server's error log, not an access log: {line!r}\n")
+
+
 def test_bad_fail_on_is_a_usage_error(logs):
     result = run("analyze", "clean.log", "--fail-on", "sometimes")
     assert result.exit_code == 2
