@@ -472,6 +472,18 @@ def test_facets_fires_on_one_trap_spread_over_every_set_of_filters():
     assert _findings(facets, content_rows() + layered_navigation(subsets=9)).height == 0
 
 
+def test_facets_silent_on_small_sets_of_filters_people_browse():
+    # a used-car search: most combinations "no cars match", a quarter list stock, which
+    # people read; no set has the 50 URLs a verdict of its own needs. Counted together, they
+    # were a trap, and its rule blocked the listings people read
+    rows = layered_navigation(subsets=12)
+    for i, row in enumerate(rows):
+        if i % 4 == 0:
+            row[s.BYTES] = 20000 + 53 * i
+    people = [{**HUMAN, s.URL: r[s.URL], s.BYTES: r[s.BYTES]} for r in rows if r[s.BYTES] != 38112]
+    assert _findings(facets, content_rows() + rows + people * 2).height == 0
+
+
 def test_facets_silent_on_every_set_of_filters_showing_its_own_products():
     rows = content_rows() + layered_navigation(subsets=12, sizes=240)
     assert _findings(facets, rows).height == 0

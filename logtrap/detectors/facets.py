@@ -12,8 +12,8 @@ A pattern is a facet trap when
   form sending every field onto "no products match"); or at least two names appear in more
   than one order,
 - at least `facets_min_urls` distinct URLs were sampled, on the pattern or on the path's
-  patterns that pass the other tests together (each with `_MIN_SET_URLS` at least: one trap
-  over every set of filters), and
+  patterns that pass the other tests together (each with `_MIN_SET_URLS` at least, hardly
+  read by people, `_SET_PEOPLE_SHARE`: one trap over every set of filters), and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size.
 
@@ -61,6 +61,10 @@ _TOP_SIZE_SHARE = 0.25
 # filter at a time to every link spreads the trap over every set of filters, each a pattern of
 # a few URLs. Each still needs this many, for its own URLs per size to mean anything (judgement)
 _MIN_SET_URLS = 10
+# ...and people may make this share of its requests at most: a used-car search's sets of
+# three filters, a few dozen URLs each, mostly "no cars match" but people reading the ones
+# with stock (18%), were a trap whose rule blocked those pages (judgement)
+_SET_PEOPLE_SHARE = 0.05
 # Parameters that are no filters: a list's page, whose empty pages past the last one are
 # pagination's trap; and a date's parts where two or more of them vary together as one value
 # (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
@@ -198,9 +202,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             pl.col("_shaped")
             & (
                 (pl.col("sampled_urls") >= settings.facets_min_urls)
-                # one trap over many sets of filters, each a pattern of a few URLs
+                # one trap over many sets of filters, each a pattern of a few URLs that
+                # people hardly read (a few sets with stock people browse are listings)
                 | ((pl.col("path_sampled_urls") >= settings.facets_min_urls)
-                   & (pl.col("sampled_urls") >= _MIN_SET_URLS))
+                   & (pl.col("sampled_urls") >= _MIN_SET_URLS)
+                   & (pl.col(s.HUMAN_REQUESTS) <= _SET_PEOPLE_SHARE * pl.col(s.REQUESTS)))
             )
         )
         .with_columns(
