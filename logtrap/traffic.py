@@ -81,6 +81,8 @@ NOT_CROWDS = (
 ADDRESS_SAMPLE = 1024
 OLD_ADDRESS_SAMPLE = 256
 _CLIENT_HASH = "client_hash"
+_AGENT_HASHES = "agent_hashes"  # claim_people: its people's distinct user agents (hashes)
+PEOPLES_AGENTS = 16  # user agents kept per address claiming a search engine (judgement)
 
 
 def _client_key(client: pl.Expr) -> pl.Expr:
@@ -220,8 +222,13 @@ _TABLES: dict[str, _Table] = {
     # says nothing of who sent a request (`verify.shared_addresses`)
     "claim_people": _Table(
         keys=(s.HOST, s.CLIENT),
-        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS),),
-        merge=(_sum(s.HUMAN_REQUESTS),),
+        # and the browsers they came with, up to PEOPLES_AGENTS of them (bottom-k of their
+        # hashes): an edge carries many, a scraper mixing in a browser's agent one or two
+        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS),
+               pl.col(s.USER_AGENT).hash(0).unique().sort().head(PEOPLES_AGENTS)
+               .alias(_AGENT_HASHES)),
+        merge=(_sum(s.HUMAN_REQUESTS),
+               pl.col(_AGENT_HASHES).explode().drop_nulls().unique().sort().head(PEOPLES_AGENTS)),
         # pages answered (2xx/3xx): a scraper's browser-agent 404s for /favicon.ico are none
         rows=~_is_bot & (pl.col(s.STATUS) < 400) & pl.col(s.CLIENT).is_in(
             pl.col(s.CLIENT).filter(_is_bot & (pl.col(s.BOT_KIND) == "search")).implode()

@@ -57,7 +57,8 @@ from logtrap.errors import ConfigError, InputError, LogtrapError
 from logtrap.schema import BOT_NAME, CLIENT, FIRST_SEEN, HUMAN_REQUESTS, REQUESTS, VERIFIED
 from logtrap.settings import Settings
 
-__all__ = ["DnsCache", "Ranges", "load_ranges", "shared_addresses", "verify_clients"]
+__all__ = ["PEOPLES_AGENTS_COLUMN", "DnsCache", "Ranges", "load_ranges", "shared_addresses",
+           "verify_clients"]
 
 _GOOGLE_COMMON = ("Googlebot", "GoogleOther", "Google-InspectionTool", "Storebot-Google")
 # File-name fragments (lower case, first match wins) -> the bots the published file covers.
@@ -476,7 +477,6 @@ def _check_all(
     settings: Settings,
     cache: DnsCache,
     first_seen: dict[tuple[str, str], datetime] | None = None,
-    blind_check: bool = True,
 ) -> dict[tuple[str, str], str | None]:
     verdicts: dict[tuple[str, str], str | None] = {}
     need_dns: list[tuple[str, str]] = []
@@ -508,8 +508,7 @@ def _check_all(
             verdicts[(client, bot)] = "unverified"
         if settings.verify_dns and bot in SEARCH_ENGINES:
             need_dns.append((client, bot))
-    if blind_check:
-        _blind_ranges(ranges, outside, inside)
+    _blind_ranges(ranges, outside, inside)
     if not need_dns:
         return verdicts
 
@@ -574,6 +573,10 @@ def _sees_public_dns(settings: Settings, cache: DnsCache) -> bool:
 # People's requests an address must carry, at least, to be judged shared: a scraper may send a
 # browser's user agent now and then, a proxy in front of a site carries people all day (judgement)
 SHARED_MIN_PEOPLE = 20
+# ...and the distinct browsers (user agents) they come with: an edge carries everyone's, a
+# scraper mixing in a browser's agent one or two (judgement; traffic keeps up to 16)
+SHARED_MIN_AGENTS = 8
+PEOPLES_AGENTS_COLUMN = "peoples_agents"  # the distinct user agents of an address's people
 
 
 def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
@@ -582,27 +585,34 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     NAT, in front of everyone. Behind one, Googlebot arrives from the proxy's address, like
     every visitor: its address says nothing of who sent the request, so checking it against
     the engine's ranges would call the real Googlebot fake, and a rule denying it would
-    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``,
-    unless the engine verifies from an address of its own (`verify_clients`: the server then
-    sees crawlers' own addresses, and a scraper mixing in a browser's agent is no edge).
+    refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``.
+    People come with many browsers (`SHARED_MIN_AGENTS` at least): a scraper mixing a
+    browser's agent (or its 404s for /favicon.ico) into its fake Googlebot's requests is no
+    edge. (Telling edges by the engine verifying elsewhere would deny the real Googlebot on a
+    site that a few crawlers reach past its CDN.)
 
-    Needs HUMAN_REQUESTS (people's requests from the address, one value per address) and
-    REQUESTS (its requests claiming the bot); without them no address is called shared.
+    Needs HUMAN_REQUESTS (people's answered requests from the address, one value per
+    address), PEOPLES_AGENTS_COLUMN (their distinct user agents) and REQUESTS (its requests
+    claiming the bot); without them no address is called shared.
 
-    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1"],
-    ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot"],
-    ...     REQUESTS: [333, 400, 20], HUMAN_REQUESTS: [666, 30, 30]})
+    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1", "203.0.113.50"],
+    ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot", "Googlebot"],
+    ...     REQUESTS: [333, 400, 20, 500], HUMAN_REQUESTS: [666, 30, 30, 500],
+    ...     PEOPLES_AGENTS_COLUMN: [16, 9, 9, 1]})
     >>> shared_addresses(c)[CLIENT].to_list()
     ['162.158.1.10']
     """
-    if HUMAN_REQUESTS not in claims.columns or REQUESTS not in claims.columns:
+    needs = (HUMAN_REQUESTS, REQUESTS, PEOPLES_AGENTS_COLUMN)
+    if not all(c in claims.columns for c in needs):
         return pl.DataFrame({CLIENT: []}, schema={CLIENT: pl.String()})
     per_address = claims.group_by(CLIENT).agg(
-        pl.col(REQUESTS).sum().alias("_claimed"), pl.col(HUMAN_REQUESTS).max().alias("_people")
+        pl.col(REQUESTS).sum().alias("_claimed"), pl.col(HUMAN_REQUESTS).max().alias("_people"),
+        pl.col(PEOPLES_AGENTS_COLUMN).max().alias("_agents"),
     )
     people = pl.col("_people").fill_null(0)
     return (
-        per_address.filter((people >= SHARED_MIN_PEOPLE) & (people >= pl.col("_claimed")))
+        per_address.filter((people >= SHARED_MIN_PEOPLE) & (people >= pl.col("_claimed"))
+                           & (pl.col("_agents").fill_null(0) >= SHARED_MIN_AGENTS))
         .select(pl.col(CLIENT).cast(pl.String))
         .sort(CLIENT)
     )
@@ -646,14 +656,8 @@ def verify_clients(
     # a shared address is never fake, and neither ranges nor DNS are asked about it
     shared = set(shared_addresses(claims)[CLIENT].to_list())
     verdicts = _check_all([(c, b) for c, b in pairs if c not in shared], ranges, settings, cache, first_seen)
-    # An engine verified from an address of its own reaches the server unmasked: a shared
-    # address claiming it is then judged as any other (a scraper sending a browser's agent
-    # now and then is no proxy's edge); behind a CDN that masks every address none verifies.
-    seen = {b for (_, b), verdict in verdicts.items() if verdict == "verified"}
-    judged = [(c, b) for c, b in pairs if c in shared and b in seen]
-    verdicts.update(_check_all(judged, ranges, settings, cache, first_seen, blind_check=False))
     for c, b in pairs:
-        if c in shared and b not in seen:
+        if c in shared:
             verdicts[(c, b)] = "unverified" if b in SEARCH_ENGINES or ranges.covers(b) else None
     table = pl.DataFrame(
         {

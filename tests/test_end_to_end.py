@@ -238,12 +238,14 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     # people and Googlebot alike arrive from three edge addresses: with Google's ranges
     # given, every Googlebot request was "fake", and the server rules refused them all. A
     # scraper's own address, that no person shares, still is
-    ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0"
+    # people come with many browsers (versions of Firefox here)
+    ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{v}.0) Gecko/20100101 Firefox/{v}.0"
     ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
     edges = ["162.158.1.10", "162.158.2.20", "172.70.3.30"]
     lines = []
     for k in range(900):
-        ip, ua = (edges[k % 3], ua_gb if k // 3 % 3 == 0 else ua_ff) if k < 870 else ("45.133.1.7", ua_gb)
+        ip, ua = ((edges[k % 3], ua_gb if k // 3 % 3 == 0 else ua_ff.format(v=110 + k % 17))
+                  if k < 870 else ("45.133.1.7", ua_gb))
         lines.append(f'{ip} - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
                      f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}"')
     (tmp_path / "access.log").write_text("\n".join(lines) + "\n")

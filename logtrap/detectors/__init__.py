@@ -29,7 +29,7 @@ from logtrap.detectors import (
 from logtrap.errors import LogtrapError
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic, crowd_bots
-from logtrap.verify import verify_clients
+from logtrap.verify import PEOPLES_AGENTS_COLUMN, verify_clients
 
 DetectorFn = Callable[[Traffic, Settings], pl.DataFrame]
 
@@ -94,12 +94,15 @@ def verify_claims(traffic: Traffic, settings: Settings | None = None) -> Traffic
     # one row per address and claimed bot, with when its requests began (an old range file
     # cannot disprove an address first seen long after it was made), its requests, and the
     # people's requests from the address (a CDN's edge carries everyone's: `shared_addresses`)
-    people = traffic.claim_people.group_by(s.CLIENT).agg(pl.col(s.HUMAN_REQUESTS).sum())
+    people = traffic.claim_people.group_by(s.CLIENT).agg(
+        pl.col(s.HUMAN_REQUESTS).sum(),
+        pl.col("agent_hashes").explode().drop_nulls().n_unique().alias(PEOPLES_AGENTS_COLUMN),
+    )
     distinct = (
         claims.group_by(s.CLIENT, s.BOT_NAME)
         .agg(pl.col(s.FIRST_SEEN).min(), pl.col(s.REQUESTS).sum())
         .join(people, on=s.CLIENT, how="left")
-        .with_columns(pl.col(s.HUMAN_REQUESTS).fill_null(0))
+        .with_columns(pl.col(s.HUMAN_REQUESTS, PEOPLES_AGENTS_COLUMN).fill_null(0))
     )
     verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
     return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
