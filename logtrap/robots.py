@@ -64,6 +64,7 @@ _MOVED_SHARE = 0.9
 OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
 OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
+OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
     "(people's requests cannot be told apart)"
@@ -804,8 +805,11 @@ def _rule(
             rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     if finding.kind == "calendar":  # its future and empty dates: a month with events is a page
-        wasted = {*finding.examples, *calendar.wasted_urls(traffic, settings, finding.host, pattern)}
-        logged = [u for u in logged if u in wasted]
+        wasted, real = calendar.wasted_urls(traffic, settings, finding.host, pattern)
+        wasted_set = {*finding.examples, *wasted}
+        logged = [u for u in logged if u in wasted_set]
+        dated = [(u, OWN_DATED) for u in real if u not in wasted_set]
+        content, content_set = content + dated, content_set | {u for u, _ in dated}
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
     # a symptom only: a trap's own kind proves its redirects minted (short links per view).
@@ -838,10 +842,11 @@ def _rule(
 
 
 def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
-    """A calendar's rule, withheld where a `*` in it (a variable segment before the date:
-    `/weather/*/2029`) reaches across segments into a page of a pattern no finding names
-    (`/weather/station/2029`), which no content list holds where only bots fetched it."""
-    disallows = [line for line in rule.lines if line.startswith("Disallow") and "*" in line]
+    """A calendar's rule, withheld where it reaches into a page of a pattern no finding names,
+    which no content list holds where only bots fetched it: by a `*` across segments (a
+    variable segment before the date: `/weather/*/2029` and `/weather/station/2029`), or by a
+    year prefix (`/events/203` and the event `/events/2031`)."""
+    disallows = [line for line in rule.lines if line.startswith("Disallow")]
     if rule.status == "withheld" or not disallows or untrapped.height == 0:
         return rule
     hit = untrapped.filter(
@@ -851,8 +856,9 @@ def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
         return rule
     url, pattern = hit.sort(s.URL).row(0)[:2]  # the same one every run
     line = next((ln for ln in disallows if all(blocked(matcher((ln,)), [url]))), disallows[0])
-    reason = (f"{line} would block {url} (of {pattern}, which no finding calls a trap): its * "
-              "spans path segments")
+    reason = f"{line} would block {url} (of {pattern}, which no finding calls a trap)"
+    if "*" in line:
+        reason += ": its * spans path segments"
     return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=())
 
 

@@ -332,6 +332,8 @@ class Tally:
             batch = batch.filter(pl.col(s.HOST).is_in(list(self.settings.hosts)))
         if batch.height == 0:
             return
+        if s.USER_AGENT not in batch.columns:  # a frame of requests made without one
+            batch = batch.with_columns(pl.lit(None, pl.String).alias(s.USER_AGENT))
         batch = batch.with_columns(
             *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
         )

@@ -574,8 +574,9 @@ def _sees_public_dns(settings: Settings, cache: DnsCache) -> bool:
 # browser's user agent now and then, a proxy in front of a site carries people all day (judgement)
 SHARED_MIN_PEOPLE = 20
 # ...and the distinct browsers (user agents) they come with: an edge carries everyone's, a
-# scraper mixing in a browser's agent one or two (judgement; traffic keeps up to 16)
-SHARED_MIN_AGENTS = 8
+# scraper mixing in a browser's agent one or two (judgement, leaning to an edge: calling one
+# fake denies the real Googlebot; traffic keeps up to 16)
+SHARED_MIN_AGENTS = 3
 PEOPLES_AGENTS_COLUMN = "peoples_agents"  # the distinct user agents of an address's people
 
 
@@ -598,7 +599,7 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1", "203.0.113.50"],
     ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot", "Googlebot"],
     ...     REQUESTS: [333, 400, 20, 500], HUMAN_REQUESTS: [666, 30, 30, 500],
-    ...     PEOPLES_AGENTS_COLUMN: [16, 9, 9, 1]})
+    ...     PEOPLES_AGENTS_COLUMN: [16, 9, 9, 2]})
     >>> shared_addresses(c)[CLIENT].to_list()
     ['162.158.1.10']
     """

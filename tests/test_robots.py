@@ -505,3 +505,40 @@ def test_a_date_rule_whose_star_reaches_another_patterns_page_is_withheld():
     assert (rule.pattern, rule.lines, rule.status) == ("/w/{slug}/{date}", (), "withheld")
     assert rule.reason == ("Disallow: /w/*/2029 would block /w/station/2029 (of /w/station/{n}, "
                            "which no finding calls a trap): its * spans path segments")
+
+
+def _calendar_rule(rows: list[dict]) -> "robots.RobotsRule":
+    from logtrap.detectors import calendar
+
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
+    return rule
+
+
+def _paged(urls: list[str], base: int) -> list[dict]:
+    return [{**r, "bytes": base + 37 * i} for i, r in enumerate(bots(urls))]
+
+
+def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
+    # the site began in March 2008: the year's empty January and February made 2008 a year
+    # to block whole, with its real months (a prefix per year with anything wasted in it)
+    real = [f"/events/{y}-{m:02d}" for y in range(2008, 2026) for m in range(1, 13)][2:]
+    empty = [f"/events/{y}-{m:02d}" for y in [*range(1990, 2008), *range(2029, 2061)]
+             for m in range(1, 13)] + ["/events/2008-01", "/events/2008-02"]
+    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000))
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert (rule.lines, rule.status) == ((), "withheld")  # 2008 is partly real: no year says it
+
+
+def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
+    # the empty future's year prefixes (`/events/2029`, `/events/203`...) reached the events
+    # /events/2029, /events/2031 (pattern /events/{n}), fetched by bots only: in no content list
+    real = [f"/events/{y}-{m:02d}" for y in range(2008, 2026) for m in range(1, 13)]
+    empty = [f"/events/{y}-{m:02d}" for y in range(2029, 2061) for m in range(1, 13)]
+    events = [f"/events/{n}" for n in range(2000, 2100)]
+    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000) + _paged(events, 15000))
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason == ("Disallow: /events/2029 would block /events/2029 (of /events/{n}, "
+                           "which no finding calls a trap)")

@@ -22,7 +22,7 @@ META = {"bot_name": "meta-externalagent", "bot_kind": "ai", "user_agent": "meta-
 
 def site():
     rows = (
-        bots(["/calendar?date=2090-01", "/calendar?date=1990-02"])
+        bots(["/calendar?date=2090-01", "/calendar?date=2091-02"])
         + bots(["/asl/1", "/psl/2"], **META)
         + bots(["/cart/1"], bot_name="BadBot", bot_kind="unknown", user_agent="BadBot/2")
         + humans(["/", "/calendar", "/asl/1"])

@@ -145,7 +145,7 @@ def test_an_address_people_share_is_unverified_not_fake() -> None:
         BOT_NAME: ["Googlebot", "bingbot", "Googlebot", "Googlebot", "Googlebot", "Googlebot"],
         REQUESTS: [333, 40, 500, 15, 500, 80],
         HUMAN_REQUESTS: [666, 700, 12, 19, 500, 0],
-        PEOPLES_AGENTS_COLUMN: [16, 16, 3, 9, 1, 0],
+        PEOPLES_AGENTS_COLUMN: [16, 16, 3, 9, 2, 0],
     })
     out = verify_clients(df, Settings(ip_ranges=RANGES))
     # the edges carry more people than claims, with many browsers, whether or not some

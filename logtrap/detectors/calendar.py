@@ -70,9 +70,7 @@ _YEAR_ONLY_PARAM = (
     r"(?i)[?&;](?:year|jahr|annee|anio|ano|season|saison|temporada)="
     r"([12][0-9]{3})(?:[-/](?:[0-9]{2}|[12][0-9]{3}))?(?:[&;#]|$)"
 )
-_SEASON_PARAM = (
-    r"(?i)[?&;](?:season|saison|temporada)=([12][0-9]{3})(?:[-/](?:[0-9]{2}|[12][0-9]{3}))?(?:[&;#]|$)"
-)
+_SEASON_VALUE = r"(?i)([?&;](?:season|saison|temporada)=)[^&;#]*"
 # years past the horizon a pattern dated by years alone needs (judgement: a fixture list links
 # next season, maybe the one after; a "next season" link walked on passes dozens)
 _MIN_FUTURE_YEARS = 3
@@ -85,14 +83,16 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
     ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&month=12",
     ...         "/c?year=2030", "/tiles?x=4410&y=2817&z=13&m=2", "/t?season=2150-51&week=3",
-    ...         "/t?id=2150&week=3", "/t?season=2000-01"]
+    ...         "/t?id=2150&week=3", "/t?season=2000-01", "/f?season=2026-27&date=2031-05-02"]
     >>> out = dated(pl.DataFrame({"url": urls}))
     >>> out["months"].to_list()
-    [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None, 24000]
+    [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None, 24000, 24376]
     >>> out["year_only"].to_list()
-    [False, False, False, False, False, False, False, True, False, True, False, True]
+    [False, False, False, False, False, False, False, True, False, True, False, True, False]
     """
-    parts = pl.col(s.URL).str.extract_groups(_DATE)
+    # a season's `2000-01` is no year and month: read apart (a date beside it is the date)
+    seasonless = pl.col(s.URL).str.replace_all(_SEASON_VALUE, "$1")
+    parts = seasonless.str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
     month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3"))
     month = month.cast(pl.Int32, strict=False)
@@ -102,10 +102,9 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     split = year_param.is_not_null() & month_param.is_not_null()
     year = pl.when(split).then(year_param).otherwise(year)
     month = pl.when(split).then(month_param).otherwise(month)
-    # or a year alone: `?year=2150`, a season (first: its `2000-01` is the 2000/01 season)
-    season = pl.col(s.URL).str.extract(_SEASON_PARAM).cast(pl.Int32, strict=False)
-    alone = pl.coalesce(season, pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False))
-    year_only = season.is_not_null() | (year.is_null() & alone.is_not_null())
+    # or a year alone: `?year=2150`, `?season=2150-51`
+    alone = pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False)
+    year_only = year.is_null() & alone.is_not_null()
     return urls.with_columns(
         pl.when(year_only).then(alone).otherwise(year).alias("year"),
         pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(month).alias("month"),
@@ -134,6 +133,27 @@ def _one_size(urls: pl.DataFrame, rows: pl.Expr, settings: Settings, name: str) 
     )
 
 
+def _future_page(future: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per pattern dated by years alone, its future years' URLs that answered the page most
+    of them answered (`calendar_empty_share`; one page as `_shape.with_answers` tells it: a
+    nonce, the year echoed, gzip spreading it over a few bytes) and "future_size", its size."""
+    if future.height == 0:
+        return pl.DataFrame(schema={**{k: pl.String for k in (*_shape.KEYS, s.URL)},
+                                    "_future_empty": pl.Boolean, "future_size": pl.Int64})
+    answered = _shape.with_answers(future, settings).filter(pl.col(_shape.ANSWER).is_not_null())
+    top = (
+        answered.group_by(*_shape.KEYS, _shape.ANSWER)
+        .agg(pl.len().alias("_n"), pl.col(s.BYTES).mode().min().alias("future_size"))
+        .with_columns((pl.col("_n") / pl.col("_n").sum().over(_shape.KEYS)).alias("_share"))
+        .filter(pl.col("_share") >= settings.calendar_empty_share)
+        .sort(["_n", "future_size"], descending=[True, False])  # a tie: the same one every run
+        .unique(_shape.KEYS, keep="first", maintain_order=True)
+    )
+    return answered.join(top.select(*_shape.KEYS, _shape.ANSWER, "future_size"),
+                         on=[*_shape.KEYS, _shape.ANSWER]).select(
+        *_shape.KEYS, s.URL, pl.lit(True).alias("_future_empty"), pl.col("future_size").cast(pl.Int64))
+
+
 def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
     """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
     (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
@@ -157,12 +177,11 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     future_alone = sized & pl.col("year_only") & pl.col("future")
     return (
         urls.join(_one_size(urls, ok_dated, settings, "empty_size"), on=_shape.KEYS, how="left")
-        .join(_one_size(urls, future_alone, settings, "future_size"), on=_shape.KEYS, how="left")
+        .join(_future_page(urls.filter(future_alone), settings), on=[*_shape.KEYS, s.URL], how="left")
         .with_columns(
             (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
             (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
-            (future_alone & (pl.col(s.BYTES) == pl.col("future_size"))).fill_null(False)
-            .alias("_future_empty"),
+            pl.col("_future_empty").fill_null(False),
         )
         .with_columns(
             pl.when(pl.col("year_only")).then(pl.col("_future_empty"))
@@ -175,12 +194,17 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     )
 
 
-def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
+def wasted_urls(
+    traffic: Traffic, settings: Settings, host: str, pattern: str
+) -> tuple[list[str], list[str]]:
     """The sampled URLs of a calendar pattern whose dates are wasted (future, empty or
-    repeated), those bots fetched most first: what its robots.txt rule must block."""
+    repeated), those bots fetched most first: what its robots.txt rule must block; and those
+    answered 200 whose dates are not: pages of their own (a month with events, an announced
+    edition), which it must not."""
     mine = (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern)
-    urls = marked(traffic, settings, mine).filter(pl.col("wasted"))
-    return urls.sort(s.BOT_REQUESTS, s.URL, descending=[True, False])[s.URL].to_list()
+    urls = marked(traffic, settings, mine).sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
+    real = ~pl.col("wasted") & pl.col("months").is_not_null() & (pl.col(s.STATUS) == 200)
+    return urls.filter(pl.col("wasted"))[s.URL].to_list(), urls.filter(real)[s.URL].to_list()
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -209,7 +233,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
         pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
         pl.col("empty").sum().alias("empty_urls"),
-        pl.coalesce("empty_size", "future_size").first().alias("empty_size"),
+        pl.coalesce("empty_size", "future_size").drop_nulls().first().alias("empty_size"),
         # the empty page's size: a month's, or the future years' where dated by years alone
         pl.col(s.BYTES).filter(sized).n_unique().alias("distinct_sizes"),
         pl.col("repeats").any(),
