@@ -758,6 +758,10 @@ def host_rules(
         .join(traps, on=[s.HOST, s.PATTERN], how="anti")
         .select(s.URL, s.PATTERN).unique(maintain_order=True)
     )
+    if mine.filter(pl.col(s.KIND) == "relative_loop").height:  # its finding names no pattern
+        untrapped = untrapped.filter(pl.Series(
+            [_repeat(url_path(u).partition("?")[0]) is None for u in untrapped[s.URL].to_list()],
+            dtype=pl.Boolean))
     untrapped = untrapped.with_columns(
         pl.Series(_NORMAL, [known[u] for u in untrapped[s.URL].to_list()], dtype=pl.String))
     rules: list[RobotsRule] = []

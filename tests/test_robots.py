@@ -542,3 +542,21 @@ def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
     assert (rule.lines, rule.status) == ((), "withheld")
     assert rule.reason == ("Disallow: /events/2029 would block /events/2029 (of /events/{n}, "
                            "which no finding calls a trap)")
+
+
+def test_a_loops_urls_do_not_stop_a_calendar_rule_its_star_reaches():
+    # a relative loop's finding names no pattern of its URLs: /2012/01/a-b-c/tags/x/tags/y/
+    # counted as a page no finding names, and withheld the dated tag pages' rule
+    words = ["crawl", "river", "stone", "maple", "harbor", "signal", "lantern", "orbit", "cedar"]
+    slugs = [f"{words[i % 9]}-{words[i // 9 % 9]}-{words[i // 81]}" for i in range(120)]
+    tags = [f"/{2012 + i % 12}/{1 + i % 12:02d}/{slug}/tags/guide/" for i, slug in enumerate(slugs)]
+    loops = [u + "tags/guide/" for u in tags]
+    rows = [{**r, "bytes": 3000 + 100 * (i % 3)} for i, r in enumerate(bots(tags + loops))]
+    traffic = traffic_of(requests_frame(rows), Settings(url_sample_size=10_000))
+    findings = to_frame([
+        Finding("calendar", "warning", "-", url_pattern(tags[0]), 120, 120, tuple(tags[:5])),
+        Finding("relative_loop", "warning", "-", "/{any}/tags/tags/{loop}", 120, 120, tuple(loops[:5])),
+    ])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings(url_sample_size=10_000)).rules
+    calendar_rule = next(r for r in rules if r.kind == "calendar")
+    assert (calendar_rule.lines, calendar_rule.status) == (("Disallow: /*/*/*-*-*/tags/guide/",), "emitted")
