@@ -234,11 +234,22 @@ def test_the_stages_one_by_one_find_what_analyze_finds():
 # -- a site behind a CDN that logs its edges' addresses ----------------------------------------
 
 
+def with_google_ranges(tmp_path: Path, lines: list[str]) -> tuple[Analysis, list[list[str]]]:
+    """The analysis of these log lines with Google's ranges (66.249.64.0/19) given, and each
+    fake_bot finding's addresses."""
+    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
+    result = analyze(str(tmp_path / "access.log"),
+                     Settings(ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+    fakes = [f.evidence["addresses"] for f in to_records(result.findings) if f.kind == "fake_bot"]
+    return result, fakes
+
+
 def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     # people and Googlebot alike arrive from three edge addresses: with Google's ranges
     # given, every Googlebot request was "fake", and the server rules refused them all. A
-    # scraper's own address, that no person shares, still is
-    # people come with many browsers (versions of Firefox here)
+    # scraper's own address, that no person shares, still is. People come with many
+    # browsers (versions of Firefox here)
     ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{v}.0) Gecko/20100101 Firefox/{v}.0"
     ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
     edges = ["162.158.1.10", "162.158.2.20", "172.70.3.30"]
@@ -248,12 +259,8 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
                   if k < 870 else ("45.133.1.7", ua_gb))
         lines.append(f'{ip} - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
                      f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}"')
-    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
-    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
-    result = analyze(str(tmp_path / "access.log"),
-                     Settings(ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
-    fakes = [f for f in to_records(result.findings) if f.kind == "fake_bot"]
-    assert [f.evidence["addresses"] for f in fakes] == [["45.133.1.7"]]
+    result, fakes = with_google_ranges(tmp_path, lines)
+    assert fakes == [["45.133.1.7"]]
     verdicts = dict(result.traffic.claims.select(s.CLIENT, s.VERIFIED).unique().iter_rows())
     assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
 
@@ -269,9 +276,4 @@ def test_a_scraper_asking_for_missing_files_as_a_browser_is_still_fake(tmp_path)
         at = f"01/Mar/2026:10:{k // 60 % 60:02d}:{k % 60:02d} +0000"
         lines.append(f'45.133.1.7 - - [{at}] "GET /word/{k} HTTP/1.1" 200 {20000 + k} "-" "{ua_gb}"'
                      if k % 2 else f'45.133.1.7 - - [{at}] "GET /favicon.ico HTTP/1.1" 404 0 "-" "{ua_ch}"')
-    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
-    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
-    result = analyze(str(tmp_path / "access.log"),
-                     Settings(ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
-    fakes = [f for f in to_records(result.findings) if f.kind == "fake_bot"]
-    assert [f.evidence["addresses"] for f in fakes] == [["45.133.1.7"]]
+    assert with_google_ranges(tmp_path, lines)[1] == [["45.133.1.7"]]
