@@ -229,8 +229,9 @@ _TABLES: dict[str, _Table] = {
                .alias(_AGENT_HASHES)),
         merge=(_sum(s.HUMAN_REQUESTS),
                pl.col(_AGENT_HASHES).explode().drop_nulls().unique().sort().head(PEOPLES_AGENTS)),
-        # pages answered (2xx/3xx): a scraper's browser-agent 404s for /favicon.ico are none
-        rows=~_is_bot & (pl.col(s.STATUS) < 400) & pl.col(s.CLIENT).is_in(
+        # pages answered (2xx): a scraper's browser-agent 404s for /favicon.ico are none, nor
+        # its 301s for / with nothing in them
+        rows=~_is_bot & pl.col(s.STATUS).is_between(200, 299) & pl.col(s.CLIENT).is_in(
             pl.col(s.CLIENT).filter(_is_bot & (pl.col(s.BOT_KIND) == "search")).implode()
         ),
     ),

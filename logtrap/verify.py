@@ -590,32 +590,58 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     People come with many browsers (`SHARED_MIN_AGENTS` at least): a scraper mixing a
     browser's agent (or its 404s for /favicon.ico) into its fake Googlebot's requests is no
     edge. (Telling edges by the engine verifying elsewhere would deny the real Googlebot on a
-    site that a few crawlers reach past its CDN.)
+    site that a few crawlers reach past its CDN.) Where three or more addresses that people
+    come from (two browsers or more) send most of an engine's claims, the site is behind a
+    CDN and each of them is an edge: a small site's many edges carry few people each, and a
+    site crawled more than read has fewer people than Googlebot on every edge.
 
     Needs HUMAN_REQUESTS (people's answered requests from the address, one value per
     address), PEOPLES_AGENTS_COLUMN (their distinct user agents) and REQUESTS (its requests
     claiming the bot); without them no address is called shared.
 
-    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "45.1.1.1", "203.0.113.50"],
-    ...     BOT_NAME: ["Googlebot", "Googlebot", "bingbot", "Googlebot"],
-    ...     REQUESTS: [333, 400, 20, 500], HUMAN_REQUESTS: [666, 30, 30, 500],
-    ...     PEOPLES_AGENTS_COLUMN: [16, 9, 9, 2]})
-    >>> shared_addresses(c)[CLIENT].to_list()
+    >>> c = pl.DataFrame({CLIENT: ["162.158.1.10", "45.1.1.1", "203.0.113.50", "66.249.66.1"],
+    ...     BOT_NAME: "Googlebot", REQUESTS: [333, 400, 500, 5000],
+    ...     HUMAN_REQUESTS: [666, 30, 500, 0], PEOPLES_AGENTS_COLUMN: [16, 2, 2, 0]})
+    >>> shared_addresses(c)[CLIENT].to_list()  # one edge; a scraper mixing in two browsers
     ['162.158.1.10']
+    >>> edges = pl.DataFrame({CLIENT: [f"162.158.0.{i}" for i in range(150)], BOT_NAME: "Googlebot",
+    ...     REQUESTS: 40, HUMAN_REQUESTS: 12, PEOPLES_AGENTS_COLUMN: 3})
+    >>> shared_addresses(pl.concat([c, edges], how="vertical_relaxed")).height  # behind a CDN
+    151
     """
     needs = (HUMAN_REQUESTS, REQUESTS, PEOPLES_AGENTS_COLUMN)
     if not all(c in claims.columns for c in needs):
         return pl.DataFrame({CLIENT: []}, schema={CLIENT: pl.String()})
-    per_address = claims.group_by(CLIENT).agg(
-        pl.col(REQUESTS).sum().alias("_claimed"), pl.col(HUMAN_REQUESTS).max().alias("_people"),
-        pl.col(PEOPLES_AGENTS_COLUMN).max().alias("_agents"),
+    people = pl.col(HUMAN_REQUESTS).fill_null(0)
+    agents = pl.col(PEOPLES_AGENTS_COLUMN).fill_null(0)
+    # an address some people come from, with two browsers or more
+    peopled = (people >= 2) & (agents >= 2)
+    # A site behind a CDN: most of an engine's claims come from such addresses, three or
+    # more of them. Each edge is then one, however few people a small site's many edges
+    # carry, or however more Googlebot than people (the tests per address missed both)
+    fronted = (
+        claims.with_columns(peopled.alias("_peopled"))
+        .group_by(BOT_NAME)
+        .agg(pl.col(CLIENT).filter("_peopled").n_unique().alias("_edges"),
+             pl.col(REQUESTS).filter("_peopled").sum().alias("_through"),
+             pl.col(REQUESTS).sum().alias("_all"))
+        .filter((pl.col("_edges") >= 3) & (pl.col("_through") >= 0.5 * pl.col("_all")))
     )
-    people = pl.col("_people").fill_null(0)
+    # ...and an edge is any of them with SHARED_MIN_AGENTS browsers and a tenth as many
+    # people as claims (a scraper at its own address, mixing in a browser or two, or a few
+    # browser requests among its hundreds of claims, is no edge)
+    behind = claims.join(fronted.select(BOT_NAME), on=BOT_NAME, how="semi").filter(
+        peopled & (agents >= SHARED_MIN_AGENTS) & (people >= 0.1 * pl.col(REQUESTS)))
+    per_address = claims.group_by(CLIENT).agg(
+        pl.col(REQUESTS).sum().alias("_claimed"), people.max().alias("_people"), agents.max().alias("_agents"),
+    )
+    alone = per_address.filter(
+        (pl.col("_people") >= SHARED_MIN_PEOPLE) & (pl.col("_people") >= pl.col("_claimed"))
+        & (pl.col("_agents") >= SHARED_MIN_AGENTS)
+    )
     return (
-        per_address.filter((people >= SHARED_MIN_PEOPLE) & (people >= pl.col("_claimed"))
-                           & (pl.col("_agents").fill_null(0) >= SHARED_MIN_AGENTS))
-        .select(pl.col(CLIENT).cast(pl.String))
-        .sort(CLIENT)
+        pl.concat([alone.select(CLIENT), behind.select(CLIENT)])
+        .select(pl.col(CLIENT).cast(pl.String)).unique().sort(CLIENT)
     )
 
 
