@@ -278,6 +278,16 @@ def test_calendar_fires_on_seasons_walked_onto_a_table_gzip_spreads_over_a_few_b
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/standings?season&week", (2150 - 2029 + 1) * 3)
 
 
+def test_calendar_empty_month_spread_by_a_nonce_is_one_page():
+    # the empty month carries a nonce: 2100-2112 bytes. An exact size for half the months
+    # was asked, so the months before the horizon counted as months with pages of their own
+    months = [f"/calendar?date={1950 + i // 12}-{i % 12 + 1:02d}" for i in range(1456)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 2100 + i * 7 % 13} for i, u in enumerate(months)]
+    row = _one(_findings(calendar, rows))
+    ev = row["evidence"]
+    assert (ev["sampled_empty_urls"], ev["sampled_future_urls"]) == (1456, 519)
+
+
 def test_calendar_silent_on_seasons_people_read_and_next_seasons_fixtures():
     # players' seasons 1990-2025 (distinct pages), and the fixtures of the next three
     # seasons: two of them lie past the horizon, no walk

@@ -118,40 +118,26 @@ def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
     return pl.when(years_only).then(year).otherwise(pl.concat_str(year, pl.lit("-"), month))
 
 
-def _one_size(urls: pl.DataFrame, rows: pl.Expr, settings: Settings, name: str) -> pl.DataFrame:
-    """Per pattern, the size (`name`) at least `calendar_empty_share` of its `rows` answered
-    (the empty page's), where there is one."""
-    return (
-        urls.filter(rows)
-        .group_by(*_shape.KEYS, s.BYTES)
-        .agg(pl.len().alias("size_urls"))
-        .with_columns((pl.col("size_urls") / pl.col("size_urls").sum().over(_shape.KEYS)).alias("size_share"))
-        .filter(pl.col("size_share") >= settings.calendar_empty_share)
-        .sort(["size_urls", s.BYTES], descending=[True, False])  # a tie: the same one every run
-        .group_by(_shape.KEYS, maintain_order=True)
-        .agg(pl.col(s.BYTES).first().alias(name))
-    )
-
-
-def _future_page(future: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Per pattern dated by years alone, its future years' URLs that answered the page most
-    of them answered (`calendar_empty_share`; one page as `_shape.with_answers` tells it: a
-    nonce, the year echoed, gzip spreading it over a few bytes) and "future_size", its size."""
-    if future.height == 0:
+def _one_page(rows: pl.DataFrame, settings: Settings, flag: str, size: str) -> pl.DataFrame:
+    """Per pattern, its `rows`' URLs that answered the page most of them answered (at least
+    `calendar_empty_share`; one page as `_shape.with_answers` tells it: a nonce, the date
+    echoed, gzip spreading it over a few bytes), flagged `flag`, with `size` its most frequent
+    size: the empty month, the empty future table."""
+    if rows.height == 0:
         return pl.DataFrame(schema={**{k: pl.String for k in (*_shape.KEYS, s.URL)},
-                                    "_future_empty": pl.Boolean, "future_size": pl.Int64})
-    answered = _shape.with_answers(future, settings).filter(pl.col(_shape.ANSWER).is_not_null())
+                                    flag: pl.Boolean, size: pl.Int64})
+    answered = _shape.with_answers(rows, settings).filter(pl.col(_shape.ANSWER).is_not_null())
     top = (
         answered.group_by(*_shape.KEYS, _shape.ANSWER)
-        .agg(pl.len().alias("_n"), pl.col(s.BYTES).mode().min().alias("future_size"))
+        .agg(pl.len().alias("_n"), pl.col(s.BYTES).mode().min().alias(size))
         .with_columns((pl.col("_n") / pl.col("_n").sum().over(_shape.KEYS)).alias("_share"))
         .filter(pl.col("_share") >= settings.calendar_empty_share)
-        .sort(["_n", "future_size"], descending=[True, False])  # a tie: the same one every run
+        .sort(["_n", size], descending=[True, False])  # a tie: the same one every run
         .unique(_shape.KEYS, keep="first", maintain_order=True)
     )
-    return answered.join(top.select(*_shape.KEYS, _shape.ANSWER, "future_size"),
+    return answered.join(top.select(*_shape.KEYS, _shape.ANSWER, size),
                          on=[*_shape.KEYS, _shape.ANSWER]).select(
-        *_shape.KEYS, s.URL, pl.lit(True).alias("_future_empty"), pl.col("future_size").cast(pl.Int64))
+        *_shape.KEYS, s.URL, pl.lit(True).alias(flag), pl.col(size).cast(pl.Int64))
 
 
 def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
@@ -175,11 +161,13 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
         pl.col(s.BYTES).filter(ok_dated).n_unique().over(_shape.KEYS)
     )
     future_alone = sized & pl.col("year_only") & pl.col("future")
+    on = [*_shape.KEYS, s.URL]
     return (
-        urls.join(_one_size(urls, ok_dated, settings, "empty_size"), on=_shape.KEYS, how="left")
-        .join(_future_page(urls.filter(future_alone), settings), on=[*_shape.KEYS, s.URL], how="left")
+        urls.join(_one_page(urls.filter(ok_dated), settings, "empty", "empty_size"), on=on, how="left")
+        .join(_one_page(urls.filter(future_alone), settings, "_future_empty", "future_size"),
+              on=on, how="left")
         .with_columns(
-            (ok_dated & (pl.col(s.BYTES) == pl.col("empty_size"))).fill_null(False).alias("empty"),
+            pl.col("empty").fill_null(False),
             (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
             pl.col("_future_empty").fill_null(False),
         )
