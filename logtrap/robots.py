@@ -65,6 +65,7 @@ OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
 OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
+UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
     "(people's requests cannot be told apart)"
@@ -774,7 +775,14 @@ def host_rules(
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
         rule = _rule(finding, traffic, content + others, known, settings)
-        rules.append(_spanning(rule, untrapped) if finding.kind == "calendar" else rule)
+        reached = _reached(rule, untrapped) if finding.kind == "calendar" else untrapped.clear()
+        if reached.height:
+            # chosen again with those pages as content (a year rule may spare them), and
+            # withheld if it still reaches one
+            unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
+            rule = _spanning(_rule(finding, traffic, content + others + unnamed, known, settings),
+                             untrapped)
+        rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
@@ -845,18 +853,23 @@ def _rule(
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 
 
+def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:
+    """The pages of patterns no finding names (URL, PATTERN) the rule's lines block."""
+    if rule.status == "withheld" or not rule.lines or untrapped.height == 0:
+        return untrapped.clear()
+    return untrapped.filter(
+        pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(rule.lines, pl.col(_NORMAL))
+    )
+
+
 def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
     """A calendar's rule, withheld where it reaches into a page of a pattern no finding names,
     which no content list holds where only bots fetched it: by a `*` across segments (a
     variable segment before the date: `/weather/*/2029` and `/weather/station/2029`), or by a
     year prefix (`/events/203` and the event `/events/2031`)."""
     disallows = [line for line in rule.lines if line.startswith("Disallow")]
-    if rule.status == "withheld" or not disallows or untrapped.height == 0:
-        return rule
-    hit = untrapped.filter(
-        pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(rule.lines, pl.col(_NORMAL))
-    )
-    if hit.height == 0:
+    hit = _reached(rule, untrapped)
+    if hit.height == 0 or not disallows:
         return rule
     url, pattern = hit.sort(s.URL).row(0)[:2]  # the same one every run
     line = next((ln for ln in disallows if all(blocked(matcher((ln,)), [url]))), disallows[0])

@@ -503,8 +503,8 @@ def test_a_date_rule_whose_star_reaches_another_patterns_page_is_withheld():
     found = calendar.detect(traffic, settings)
     (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
     assert (rule.pattern, rule.lines, rule.status) == ("/w/{slug}/{date}", (), "withheld")
-    assert rule.reason == ("Disallow: /w/*/2029 would block /w/station/2029 (of /w/station/{n}, "
-                           "which no finding calls a trap): its * spans path segments")
+    assert rule.reason == ("Disallow: /w/*/203 would block content URL /w/station/2030 (log, a "
+                           "page of a pattern no finding names, which the rule's lines reached)")
 
 
 def _calendar_rule(rows: list[dict]) -> "robots.RobotsRule":
@@ -540,8 +540,8 @@ def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
     events = [f"/events/{n}" for n in range(2000, 2100)]
     rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000) + _paged(events, 15000))
     assert (rule.lines, rule.status) == ((), "withheld")
-    assert rule.reason == ("Disallow: /events/2029 would block /events/2029 (of /events/{n}, "
-                           "which no finding calls a trap)")
+    assert rule.reason == ("Disallow: /events/204 would block content URL /events/2048 (log, a "
+                           "page of a pattern no finding names, which the rule's lines reached)")
 
 
 def test_a_loops_urls_do_not_stop_a_calendar_rule_its_star_reaches():
@@ -560,3 +560,17 @@ def test_a_loops_urls_do_not_stop_a_calendar_rule_its_star_reaches():
     rules = robots.host_rules(findings, traffic, "-", [], Settings(url_sample_size=10_000)).rules
     calendar_rule = next(r for r in rules if r.kind == "calendar")
     assert (calendar_rule.lines, calendar_rule.status) == (("Disallow: /*/*/*-*-*/tags/guide/",), "emitted")
+
+
+def test_a_calendar_rule_reaching_a_sibling_patterns_pages_is_narrowed_around_them():
+    # bot-only list views `/calendar?date=YYYY-MM&view=list` (a pattern no finding names) of
+    # the real years: `Disallow: /calendar?date=` reached them and was withheld; with them as
+    # content, a rule by the empty years spares them
+    views = [f"/calendar?date={y}-{m:02d}&view=list" for y in range(2015, 2026) for m in range(1, 13)]
+    empty = [f"/calendar?date={y}-{m:02d}" for y in [*range(1995, 2015), *range(2029, 2041)]
+             for m in range(1, 13)]
+    rule = _calendar_rule(bots(empty, bytes=4000) + _paged(views, 20000))
+    assert rule.status == "narrowed"
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in views if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []
