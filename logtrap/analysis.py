@@ -20,7 +20,7 @@ from logtrap import schema as s
 from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors, verify_claims
 from logtrap.errors import ConfigError, InputError, LogtrapError
-from logtrap.logs import ReadStats, Source, scan_logs
+from logtrap.logs import ReadStats, Source, scan_logs, source_items
 from logtrap.patterns import PatternCache, add_patterns, section_expr
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
@@ -250,22 +250,17 @@ def _frame_batches(frame: pl.LazyFrame, settings: Settings, stats: ReadStats) ->
 
 
 def _checked_sources(sources: object) -> Sources:
-    """The sources (an iterable made a list), or an InputError now for sources that are no
-    paths, not deep in the reader."""
-    if isinstance(sources, (str, Path, Source)):
-        return sources
-    if not isinstance(sources, Iterable) or isinstance(sources, (bytes, Mapping)):
+    """The sources as a list (`logs.source_items`), or an InputError now for sources that are
+    no paths, not deep in the reader."""
+    if not isinstance(sources, (Path, Source, Iterable)) or isinstance(sources, (bytes, Mapping)):
         raise InputError(f"logs to read are paths, globs or \"-\", or a frame from "
                          f"read_logs; not {type(sources).__name__}")
-    items = list(sources)
-    for item in items:
-        if isinstance(item, (pl.DataFrame, pl.LazyFrame)):
+    if not isinstance(sources, (str, Path, Source)):
+        sources = list(sources)
+        if any(isinstance(item, (pl.DataFrame, pl.LazyFrame)) for item in sources):
             raise InputError("several frames of requests: analyze takes one",
                              hint="join them first: pl.concat([...])")
-        if not isinstance(item, (str, Path, Source)):
-            raise InputError(f"logs to read are paths, globs or \"-\"; not "
-                             f"{type(item).__name__} {str(item)[:40]!r}")
-    return items
+    return source_items(sources)
 
 
 def _without_server_own(requests: pl.DataFrame) -> tuple[pl.DataFrame, int]:

@@ -327,11 +327,11 @@ def _check_site_files(settings: Settings) -> None:
     """Read the sitemaps and robots.txt (from the flags or logtrap.toml) before the logs: a
     missing or wrong one would otherwise stop the run only after the (long) read, or never
     (analyze without --json does not use them). Both are small and parse in milliseconds."""
-    from logtrap.rules import _read_robots  # the same check suggest() makes
+    from logtrap.rules import read_robots  # the check suggest() makes
     from logtrap.sitemaps import load_sitemap_urls
 
     load_sitemap_urls(settings.sitemaps)
-    _read_robots(settings)
+    read_robots(settings)
 
 
 def _with_logs(fn: Callable[..., Any]) -> Callable[..., Any]:

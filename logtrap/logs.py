@@ -160,7 +160,7 @@ def expand_sources(sources: object) -> list[str]:
     return [src.path for src in _expand(sources)]
 
 
-def _items(sources: object) -> list[str | Path | Source]:
+def source_items(sources: object) -> list[str | Path | Source]:
     """The sources as a list, each a path, a glob, "-" or a Source; an InputError for others
     (a frame of requests, iterated, gave its columns: "<a Series printout>: no file matches")."""
     if isinstance(sources, (str, Path, Source)):
@@ -180,7 +180,7 @@ def _items(sources: object) -> list[str | Path | Source]:
 
 def _expand(sources: object) -> list[Source]:
     out: list[Source] = []
-    for item in _items(sources):
+    for item in source_items(sources):
         src = item if isinstance(item, Source) else Source(str(item))
         if src.path == STDIN or os.path.exists(src.path) or not _GLOB_CHARS.search(src.path):
             out.append(src)
@@ -782,7 +782,7 @@ def scan_logs(
         raise LogtrapError("settings must be a logtrap Settings")
     if columns is not None and s.HOST not in columns and settings.hosts:
         columns = [*columns, s.HOST]  # the host filter reads it
-    items = _items(sources)
+    items = source_items(sources)
     expanded = _expand(items)
     # a compressed copy beside its log is read once (a cron run's sources are planned already)
     copies = {} if any(isinstance(i, Source) for i in items) else compressed_copies(

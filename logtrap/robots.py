@@ -753,18 +753,7 @@ def host_rules(
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
     counted = bot_urls(traffic, host, known)
-    # the pages of patterns no finding names, bots' too: what a `*` in a date rule may reach
-    untrapped = (
-        traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 299))
-        .join(traps, on=[s.HOST, s.PATTERN], how="anti")
-        .select(s.URL, s.PATTERN).unique(maintain_order=True)
-    )
-    if mine.filter(pl.col(s.KIND) == "relative_loop").height:  # its finding names no pattern
-        untrapped = untrapped.filter(pl.Series(
-            [_repeat(url_path(u).partition("?")[0]) is None for u in untrapped[s.URL].to_list()],
-            dtype=pl.Boolean))
-    untrapped = untrapped.with_columns(
-        pl.Series(_NORMAL, [known[u] for u in untrapped[s.URL].to_list()], dtype=pl.String))
+    untrapped = _untrapped(traffic, mine, traps, host, known)
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -851,6 +840,29 @@ def _rule(
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
+
+
+def _untrapped(
+    traffic: Traffic, mine: pl.DataFrame, traps: pl.DataFrame, host: str,
+    known: Mapping[str, str | None],
+) -> pl.DataFrame:
+    """The 2xx pages (URL, PATTERN, normal form) of the host's patterns no finding names, bots'
+    too: what a calendar's year prefix or `*` may reach (`_reached`). Empty without a calendar
+    finding; a relative loop's URLs left out (its finding names no pattern of theirs)."""
+    pages = (
+        traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 299))
+        .join(traps, on=[s.HOST, s.PATTERN], how="anti")
+        .select(s.URL, s.PATTERN).unique(maintain_order=True)
+    )
+    kinds = set(mine[s.KIND].to_list())
+    if "calendar" not in kinds:
+        pages = pages.clear()
+    elif "relative_loop" in kinds:
+        pages = pages.filter(pl.Series(
+            [_repeat(url_path(u).partition("?")[0]) is None for u in pages[s.URL].to_list()],
+            dtype=pl.Boolean))
+    return pages.with_columns(
+        pl.Series(_NORMAL, [known[u] for u in pages[s.URL].to_list()], dtype=pl.String))
 
 
 def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:

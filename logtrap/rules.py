@@ -99,7 +99,7 @@ def suggest(
         )
     settings = Settings.of(settings)
     sitemap = load_sitemap_urls(settings.sitemaps)
-    current = _read_robots(settings)
+    current = read_robots(settings)
     notes: list[str] = []
     all_robots: list[robots.RobotsRule] = []
     by_host: dict[str, str] = {}
@@ -169,7 +169,7 @@ def unified_diff(old: str, new: str, name: str = "robots.txt") -> str:
 _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f")
 
 
-def _read_robots(settings: Settings) -> str | None:
+def read_robots(settings: Settings) -> str | None:
     """The site's robots.txt as text (a UTF-8 byte order mark dropped, as Google does); a file
     of binary data (a NUL, or more than 1% control bytes) is refused: it would be merged into
     the suggested file and printed to the terminal as it is."""

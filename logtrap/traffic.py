@@ -81,7 +81,7 @@ NOT_CROWDS = (
 ADDRESS_SAMPLE = 1024
 OLD_ADDRESS_SAMPLE = 256
 _CLIENT_HASH = "client_hash"
-_AGENT_HASHES = "agent_hashes"  # claim_people: its people's distinct user agents (hashes)
+AGENT_HASHES = "agent_hashes"  # claim_people: its people's distinct user agents (hashes)
 PEOPLES_AGENTS = 16  # user agents kept per address claiming a search engine (judgement)
 
 
@@ -226,9 +226,9 @@ _TABLES: dict[str, _Table] = {
         # hashes): an edge carries many, a scraper mixing in a browser's agent one or two
         batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS),
                pl.col(s.USER_AGENT).hash(0).unique().sort().head(PEOPLES_AGENTS)
-               .alias(_AGENT_HASHES)),
+               .alias(AGENT_HASHES)),
         merge=(_sum(s.HUMAN_REQUESTS),
-               pl.col(_AGENT_HASHES).explode().drop_nulls().unique().sort().head(PEOPLES_AGENTS)),
+               pl.col(AGENT_HASHES).explode().drop_nulls().unique().sort().head(PEOPLES_AGENTS)),
         # pages answered (2xx): a scraper's browser-agent 404s for /favicon.ico are none, nor
         # its 301s for / with nothing in them
         rows=~_is_bot & pl.col(s.STATUS).is_between(200, 299) & pl.col(s.CLIENT).is_in(

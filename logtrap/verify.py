@@ -578,6 +578,9 @@ SHARED_MIN_PEOPLE = 20
 # fake denies the real Googlebot; traffic keeps up to 16)
 SHARED_MIN_AGENTS = 3
 PEOPLES_AGENTS_COLUMN = "peoples_agents"  # the distinct user agents of an address's people
+# Behind a CDN, an edge's people against its claims, at least (judgement: the edges of a site
+# crawled more than read carry half as many; a scraper's few browser requests, a twentieth)
+_EDGE_PEOPLE_SHARE = 0.1
 
 
 def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
@@ -587,13 +590,14 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     every visitor: its address says nothing of who sent the request, so checking it against
     the engine's ranges would call the real Googlebot fake, and a rule denying it would
     refuse every real Googlebot request. Such addresses are ``unverified``, never ``fake``.
-    People come with many browsers (`SHARED_MIN_AGENTS` at least): a scraper mixing a
-    browser's agent (or its 404s for /favicon.ico) into its fake Googlebot's requests is no
-    edge. (Telling edges by the engine verifying elsewhere would deny the real Googlebot on a
-    site that a few crawlers reach past its CDN.) Where three or more addresses that people
-    come from (two browsers or more) send most of an engine's claims, the site is behind a
-    CDN and each of them is an edge: a small site's many edges carry few people each, and a
-    site crawled more than read has fewer people than Googlebot on every edge.
+    An edge's people come with `SHARED_MIN_AGENTS` browsers or more: a scraper mixing a
+    browser's agent or two into its fake Googlebot's requests is no edge. Where three or more
+    addresses people come from send most of an engine's claims, the site is behind a CDN,
+    and each with a tenth as many people as claims is an edge (`_EDGE_PEOPLE_SHARE`: a small
+    site's many edges carry few people each; a site crawled more than read has fewer people
+    than Googlebot on every edge); elsewhere an address needs `SHARED_MIN_PEOPLE` people and
+    as many as its claims. (Judging edges wherever the engine verifies from an address of its
+    own would deny the real Googlebot on a site some crawlers reach past its CDN.)
 
     Needs HUMAN_REQUESTS (people's answered requests from the address, one value per
     address), PEOPLES_AGENTS_COLUMN (their distinct user agents) and REQUESTS (its requests
@@ -631,7 +635,7 @@ def shared_addresses(claims: pl.DataFrame) -> pl.DataFrame:
     # people as claims (a scraper at its own address, mixing in a browser or two, or a few
     # browser requests among its hundreds of claims, is no edge)
     behind = claims.join(fronted.select(BOT_NAME), on=BOT_NAME, how="semi").filter(
-        peopled & (agents >= SHARED_MIN_AGENTS) & (people >= 0.1 * pl.col(REQUESTS)))
+        peopled & (agents >= SHARED_MIN_AGENTS) & (people >= _EDGE_PEOPLE_SHARE * pl.col(REQUESTS)))
     per_address = claims.group_by(CLIENT).agg(
         pl.col(REQUESTS).sum().alias("_claimed"), people.max().alias("_people"), agents.max().alias("_agents"),
     )
@@ -652,8 +656,8 @@ def verify_clients(
     ranges: Ranges | None = None,
 ) -> pl.DataFrame:
     """Add VERIFIED to claims (columns CLIENT, BOT_NAME), checking each distinct pair once.
-    Where claims also give REQUESTS and HUMAN_REQUESTS, a shared address (`shared_addresses`)
-    is ``unverified``.
+    Where claims also give REQUESTS, HUMAN_REQUESTS and PEOPLES_AGENTS_COLUMN, a shared
+    address (`shared_addresses`) is ``unverified``.
 
     ``ranges`` defaults to ``load_ranges(settings.ip_ranges)``; pass it to load the files once
     for many batches, as ``cache`` keeps DNS answers across batches.

@@ -28,7 +28,7 @@ from logtrap.detectors import (
 )
 from logtrap.errors import LogtrapError
 from logtrap.settings import Settings
-from logtrap.traffic import Traffic, crowd_bots
+from logtrap.traffic import AGENT_HASHES, Traffic, crowd_bots
 from logtrap.verify import PEOPLES_AGENTS_COLUMN, verify_clients
 
 DetectorFn = Callable[[Traffic, Settings], pl.DataFrame]
@@ -96,7 +96,7 @@ def verify_claims(traffic: Traffic, settings: Settings | None = None) -> Traffic
     # people's requests from the address (a CDN's edge carries everyone's: `shared_addresses`)
     people = traffic.claim_people.group_by(s.CLIENT).agg(
         pl.col(s.HUMAN_REQUESTS).sum(),
-        pl.col("agent_hashes").explode().drop_nulls().n_unique().alias(PEOPLES_AGENTS_COLUMN),
+        pl.col(AGENT_HASHES).explode().drop_nulls().n_unique().alias(PEOPLES_AGENTS_COLUMN),
     )
     distinct = (
         claims.group_by(s.CLIENT, s.BOT_NAME)

@@ -119,31 +119,26 @@ def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
 
 
 def _one_page(rows: pl.DataFrame, settings: Settings, flag: str, size: str) -> pl.DataFrame:
-    """Per pattern, its `rows`' URLs that answered the page most of them answered (at least
-    `calendar_empty_share`; one page as `_shape.with_answers` tells it: a nonce, the date
-    echoed, gzip spreading it over a few bytes), flagged `flag`, with `size` its most frequent
+    """Per pattern, its `rows`' URLs that answered one page (`_shape.one_page`: a nonce, the
+    date echoed, gzip spreading it over a few bytes), where they are at least
+    `calendar_empty_share` of its `rows`; flagged `flag`, with `size` the page's most frequent
     size: the empty month, the empty future table."""
-    if rows.height == 0:
-        return pl.DataFrame(schema={**{k: pl.String for k in (*_shape.KEYS, s.URL)},
-                                    flag: pl.Boolean, size: pl.Int64})
-    answered = _shape.with_answers(rows, settings).filter(pl.col(_shape.ANSWER).is_not_null())
-    top = (
-        answered.group_by(*_shape.KEYS, _shape.ANSWER)
-        .agg(pl.len().alias("_n"), pl.col(s.BYTES).mode().min().alias(size))
-        .with_columns((pl.col("_n") / pl.col("_n").sum().over(_shape.KEYS)).alias("_share"))
-        .filter(pl.col("_share") >= settings.calendar_empty_share)
-        .sort(["_n", size], descending=[True, False])  # a tie: the same one every run
-        .unique(_shape.KEYS, keep="first", maintain_order=True)
+    inside = _shape.one_page(rows, settings) if rows.height else rows.select(*_shape.KEYS, s.URL, s.BYTES)
+    share = pl.len().over(_shape.KEYS) / pl.col("_rows")
+    return (
+        inside.join(rows.group_by(_shape.KEYS).agg(pl.len().alias("_rows")), on=_shape.KEYS)
+        .filter(share >= settings.calendar_empty_share)
+        .select(
+            *_shape.KEYS, s.URL, pl.lit(True).alias(flag),
+            pl.col(s.BYTES).mode().min().over(_shape.KEYS).cast(pl.Int64).alias(size),
+        )
     )
-    return answered.join(top.select(*_shape.KEYS, _shape.ANSWER, size),
-                         on=[*_shape.KEYS, _shape.ANSWER]).select(
-        *_shape.KEYS, s.URL, pl.lit(True).alias(flag), pl.col(size).cast(pl.Int64))
 
 
 def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
     """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
     (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
-    with the size of the pattern's empty page, `empty_size`), `repeats` (the pattern's dated
+    answered with the pattern's empty page, `empty_size` its size), `repeats` (the pattern's dated
     pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any
     of them; a year alone only when future and answered as most future years are,
     `future_size`: announced editions, projections, next year's films are pages of their own)."""
