@@ -386,7 +386,9 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
 
 _YEAR_FIRST = re.compile(r"(1[5-9]|2[0-9])[0-9]{2}")
 _MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, a century)
-_MAX_YEAR_LINES = 16  # lines one rule by years may take (judgement: 2027..2199 takes 11)
+# lines one rule by years may take (judgement: 2027..2199 takes 11; a run's first and last
+# years by their months up to 6 each)
+_MAX_YEAR_LINES = 24
 
 
 def year_spans(years: set[int]) -> list[list[str]]:
@@ -400,16 +402,86 @@ def year_spans(years: set[int]) -> list[list[str]]:
     if not years:
         return []
     ordered = sorted(years)
+    runs = _runs(ordered)
     spans = [year_prefixes(ordered[0], ordered[-1])]
+    if len(runs) > 1:
+        spans.append([p for first, last in runs for p in year_prefixes(first, last)])
+    return spans
+
+
+def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
     runs, start = [], ordered[0]
     for before, after in zip(ordered, ordered[1:]):
         if after != before + 1:
             runs.append((start, before))
             start = after
     runs.append((start, ordered[-1]))
-    if len(runs) > 1:
-        spans.append([p for first, last in runs for p in year_prefixes(first, last)])
-    return spans
+    return runs
+
+
+# the month after a year (2026-12, 2026/12/01, 202612, 20261201): two digits, then a day's
+# two or no digit
+_MONTH = re.compile(r"([-/._]?)(0[1-9]|1[0-2])(?=\d\d(?!\d)|(?!\d))")
+
+
+def date_spans(dates: Sequence[str]) -> list[list[str]]:
+    """Prefixes for dates written year first: by years (`year_spans`), then, where every date
+    has a two-digit month, run by run with each run's first and last years by their months
+    (the walk starts in the month after the last real one: its year is partly people's).
+    No prefixes if a date does not start with a year.
+
+    >>> date_spans(["2026-12-01", "2027-12-02", "2031-01-01"])[-1]
+    ['2026-12', '2027', '2031-01']
+    >>> date_spans(["2008-01", "2008-02", "2026-05", "2027-11"])[-1]
+    ['2008-01', '2008-02', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-1', '2027-0', '2027-10', '2027-11']
+    >>> date_spans(["01-05-2024"])
+    []
+    """
+    years: set[int] = set()
+    months: dict[int, set[int]] = {}
+    separators = set()
+    for text in dates:
+        year = _YEAR_FIRST.match(text)
+        if year is None:
+            return []
+        years.add(int(year.group()))
+        month = _MONTH.match(text, year.end())
+        if month is not None:
+            months.setdefault(int(year.group()), set()).add(int(month.group(2)))
+            separators.add(month.group(1))
+        else:
+            separators.add(None)
+    spans = year_spans(years)
+    if len(separators) != 1 or None in separators:
+        return spans
+    (sep,) = separators
+
+    def by_months(year: int, first: int, last: int) -> list[str]:
+        if (first, last) == (1, 12):
+            return [str(year)]
+        out, month = [], first
+        while month <= last:
+            if month == 1 and last >= 9:
+                out.append(f"{year}{sep}0")
+                month = 10
+            elif month == 10 and last == 12:
+                out.append(f"{year}{sep}1")
+                month = 13
+            else:
+                out.append(f"{year}{sep}{month:02d}")
+                month += 1
+        return out
+
+    edged = []
+    for first, last in _runs(sorted(years)):
+        if first == last:
+            edged += by_months(first, min(months[first]), max(months[first]))
+            continue
+        head, tail = min(months[first]) > 1, max(months[last]) < 12  # years partly walked
+        edged += by_months(first, min(months[first]), 12) if head else []
+        edged += year_prefixes(first + head, last - tail)
+        edged += by_months(last, 1, max(months[last])) if tail else []
+    return spans if edged in spans else [*spans, edged]
 
 
 def year_prefixes(first: int, last: int) -> list[str]:
@@ -430,13 +502,14 @@ def year_prefixes(first: int, last: int) -> list[str]:
 def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
     """Rules for a date in the path (`/events/{date}`) by the decades, then the centuries, its
     trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`), then by the years
-    from its first to its last (`year_prefixes`): the section itself (`/events/`), its named
-    pages (`/events/summer-fest`) and the years outside the trap stay open.
+    from its first to its last, and by the months of the years at a run's edges
+    (`date_spans`): the section itself (`/events/`), its named pages (`/events/summer-fest`)
+    and the years and months outside the trap stay open.
 
     >>> _date_units("/events/{date}", ["/events/2031-01-01", "/events/2090-12-01"])[:2]
     [(('Disallow: /events/203', 'Disallow: /events/209'), 6), (('Disallow: /events/20',), 6)]
-    >>> _date_units("/w/{slug}/{date}", ["/w/oslo/2026-07-01", "/w/rome/2027-01-02"])[-1]
-    (('Disallow: /w/*/2026', 'Disallow: /w/*/2027'), 6)
+    >>> _date_units("/w/{slug}/{date}", ["/w/oslo/2026-10-01", "/w/rome/2027-12-02"])[-2:]
+    [(('Disallow: /w/*/2026', 'Disallow: /w/*/2027'), 6), (('Disallow: /w/*/2026-1', 'Disallow: /w/*/2027'), 6)]
     """
     if "{date}" not in path:
         return []
@@ -445,23 +518,20 @@ def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], i
     at, lead = base.count("/"), base.rpartition("/")[2]
     if _PLACEHOLDER.search(lead):
         return []  # another variable part in its segment: the year cannot be found by its place
-    decades, centuries, years = set(), set(), set()
+    dates = []
     for url in trap:
         parts = url_path(url).partition("?")[0].split("/")
         segment = parts[at] if len(parts) > at else ""
-        year = _YEAR_FIRST.match(segment, len(lead)) if segment.startswith(lead) else None
-        if year is None:
+        if not segment.startswith(lead) or _YEAR_FIRST.match(segment, len(lead)) is None:
             return []  # a date that does not start with its year (01-05-2024): no prefix says it
-        decades.add(year.group()[:3])
-        centuries.add(year.group()[:2])
-        years.add(int(year.group()))
+        dates.append(segment[len(lead) :])
     glob = _glob(base)
     units = []
-    for prefixes in (decades, centuries):
+    for prefixes in ({d[:3] for d in dates}, {d[:2] for d in dates}):  # decades, centuries
         if 0 < len(prefixes) <= _MAX_DATE_LINES:
             lines = tuple(f"Disallow: {glob}{p}" for p in sorted(prefixes))
             units.append((lines, 6))
-    for spanned in year_spans(years):
+    for spanned in date_spans(dates):
         if len(spanned) <= _MAX_YEAR_LINES:
             units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
     return units
@@ -469,7 +539,8 @@ def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], i
 
 def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
     """Rules for a calendar's date parameter by the years its trap's values begin with, from
-    the first to the last (`Disallow: /standings?season=2027`, ... `=21`): the years people
+    the first to the last (`Disallow: /standings?season=2027`, ... `=21`), and by months at
+    a run's edges (`date_spans`): the years people
     read stay open, which a rule over the whole parameter would block.
 
     >>> _year_param_units("/t", ["season"], ["/t?season=2030&w=1", "/t?w=2&season=2041-42"])[0]
@@ -477,21 +548,20 @@ def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> l
     """
     units = []
     for name in names:
-        years: set[int] = set()
+        dates = []
         first = later = False
         for url in trap:
             pieces = url_path(url).partition("?")[2].split("&")
             at = next((i for i, p in enumerate(pieces) if p.startswith(f"{name}=")), None)
             year = None if at is None else _YEAR_FIRST.match(pieces[at], len(name) + 1)
-            if year is None or pieces[at][year.end() : year.end() + 1].isdigit():
-                break  # a URL without a year there: no prefix of years says it
-            years.add(int(year.group()))
+            if year is None or (pieces[at][year.end() : year.end() + 1].isdigit()
+                                and _MONTH.match(pieces[at], year.end()) is None):
+                break  # a URL without a year there (nor a compact date): no prefix says it
+            dates.append(pieces[at][len(name) + 1 :])
             first, later = first or at == 0, later or at > 0
         else:
-            if not years:
-                continue
             value = escape_value(name)
-            for prefixes in year_spans(years):
+            for prefixes in date_spans(dates):
                 lines = [f"Disallow: {glob}?{value}={p}" for p in prefixes if first]
                 lines += [f"Disallow: {glob}?*&{value}={p}" for p in prefixes if later]
                 if len(lines) <= _MAX_YEAR_LINES:

@@ -205,12 +205,15 @@ def test_a_pattern_whose_urls_answer_permanent_redirects_gets_no_disallow():
 def test_a_calendar_keeps_the_days_people_read_open():
     # people read 2024's real days; the decades rule blocked them with the trap (and the
     # reason named /events/199, which blocks no 2024 day)
+    # (the trap's months are blocked, not its years: 2024 is partly people's)
     trap = ["/events/1999-02-03", "/events/2090-01-01", "/events/2024-05-05"]
     got, rules = rules_for("calendar", trap, extra=humans(["/events/2024-06-07"]))
-    assert got == [("/events/{date}", (), "withheld")]
+    months = ("Disallow: /events/1999-02", "Disallow: /events/2024-05", "Disallow: /events/2090-01")
+    assert got == [("/events/{date}", months, "narrowed")]
     assert rules[0].reason.startswith(
         "Disallow: /events/202 would block content URL /events/2024-06-07 (log, a page of the "
         "trap's own pattern fetched by people)")
+    assert allowed("User-agent: *\n" + "\n".join(months), "/events/2024-06-07")
 
 
 def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
@@ -522,14 +525,42 @@ def _paged(urls: list[str], base: int) -> list[dict]:
 
 def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
     # the site began in March 2008: the year's empty January and February made 2008 a year
-    # to block whole, with its real months (a prefix per year with anything wasted in it)
+    # to block whole, with its real months (a prefix per year with anything wasted in it);
+    # then no rule (no year says 2008's empty months); 2008 is blocked by its empty months
     real = [f"/events/{y}-{m:02d}" for y in range(2008, 2026) for m in range(1, 13)][2:]
     empty = [f"/events/{y}-{m:02d}" for y in [*range(1990, 2008), *range(2029, 2061)]
              for m in range(1, 13)] + ["/events/2008-01", "/events/2008-02"]
     rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000))
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
-    assert (rule.lines, rule.status) == ((), "withheld")  # 2008 is partly real: no year says it
+    assert [u for u in empty if allowed(text, u)] == []
+    prefixes = ["199", *map(str, range(2000, 2008)), "2008-01", "2008-02", "2029", "203", "204", "205", "2060"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
+
+
+def test_a_calendar_walked_from_the_month_after_the_last_real_one_is_blocked_by_months():
+    # the common shape: real months to 2026-11, people reading some, the empty walk from
+    # 2026-12 on; no year prefix blocks 2026-12 without 2026's real months: no rule was given
+    real = [f"/events/{y}-{m:02d}" for y in range(2008, 2027) for m in range(1, 13)][:-1]
+    empty = [f"/events/{y}-{m:02d}" for y in range(2026, 2061) for m in range(1, 13)][11:]
+    people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+    prefixes = ["2026-12", "2027", "2028", "2029", "203", "204", "205", "2060"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_a_date_parameter_walked_from_the_month_after_the_last_real_one_is_blocked_by_months():
+    # the same by a parameter, `?month=2026-11` or `?month=202611`: real to October
+    for sep in ("-", ""):
+        real = [f"/agenda?month={y}{sep}{m:02d}" for y in range(2015, 2027) for m in range(1, 13)][:-2]
+        empty = [f"/agenda?month={y}{sep}{m:02d}" for y in range(2026, 2041) for m in range(1, 13)][10:]
+        people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+        rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+        prefixes = [f"2026{sep}11", f"2026{sep}12", *robots.year_prefixes(2027, 2040)]
+        assert (rule.lines, rule.status) == (tuple(f"Disallow: /agenda?month={p}" for p in prefixes), "narrowed")
 
 
 def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
