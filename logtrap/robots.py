@@ -325,8 +325,11 @@ def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
     return key, rest
 
 
-def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings) -> list[_Unit]:
-    """Candidate rules for a trap, narrowest first (tier order), as units of lines.
+def candidates(
+    kind: str, pattern: str, trap: Sequence[str], settings: Settings, open_after: int | None = None
+) -> list[_Unit]:
+    """Candidate rules for a trap, narrowest first (tier order), as units of lines
+    (`open_after`: a calendar's horizon, see `date_spans`).
 
     >>> [u.lines[0] for u in candidates("random_token", "/s/{token}", ["/s/a8fk21qz"], Settings())]
     ['Disallow: /s/']
@@ -354,7 +357,7 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
             units.append(((f"Disallow: /*{loop}",), 1))
     if not path:
         return _units(units)  # a finding about many patterns: only the shape rules above
-    units += _date_units(path, trap)
+    units += _date_units(path, trap, open_after)
     many = query.count("&")
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
@@ -363,7 +366,7 @@ def candidates(kind: str, pattern: str, trap: Sequence[str], settings: Settings)
             value = escape_value(name)
             units += [((f"Disallow: {glob}?{value}=",), tier), ((f"Disallow: {glob}?*&{value}=",), tier + 1)]
     if kind == "calendar":  # after the whole parameter's: chosen where those block content
-        units += _year_param_units(glob, key, trap)
+        units += _year_param_units(glob, key, trap, open_after)
     if many:  # narrower than one line per parameter when the trap is in the combinations
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
@@ -391,24 +394,6 @@ _MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, 
 _MAX_YEAR_LINES = 24
 
 
-def year_spans(years: set[int]) -> list[list[str]]:
-    """Year prefixes for a set of years: from the first to the last (`year_prefixes`), then,
-    where that spans years outside the set, run by run (the empty months before a site's
-    launch and the far future, without the years between, which people read).
-
-    >>> year_spans({1998, 1999, 2000, 2001, 2029, 2030})
-    [['1998', '1999', '200', '201', '202', '2030'], ['1998', '1999', '2000', '2001', '2029', '2030']]
-    """
-    if not years:
-        return []
-    ordered = sorted(years)
-    runs = _runs(ordered)
-    spans = [year_prefixes(ordered[0], ordered[-1])]
-    if len(runs) > 1:
-        spans.append([p for first, last in runs for p in year_prefixes(first, last)])
-    return spans
-
-
 def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
     runs, start = [], ordered[0]
     for before, after in zip(ordered, ordered[1:]):
@@ -422,18 +407,27 @@ def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
 # the month after a year (2026-12, 2026/12/01, 202612, 20261201): two digits, then a day's
 # two or no digit
 _MONTH = re.compile(r"([-/._]?)(0[1-9]|1[0-2])(?=\d\d(?!\d)|(?!\d))")
+_LAST_YEAR = 2199  # where a walk into the future is blocked to (judgement: `21` ends it)
 
 
-def date_spans(dates: Sequence[str]) -> list[list[str]]:
-    """Prefixes for dates written year first: by years (`year_spans`), then, where every date
-    has a two-digit month, run by run with each run's first and last years by their months
-    (the walk starts in the month after the last real one: its year is partly people's).
-    No prefixes if a date does not start with a year.
+def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list[str]]:
+    """Prefixes for dates written year first, widest first: by years from the first to the
+    last (`year_prefixes`), then run by run (the empty months before a site's launch and the
+    far future, without the years between, which people read); then, where every date has a
+    two-digit month, both again with the partly walked years at their ends by their months
+    (the walk starts the month after the last real one: its year is partly people's).
+    `open_after` (a month, as year * 12 + month - 1): where the last run goes past it (into
+    the far future, all wasted), it runs on to 2199, where the walk goes next. No prefixes if
+    a date does not start with a year.
 
+    >>> date_spans(["1998-05", "1999-01", "2000-02", "2001-03", "2029-04", "2030-12"])[:2]
+    [['1998', '1999', '200', '201', '202', '2030'], ['1998', '1999', '2000', '2001', '2029', '2030']]
     >>> date_spans(["2026-12-01", "2027-12-02", "2031-01-01"])[-1]
     ['2026-12', '2027', '2031-01']
     >>> date_spans(["2008-01", "2008-02", "2026-05", "2027-11"])[-1]
     ['2008-01', '2008-02', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-1', '2027-0', '2027-10', '2027-11']
+    >>> date_spans(["2028-04-02", "2031-01-01"], open_after=2028 * 12 + 2)[-2]
+    ['2028-04', '2028-05', '2028-06', '2028-07', '2028-08', '2028-09', '2028-1', '2029', '203', '204', '205', '206', '207', '208', '209', '21']
     >>> date_spans(["01-05-2024"])
     []
     """
@@ -448,13 +442,13 @@ def date_spans(dates: Sequence[str]) -> list[list[str]]:
         month = _MONTH.match(text, year.end())
         if month is not None:
             months.setdefault(int(year.group()), set()).add(int(month.group(2)))
-            separators.add(month.group(1))
-        else:
-            separators.add(None)
-    spans = year_spans(years)
-    if len(separators) != 1 or None in separators:
-        return spans
-    (sep,) = separators
+        separators.add(month and month.group(1))
+    if not years:
+        return []
+    runs = _runs(sorted(years))
+    sep = separators.pop() if len(separators) == 1 else None
+    last = runs[-1][1]
+    open_end = sep is not None and open_after is not None and last * 12 + max(months[last]) - 1 > open_after
 
     def by_months(year: int, first: int, last: int) -> list[str]:
         if (first, last) == (1, 12):
@@ -472,16 +466,27 @@ def date_spans(dates: Sequence[str]) -> list[list[str]]:
                 month += 1
         return out
 
-    edged = []
-    for first, last in _runs(sorted(years)):
-        if first == last:
-            edged += by_months(first, min(months[first]), max(months[first]))
-            continue
-        head, tail = min(months[first]) > 1, max(months[last]) < 12  # years partly walked
-        edged += by_months(first, min(months[first]), 12) if head else []
-        edged += year_prefixes(first + head, last - tail)
-        edged += by_months(last, 1, max(months[last])) if tail else []
-    return spans if edged in spans else [*spans, edged]
+    def prefixes(runs: list[tuple[int, int]], edged: bool) -> list[str]:
+        out = []
+        for i, (first, last) in enumerate(runs):
+            ends = open_end and i == len(runs) - 1
+            head = edged and min(months[first]) > 1  # years partly walked
+            tail = edged and not ends and max(months[last]) < 12
+            if head and first == last and not ends:
+                out += by_months(first, min(months[first]), max(months[first]))
+                continue
+            out += by_months(first, min(months[first]), 12) if head else []
+            out += year_prefixes(first + head, _LAST_YEAR if ends else last - tail)
+            out += by_months(last, 1, max(months[last])) if tail else []
+        return out
+
+    whole = [(runs[0][0], last)]
+    shapes = [(whole, False), (runs, False)] + ([(whole, True), (runs, True)] if sep is not None else [])
+    spans: list[list[str]] = []
+    for shape in shapes:
+        if (spanned := prefixes(*shape)) not in spans:
+            spans.append(spanned)
+    return spans
 
 
 def year_prefixes(first: int, last: int) -> list[str]:
@@ -499,7 +504,7 @@ def year_prefixes(first: int, last: int) -> list[str]:
     return out
 
 
-def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
+def _date_units(path: str, trap: Sequence[str], open_after: int | None = None) -> list[tuple[tuple[str, ...], int]]:
     """Rules for a date in the path (`/events/{date}`) by the decades, then the centuries, its
     trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`), then by the years
     from its first to its last, and by the months of the years at a run's edges
@@ -531,13 +536,15 @@ def _date_units(path: str, trap: Sequence[str]) -> list[tuple[tuple[str, ...], i
         if 0 < len(prefixes) <= _MAX_DATE_LINES:
             lines = tuple(f"Disallow: {glob}{p}" for p in sorted(prefixes))
             units.append((lines, 6))
-    for spanned in date_spans(dates):
+    for spanned in date_spans(dates, open_after):
         if len(spanned) <= _MAX_YEAR_LINES:
             units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
     return units
 
 
-def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> list[tuple[tuple[str, ...], int]]:
+def _year_param_units(
+    glob: str, names: Sequence[str], trap: Sequence[str], open_after: int | None = None
+) -> list[tuple[tuple[str, ...], int]]:
     """Rules for a calendar's date parameter by the years its trap's values begin with, from
     the first to the last (`Disallow: /standings?season=2027`, ... `=21`), and by months at
     a run's edges (`date_spans`): the years people
@@ -561,7 +568,7 @@ def _year_param_units(glob: str, names: Sequence[str], trap: Sequence[str]) -> l
             first, later = first or at == 0, later or at > 0
         else:
             value = escape_value(name)
-            for prefixes in date_spans(dates):
+            for prefixes in date_spans(dates, open_after):
                 lines = [f"Disallow: {glob}?{value}={p}" for p in prefixes if first]
                 lines += [f"Disallow: {glob}?*&{value}={p}" for p in prefixes if later]
                 if len(lines) <= _MAX_YEAR_LINES:
@@ -656,10 +663,10 @@ def normal_forms(urls: Sequence[str]) -> dict[str, str | None]:
 
 def choose(
     kind: str, pattern: str, trap: Sequence[str], content: Sequence[tuple[str, str]],
-    settings: Settings, known: Mapping[str, str | None] | None = None,
+    settings: Settings, known: Mapping[str, str | None] | None = None, open_after: int | None = None,
 ) -> tuple[tuple[str, ...], str, str]:
     """(lines, status, reason): the narrowest verified rule for a trap's URLs (`known`:
-    normal forms already computed, see `normal_forms`).
+    normal forms already computed, see `normal_forms`; `open_after`, see `date_spans`).
 
     >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
     ...     [("/calendar", "sitemap")], Settings())
@@ -668,7 +675,7 @@ def choose(
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
-    units = _checked(candidates(kind, pattern, trap, settings), urls)
+    units = _checked(candidates(kind, pattern, trap, settings, open_after), urls)
     free = _cover(units, len(trap))
     if free is None:
         some = frozenset().union(*(u.blocks for u in units))
@@ -907,7 +914,8 @@ def _rule(
             "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
     else:
-        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
+        open_after = calendar.horizon(traffic, settings) if finding.kind == "calendar" else None
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known, open_after)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
 

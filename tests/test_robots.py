@@ -208,7 +208,8 @@ def test_a_calendar_keeps_the_days_people_read_open():
     # (the trap's months are blocked, not its years: 2024 is partly people's)
     trap = ["/events/1999-02-03", "/events/2090-01-01", "/events/2024-05-05"]
     got, rules = rules_for("calendar", trap, extra=humans(["/events/2024-06-07"]))
-    months = ("Disallow: /events/1999-02", "Disallow: /events/2024-05", "Disallow: /events/2090-01")
+    # (and the far future's on: where the walk goes next)
+    months = ("Disallow: /events/1999-02", "Disallow: /events/2024-05", "Disallow: /events/209", "Disallow: /events/21")
     assert got == [("/events/{date}", months, "narrowed")]
     assert rules[0].reason.startswith(
         "Disallow: /events/202 would block content URL /events/2024-06-07 (log, a page of the "
@@ -466,7 +467,7 @@ def test_a_calendar_empty_before_the_site_began_and_after_is_blocked_run_by_run(
     traffic = traffic_of(requests_frame(rows), settings)
     found = calendar.detect(traffic, settings)
     (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
-    years = ["199", "2000", "2001", "2002", "2003", "2029", "203", "204", "205", "2060"]
+    years = ["199", "2000", "2001", "2002", "2003", *robots.year_prefixes(2029, 2199)]  # the walk goes on
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{y}" for y in years), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
@@ -506,7 +507,7 @@ def test_a_date_rule_whose_star_reaches_another_patterns_page_is_withheld():
     found = calendar.detect(traffic, settings)
     (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
     assert (rule.pattern, rule.lines, rule.status) == ("/w/{slug}/{date}", (), "withheld")
-    assert rule.reason == ("Disallow: /w/*/203 would block content URL /w/station/2030 (log, a "
+    assert rule.reason == ("Disallow: /w/*/203 would block content URL /w/station/2039 (log, a "
                            "page of a pattern no finding names, which the rule's lines reached)")
 
 
@@ -534,7 +535,7 @@ def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
     assert [u for u in empty if allowed(text, u)] == []
-    prefixes = ["199", *map(str, range(2000, 2008)), "2008-01", "2008-02", "2029", "203", "204", "205", "2060"]
+    prefixes = ["199", *map(str, range(2000, 2008)), "2008-01", "2008-02", *robots.year_prefixes(2029, 2199)]
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
 
 
@@ -545,7 +546,7 @@ def test_a_calendar_walked_from_the_month_after_the_last_real_one_is_blocked_by_
     empty = [f"/events/{y}-{m:02d}" for y in range(2026, 2061) for m in range(1, 13)][11:]
     people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
     rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
-    prefixes = ["2026-12", "2027", "2028", "2029", "203", "204", "205", "2060"]
+    prefixes = ["2026-12", *robots.year_prefixes(2027, 2199)]  # on past the walk's end, into the future
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
@@ -559,7 +560,7 @@ def test_a_date_parameter_walked_from_the_month_after_the_last_real_one_is_block
         empty = [f"/agenda?month={y}{sep}{m:02d}" for y in range(2026, 2041) for m in range(1, 13)][10:]
         people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
         rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
-        prefixes = [f"2026{sep}11", f"2026{sep}12", *robots.year_prefixes(2027, 2040)]
+        prefixes = [f"2026{sep}11", f"2026{sep}12", *robots.year_prefixes(2027, 2199)]
         assert (rule.lines, rule.status) == (tuple(f"Disallow: /agenda?month={p}" for p in prefixes), "narrowed")
 
 
@@ -571,7 +572,7 @@ def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
     events = [f"/events/{n}" for n in range(2000, 2100)]
     rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000) + _paged(events, 15000))
     assert (rule.lines, rule.status) == ((), "withheld")
-    assert rule.reason == ("Disallow: /events/204 would block content URL /events/2048 (log, a "
+    assert rule.reason == ("Disallow: /events/206 would block content URL /events/2066 (log, a "
                            "page of a pattern no finding names, which the rule's lines reached)")
 
 
@@ -605,3 +606,15 @@ def test_a_calendar_rule_reaching_a_sibling_patterns_pages_is_narrowed_around_th
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in views if not allowed(text, u)] == []
     assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_a_calendar_walked_into_the_past_only_is_not_blocked_into_the_future():
+    # a walk past the logs' horizon runs on to 2199 (where it goes next); an empty run that
+    # ends in the years people read (months before the launch) must not: the archive's next
+    # years are real
+    real = [f"/events/{y}-{m:02d}" for y in range(2014, 2026) for m in range(1, 13)]
+    empty = [f"/events/{y}-{m:02d}" for y in range(1990, 2014) for m in range(1, 13)]
+    people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+    prefixes = ["199", "200", "2010", "2011", "2012", "2013"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")

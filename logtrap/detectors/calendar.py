@@ -144,9 +144,7 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     `future_size`: announced editions, projections, next year's films are pages of their own)."""
     urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
     urls = dated(urls if only is None else urls.filter(only))
-    end = traffic.end or datetime.max
-    horizon = end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
-    urls = urls.with_columns((pl.col("months") > horizon).fill_null(False).alias("future"))
+    urls = urls.with_columns((pl.col("months") > horizon(traffic, settings)).fill_null(False).alias("future"))
     # answered 200 with a size that is evidence (not the site's shell, not unlogged), dated
     # by more than a year: a year's page has content of its own whatever its size
     sized = _shape.sized_ok() & pl.col("months").is_not_null()
@@ -175,6 +173,18 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
             .alias("wasted")
         )
     )
+
+
+def horizon(traffic: Traffic, settings: Settings) -> int:
+    """The last month (year * 12 + month - 1) not in the far future: the logs' end plus
+    `calendar_future_years`; every date past it is wasted.
+
+    >>> from logtrap.traffic import Tally
+    >>> horizon(Tally().finish(), Settings()) // 12
+    10001
+    """
+    end = traffic.end or datetime.max
+    return end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
 
 
 def wasted_urls(
