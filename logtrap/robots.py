@@ -997,8 +997,8 @@ def bot_group_rule(
         reason = "a route is the whole site (/): no site-wide ban by default"
         return RobotsRule(host, kind, None, token, (), "withheld", reason)
     lines = []
-    for route in routes:
-        value = escape_value(route)
+    for route in routes:  # a `*` segment: any (`/cgit/*/tree/`, aggressive_bot.deep_route_of)
+        value = "/".join("*" if part == "*" else escape_value(part) for part in route.split("/"))
         lines += [f"Disallow: {value}"] if route.endswith(("/", ";")) else [
             f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
     reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"

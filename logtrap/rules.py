@@ -18,7 +18,7 @@ from logtrap import findings as f
 from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
 from logtrap.analysis import Analysis
-from logtrap.detectors.aggressive_bot import route_of
+from logtrap.detectors.aggressive_bot import deep_route_of, in_routes, route_of, site_folders
 from logtrap.errors import InputError, LogtrapError
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
@@ -108,6 +108,7 @@ def suggest(
     for finding in f.to_records(findings.filter(pl.col(s.KIND) == "aggressive_bot")):
         aggressive.setdefault(finding.host, []).append(finding)
     ignoring = pl.DataFrame() if current is None else robots_file.ignoring_bots(traffic, None, current)
+    sites = site_folders(traffic) if ignoring.height else pl.DataFrame(schema={s.HOST: pl.String, "route": pl.String})
     found = set(findings[s.HOST].unique().to_list())
     hosts = sorted(set(traffic.hosts) | found)
     totals = traffic.patterns.group_by(s.HOST).agg(pl.col(s.BOT_REQUESTS).sum())
@@ -123,7 +124,7 @@ def suggest(
             on_routes = finding.wasted_requests  # the bot's requests on its routes
             rules.append(robots.bot_group_rule(host, name, routes, finding.kind, on_routes))
         if current is not None:
-            notes += _current_notes(traffic, host, current, sitemap, server, ignoring)
+            notes += _current_notes(traffic, host, current, sitemap, server, ignoring, sites)
         notes += _together(host, saved, bot_requests)
         if rules or current is not None:
             by_host[host] = robots_file.render(host, rules, current, content)
@@ -213,10 +214,10 @@ def _together(host: str, saved: int, bot_requests: Mapping[str, int]) -> list[st
 
 def _current_notes(
     traffic: Traffic, host: str, current: str, sitemap: list[str], server: list,
-    ignoring: pl.DataFrame,
+    ignoring: pl.DataFrame, sites: pl.DataFrame,
 ) -> list[str]:
     """Notes on the current robots.txt; bots that ignore it (`ignoring`: `ignoring_bots` of
-    every host) get server rules (appended)."""
+    every host) get server rules (appended), on routes (`_routes`; `sites`: `site_folders`)."""
     notes = robots_file.blocking_sitemap(current, robots.sitemap_paths(sitemap, host, traffic.hosts))
     mine = ignoring.filter(pl.col(s.HOST) == host) if ignoring.height else ignoring
     for (name,), group in mine.group_by(s.BOT_NAME, maintain_order=True):
@@ -228,14 +229,12 @@ def _current_notes(
             "was served while the logs were written, it ignores robots.txt and only a server "
             "rule stops it"
         )
-        routes = pl.select(pl.Series(patterns).map_elements(_route, return_dtype=pl.String)).to_series()
-        routes = routes.unique(maintain_order=True).to_list()
+        routes = _routes(patterns, sites.filter(pl.col(s.HOST) == host)["route"].to_list())
         rule = server_rules.rule_for(host, "ignores_robots", str(name), routes)
         # A route is a whole first folder: where the bot's requests the file allows share it
         # (a loop's URLs under /blog/, beside the posts), a deny rule would block those too
         on_routes = traffic.agents.filter(
-            pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == name,
-            route_of(pl.col(s.PATTERN)).is_in(routes),
+            pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == name, in_routes(pl.col(s.PATTERN), routes),
         )[s.REQUESTS].sum()
         if on_routes > requests:
             rule = replace(rule, status="withheld", reason=(
@@ -247,8 +246,19 @@ def _current_notes(
     return notes
 
 
-def _route(pattern: str) -> str:
-    return pl.select(route_of(pl.lit(pattern))).item()
+def _routes(patterns: list[str], sites: list[str]) -> list[str]:
+    """The routes of the patterns (`route_of`); under a folder that is the whole site
+    (`site_folders`: `/cgit/`), one level in (`/cgit/*/snapshot/`) where every pattern has one.
+
+    >>> _routes(["/cgit/a.git/snapshot/{slug}", "/cgit/b.git/snapshot/x.zip"], ["/cgit/"])
+    ['/cgit/*/snapshot/']
+    """
+    frame = pl.DataFrame({s.PATTERN: patterns}, schema={s.PATTERN: pl.String}).select(
+        route_of(pl.col(s.PATTERN)).alias("route"), deep_route_of(pl.col(s.PATTERN)).alias("deep"))
+    inside = frame.filter(pl.col("route").is_in(sites))
+    if inside.height and inside["deep"].null_count() == 0:
+        frame = frame.with_columns(pl.when(pl.col("route").is_in(sites)).then("deep").otherwise("route").alias("route"))
+    return frame["route"].unique(maintain_order=True).to_list()
 
 
 def _server_rules(

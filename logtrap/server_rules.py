@@ -147,12 +147,23 @@ def route_regex(routes: Sequence[str]) -> str:
 
     >>> route_regex(["/asl/", "/psl/"]), route_regex(["/asl/", "/about", "/img;"])
     ('^/(asl|psl)/', '^/(asl/|about$|img\\\\x3b)')
+    >>> route_regex(["/cgit/*/tree/"])
+    '^/(cgit/[^/]+/tree)/'
     """
     decoded = [unquote_to_bytes(r) for r in routes]
     if all(r.endswith(b"/") for r in decoded):
-        return "^/(" + "|".join(_literal(r[1:-1]) for r in decoded) + ")/"
-    parts = [_literal(r[1:]) + ("" if r.endswith((b"/", b";")) else "$") for r in decoded]
+        return "^/(" + "|".join(_segments(r[1:-1]) for r in decoded) + ")/"
+    parts = [_segments(r[1:]) + ("" if r.endswith((b"/", b";")) else "$") for r in decoded]
     return "^/(" + "|".join(parts) + ")"
+
+
+def _segments(route: bytes) -> str:
+    """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment.
+
+    >>> _segments(b"cgit/*/tree")
+    'cgit/[^/]+/tree'
+    """
+    return "/".join("[^/]+" if part == b"*" else _literal(part) for part in route.split(b"/"))
 
 
 def address_regex(addresses: Sequence[str]) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import gc
 import json
 import random
+import re
 from datetime import datetime, timedelta, timezone
 
 import polars as pl
 import pytest
 
 from logtrap import schema as s
+from logtrap import server_rules
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _shape, aggressive_bot, budget_hog, fake_bot, growing_pattern, relative_loop
 from logtrap.findings import empty_findings
@@ -755,6 +757,39 @@ def test_aggressive_bot_ignores_asset_bursts_and_server_wide_requests():
     star = [req("*", "*", bot=META, at=T0 + timedelta(seconds=i)) for i in range(600)]
     assert aggressive_bot.detect(traffic_of(base + assets), Settings()).height == 0
     assert aggressive_bot.detect(traffic_of(base + star), Settings()).height == 0
+
+
+def cgit_hammering() -> list[dict]:
+    """A code browser whose whole site is under /cgit/: Bytespider on every file at every
+    commit (tree/ and blame/ views, 600 requests in 10 minutes), people on the repositories'
+    pages and commits, Googlebot and bingbot at a gentle pace."""
+    bytespider = ("Bytespider", "ai")
+    rows = [req(f"/cgit/r{i % 4}.git/{('tree', 'blame')[i % 2]}/src/f{i % 7}.c?id={i:040x}",
+                f"/cgit/r{i % 4}.git/{('tree', 'blame')[i % 2]}/src/f{i % 7}.c?id",
+                bot=bytespider, client="110.249.201.9", at=T0 + timedelta(seconds=i)) for i in range(600)]
+    for i in range(300):
+        rows.append(req(f"/cgit/r{i % 4}.git/commit/?id={i:040x}", f"/cgit/r{i % 4}.git/commit/?id",
+                        bot=None, at=T0 + timedelta(seconds=20 * i), size=4000 + i))
+        rows.append(req(f"/cgit/r{i % 4}.git/commit/?id={i:040x}", f"/cgit/r{i % 4}.git/commit/?id",
+                        at=T0 + timedelta(seconds=20 * i), size=4000 + i))
+    rows += [req(f"/cgit/r{i % 4}.git/", f"/cgit/r{i % 4}.git/", bot=BING, client="40.77.167.1",
+                 at=T0 + timedelta(seconds=30 * i)) for i in range(100)]
+    return rows
+
+
+def test_aggressive_bot_on_a_site_under_one_folder_is_kept_off_its_views_not_the_site():
+    # every page is under /cgit/: the route /cgit/ banned Bytespider from the whole site
+    out = aggressive_bot.detect(traffic_of(cgit_hammering()), Settings())
+    assert evidence(out)["routes"] == ["/cgit/*/blame/", "/cgit/*/tree/"]
+    regex = re.compile(server_rules.route_regex(evidence(out)["routes"]))
+    assert [bool(regex.search(p)) for p in ["/cgit/r1.git/tree/src/f1.c", "/cgit/r1.git/blame/x",
+                                            "/cgit/r1.git/commit/", "/cgit/r1.git/", "/cgit/tree/"]] == [
+        True, True, False, False, False]
+    # a site with more than the folder (people read /about and /blog/ as much): the folder
+    rows = cgit_hammering() + [req(f"/blog/p{i}", "/blog/{name}", bot=None, at=T0 + timedelta(seconds=i))
+                               for i in range(300)]
+    out = aggressive_bot.detect(traffic_of(rows), Settings())
+    assert evidence(out)["routes"] == ["/cgit/"]
 
 
 def test_route_of_patterns():

@@ -618,3 +618,12 @@ def test_a_calendar_walked_into_the_past_only_is_not_blocked_into_the_future():
     rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
     prefixes = ["199", "200", "2010", "2011", "2012", "2013"]
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
+
+
+def test_a_bot_group_kept_off_views_one_level_in_the_site_folder():
+    # `aggressive_bot.deep_route_of` routes (`/cgit/*/tree/`): the `*` is the repository
+    rule = robots.bot_group_rule("-", "Bytespider", ["/cgit/*/tree/", "/a b/"], "aggressive_bot")
+    assert rule.lines == ("Disallow: /cgit/*/tree/", "Disallow: /a%20b/")
+    text = "User-agent: Bytespider\n" + "\n".join(rule.lines)
+    urls = ["/cgit/r.git/tree/src/a.c?id=1", "/cgit/r.git/commit/?id=1", "/cgit/r.git/", "/cgit/tree/x"]
+    assert [allowed(text, u, "Bytespider") for u in urls] == [False, True, True, True]

@@ -320,6 +320,18 @@ def test_nginx_accepts_the_written_file_inside_http(tmp_path):
 
 @needs_apache
 @needs_nginx
+def test_servers_accept_routes_with_any_segment(tmp_path):
+    # a site under one folder: the bot is kept off `/cgit/*/tree/`, one level in
+    rules = [sr.rule_for("-", "aggressive_bot", "Bytespider", ["/cgit/*/tree/", "/cgit/*/blame/"])]
+    assert "RewriteCond %{REQUEST_URI} ^/(cgit/[^/]+/tree|cgit/[^/]+/blame)/ [NC]" in sr.apache(rules)
+    done = apache_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = nginx_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_apache
+@needs_nginx
 @hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=HOSTILE, route=HOSTILE)
 def test_servers_accept_rules_for_hostile_agents_and_routes(tmp_path, name, route):

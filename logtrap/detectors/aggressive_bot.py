@@ -10,7 +10,9 @@ Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
    between them, so a local health check on a vhost nothing else crawls gives no finding);
 3. a few routes: at most `aggressive_bot_max_routes` routes (path prefixes such as `/asl/`)
    hold `aggressive_bot_route_share` of its requests. Server rules are then scoped by user
-   agent AND path (DESIGN.md), never a whole-site ban.
+   agent AND path (DESIGN.md), never a whole-site ban: where a route is a folder the whole
+   site lives under (`site_folders`: `/cgit/`), routes one level in (`/cgit/*/tree/`) where
+   they hold that share.
 
 Only requests for paths count (not `OPTIONS *`, which Apache sends itself as its "internal dummy
 connection"; `analyze` leaves those out before any table). Static files (CSS, scripts,
@@ -68,6 +70,10 @@ MANY_ADDRESSES = (
 )
 
 _BOT = [s.HOST, s.BOT_NAME]
+# A first folder people make this share of their page requests under is the whole site
+# (`/cgit/`): a rule over it bans the bot from the site (judgement: the odd page outside,
+# an about page, does not make the rest a route)
+_SITE_SHARE = 0.9
 
 # Fediverse (ActivityPub) server software, as logtrap names it: every instance sends the name,
 # so many addresses are many servers, not one crawler's pool
@@ -101,6 +107,39 @@ def route_of(pattern: pl.Expr) -> pl.Expr:
         .then(pl.lit("/") + first.str.split(";").list.first() + pl.lit(";"))
         .otherwise(pl.lit("/") + first)
     )
+
+
+def deep_route_of(pattern: pl.Expr) -> pl.Expr:
+    """The path prefix a pattern lives under inside a folder that is the whole site: its
+    first and third segments, any second (`/cgit/{repo}/blame/...` -> `/cgit/*/blame/`);
+    null for a pattern less deep or with a variable first or third segment.
+
+    >>> pl.select(deep_route_of(pl.Series(["/cgit/a.git/tree/x.c?id", "/cgit/a.git/", "/{n}/b/c/d"]))).to_series().to_list()
+    ['/cgit/*/tree/', None, None]
+    """
+    parts = pattern.str.split("?").list.first().str.extract_groups(r"^/([^/{};]+)/[^/]+/([^/{};]+)/")
+    return pl.lit("/") + parts.struct.field("1") + pl.lit("/*/") + parts.struct.field("2") + pl.lit("/")
+
+
+def in_routes(pattern: pl.Expr, routes: list[str]) -> pl.Expr:
+    """Whether a pattern lives under one of `routes` (`route_of` or `deep_route_of`'s)."""
+    return route_of(pattern).is_in(routes) | deep_route_of(pattern).is_in(routes).fill_null(False)
+
+
+def site_folders(traffic: Traffic) -> pl.DataFrame:
+    """Per host, the first folder (`route_of`) holding `_SITE_SHARE` of people's requests for
+    pages (not static files): the whole site lives under it (`/cgit/`), and a rule over it
+    is a site-wide ban."""
+    people = (
+        traffic.patterns.filter(~_shape.is_static(pl.col(s.PATTERN)))
+        .select(s.HOST, route_of(pl.col(s.PATTERN)).alias("route"),
+                (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias("people"))
+        .group_by(s.HOST, "route").agg(pl.col("people").sum())
+    )
+    return people.filter(
+        pl.col("route").str.ends_with("/"), pl.col("route") != "/",
+        pl.col("people") > 0, pl.col("people") >= _SITE_SHARE * pl.col("people").sum().over(s.HOST),
+    ).select(s.HOST, "route")
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -145,7 +184,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if candidates.height == 0:
         return f.empty_findings()
-    routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), settings)
+    routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), site_folders(traffic), settings)
     rows = candidates.join(routes, on=_BOT).filter(
         pl.col("route_share") >= settings.aggressive_bot_route_share
     )
@@ -221,12 +260,49 @@ def _bots(agents: pl.DataFrame, minutes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _routes(agents: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """Per host+bot: its fewest routes holding `aggressive_bot_route_share` of its requests
-    (at most `aggressive_bot_max_routes`), their share, and its top pattern."""
-    per_route = (
-        agents.with_columns(route_of(pl.col(s.PATTERN)).alias("route"))
-        .group_by(*_BOT, "route")
+    (at most `aggressive_bot_max_routes`), their share, and its top pattern. Where a route is
+    a folder the whole site lives under (`site_folders`), routes one level in instead, where
+    they hold that share (`/cgit/*/tree/`: the rule keeps the bot off the trap, not off the
+    site)."""
+    routed = agents.with_columns(route_of(pl.col(s.PATTERN)).alias("route"))
+    normal = _chosen(routed, settings)
+    deep = pl.coalesce(deep_route_of(pl.col(s.PATTERN)), "route")
+    under = routed.join(sites.with_columns(pl.lit(True).alias("_site")), on=[s.HOST, "route"], how="left")
+    deeper = _chosen(
+        under.with_columns(pl.when(pl.col("_site")).then(deep).otherwise("route").alias("route")), settings
+    )
+
+    def site_wide(chosen: pl.DataFrame) -> pl.DataFrame:  # the bots with a site folder among their routes
+        return chosen.explode("routes").join(sites, left_on=[s.HOST, "routes"], right_on=[s.HOST, "route"],
+                                             how="semi").select(_BOT).unique()
+
+    wide = site_wide(normal)
+    better = (
+        deeper.join(wide, on=_BOT, how="semi")
+        .join(site_wide(deeper), on=_BOT, how="anti")
+        .filter(pl.col("route_share") >= settings.aggressive_bot_route_share)
+    )
+    per_route = pl.concat([normal.join(better.select(_BOT), on=_BOT, how="anti"), better])
+    top_patterns = (
+        agents.group_by(*_BOT, s.PATTERN)
+        .agg(pl.col(s.REQUESTS).sum())
+        .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
+        .group_by(_BOT, maintain_order=True)
+        .agg(
+            pl.col(s.PATTERN).first(),
+            pl.col(s.PATTERN).head(f.MAX_EXAMPLES).alias("patterns"),
+        )
+    )
+    return per_route.join(top_patterns, on=_BOT).drop("total")
+
+
+def _chosen(routed: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per host+bot, from its requests by `route`: its fewest routes holding
+    `aggressive_bot_route_share` of them (at most `aggressive_bot_max_routes`)."""
+    return (
+        routed.group_by(*_BOT, "route")
         .agg(pl.col(s.REQUESTS).sum())
         .sort(s.REQUESTS, "route", descending=[True, False])
         .with_columns(
@@ -243,17 +319,6 @@ def _routes(agents: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         )
         .with_columns((pl.col("route_requests") / pl.col("total")).alias("route_share"))
     )
-    top_patterns = (
-        agents.group_by(*_BOT, s.PATTERN)
-        .agg(pl.col(s.REQUESTS).sum())
-        .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
-        .group_by(_BOT, maintain_order=True)
-        .agg(
-            pl.col(s.PATTERN).first(),
-            pl.col(s.PATTERN).head(f.MAX_EXAMPLES).alias("patterns"),
-        )
-    )
-    return per_route.join(top_patterns, on=_BOT).drop("total")
 
 
 def _examples(traffic: Traffic, agents: pl.DataFrame) -> pl.DataFrame:
