@@ -847,3 +847,35 @@ def test_growing_pattern_silent_when_early_and_late_windows_would_overlap():
             path = f"/{'abcdefghijklmnopqrstuvwxyz'[born % 26]}{born}x/page"  # first level: kept
             rows += [req(path, path, at=T0 + timedelta(days=day, hours=12))]
     assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+def daily_deploys(ext: dict[str, str]) -> list[dict]:
+    """A single-page app deployed every day: its four bundles get a new hash in their names
+    (`/static/js/main.8483e2c9.js`, a pattern each), the same sizes every build, and Googlebot
+    fetches the day's build ten times a day to render the pages; 50 articles re-fetched daily."""
+    import hashlib
+
+    sizes = {"js/main": 180_000, "js/vendor": 420_000, "js/runtime": 2_100, "css/main": 31_000}
+    rows = []
+    for day in range(8):
+        at = T0 + timedelta(days=day)
+        rows += articles(50, at=at)
+        build = hashlib.md5(str(day).encode()).hexdigest()[:8]
+        for name, size in sizes.items():
+            kind, stem = name.split("/")
+            url = f"/static/{kind}/{stem}.{build}.{ext[kind]}"
+            rows += [req(url, url, at=at + timedelta(hours=1, minutes=k), size=size) for k in range(10)]
+    return rows
+
+
+def test_growing_pattern_host_level_ignores_bundles_renamed_every_deploy():
+    # a React app's hashed bundles, renamed by every daily deploy: four new patterns a day
+    # (it was a warning about relative links nesting deeper, exit 3 after every deploy)
+    traffic = traffic_of(daily_deploys({"js": "js", "css": "css"}))
+    assert traffic.patterns.height == 33  # 32 bundles and the articles
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+    # the same growth in pages (not static files): the host-level finding, as before
+    out = growing_pattern.detect(traffic_of(daily_deploys({"js": "html", "css": "htm"})), Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("warning", None, 160, 160)]
+    assert evidence(out)["new_patterns_per_window"] == [5, 4, 4, 4, 4, 4, 4]  # + articles

@@ -34,7 +34,10 @@ patterns first seen in each of the last W windows, at least `growing_pattern_min
 of them, and not slowing down compared with the W windows *after the first* (the first window is
 discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
 probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
-and mints a deeper pattern per visit). The patterns of a loop `relative_loop` reports are its
+and mints a deeper pattern per visit). Static files (`_shape.is_static`) do not count: a
+single-page app's deploy renames its bundles every day (`/static/js/main.8483e2c9.js`, a
+pattern each), which crawlers fetch to render the pages, and a trap's pages are no static files
+(a loop nesting its stylesheets deeper nests its pages too). The patterns of a loop `relative_loop` reports are its
 finding and are not counted again here. The new patterns' pages must repeat their sizes, as in
 rule 6: a catalog whose products are each a pattern of their own (two-word handles such as
 `/products/blue-shirt`) shows new patterns every day while it is first crawled, each page its
@@ -366,8 +369,10 @@ def _host_findings(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS) < 300).sum() * 2 > pl.col(s.REQUESTS).sum())
         .alias("mostly_2xx")
     )
+    # static files are no pages: a deploy renames its bundles (`main.8483e2c9.js`, each a
+    # pattern of its own) and crawlers rendering the pages fetch the new ones every day
     born = (
-        traffic.windows.filter(pl.col(s.REQUESTS) > 0)
+        traffic.windows.filter(pl.col(s.REQUESTS) > 0, ~_shape.is_static(pl.col(s.PATTERN)))
         .group_by(_KEYS)
         .agg(pl.col(s.WINDOW).min())
         .join(answered.filter("mostly_2xx"), on=_KEYS)
