@@ -882,3 +882,84 @@ def test_growing_pattern_silent_when_early_and_late_windows_would_overlap():
             path = f"/{'abcdefghijklmnopqrstuvwxyz'[born % 26]}{born}x/page"  # first level: kept
             rows += [req(path, path, at=T0 + timedelta(days=day, hours=12))]
     assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+def daily_deploys(ext: dict[str, str]) -> list[dict]:
+    """A single-page app deployed every day: its four bundles get a new hash in their names
+    (`/static/js/main.8483e2c9.js`, a pattern each), the same sizes every build, and Googlebot
+    fetches the day's build ten times a day to render the pages; 50 articles re-fetched daily."""
+    import hashlib
+
+    sizes = {"js/main": 180_000, "js/vendor": 420_000, "js/runtime": 2_100, "css/main": 31_000}
+    rows = []
+    for day in range(8):
+        at = T0 + timedelta(days=day)
+        rows += articles(50, at=at)
+        build = hashlib.md5(str(day).encode()).hexdigest()[:8]
+        for name, size in sizes.items():
+            kind, stem = name.split("/")
+            url = f"/static/{kind}/{stem}.{build}.{ext[kind]}"
+            rows += [req(url, url, at=at + timedelta(hours=1, minutes=k), size=size) for k in range(10)]
+    return rows
+
+
+def test_growing_pattern_host_level_ignores_bundles_renamed_every_deploy():
+    # a React app's hashed bundles, renamed by every daily deploy: four new patterns a day
+    # (it was a warning about relative links nesting deeper, exit 3 after every deploy)
+    traffic = traffic_of(daily_deploys({"js": "js", "css": "css"}))
+    assert traffic.patterns.height == 33  # 32 bundles and the articles
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+    # the same growth in pages (not static files): the host-level finding, as before
+    out = growing_pattern.detect(traffic_of(daily_deploys({"js": "html", "css": "htm"})), Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("warning", None, 160, 160)]
+    assert evidence(out)["new_patterns_per_window"] == [5, 4, 4, 4, 4, 4, 4]  # + articles
+
+
+FACEBOOK = ("facebookexternalhit", "social")
+BLOG = [f"/blog/how-{who}-track-metrics" for who in ("teams", "startups", "agencies", "shops", "banks", "schools")]
+
+
+def shared_links(param, pattern: str, *, people: bool = True) -> list[dict]:
+    """Six blog posts (each its own size, Googlebot re-fetching them daily) and 20 new links a
+    day to them carrying `param(k)`: shared links people follow (one request in three) and link
+    previewers and Googlebot fetch, each answered with its post (a few bytes of jitter)."""
+    rows = []
+    for day in range(8):
+        at = T0 + timedelta(days=day)
+        rows += [req(u, "/blog/{slug}", at=at, size=35_000 + 500 * i) for i, u in enumerate(BLOG)]
+        for k in range(20):
+            n = 20 * day + k
+            i = n % len(BLOG)
+            who = None if people and k % 3 == 0 else (FACEBOOK if k % 3 == 1 else GOOGLE)
+            rows.append(req(f"{BLOG[i]}?{param(n)}", pattern, at=at + timedelta(minutes=30 * k + 1),
+                            bot=who, size=35_000 + 500 * i + n % 5))
+    return rows
+
+
+def test_growing_pattern_silent_on_pages_growing_by_their_click_ids():
+    # gclid, fbclid, utm_* on links people share and ads: the pattern is the posts again
+    # (it was a warning advising to disallow the pattern, exit 3 on any site with campaigns)
+    clicks = [lambda n: f"gclid=Cj0KCQ{n:06d}x9Fq", lambda n: f"fbclid=IwAR{n:05d}Zk",
+              lambda n: f"utm_source=news&utm_campaign=spring{n}"]
+    rows = shared_links(lambda n: clicks[n % 3](n), "/blog/{slug}?{tracking}")
+    assert growing_pattern.detect(traffic_of(rows), Settings()).height == 0
+
+
+def test_growing_pattern_on_a_referral_parameter_people_share_is_info():
+    # `?via=dan305`, the site's own referral links: a parameter that does not change the page,
+    # which people follow: point rel=canonical at the page, never disallow it (it was a warning)
+    out = growing_pattern.detect(traffic_of(shared_links(lambda n: f"via=dan{n}", "/blog/{slug}?via")),
+                                 Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS, s.ADVICE).rows() == [
+        ("info", "/blog/{slug}?via", 160, 98, growing_pattern.COPY_ADVICE)]
+    assert evidence(out)["human_requests"] == 56
+    # crawlers alone minting the values (a parameter appended per visit): a warning, as before
+    out = growing_pattern.detect(
+        traffic_of(shared_links(lambda n: f"via=dan{n}", "/blog/{slug}?via", people=False)), Settings())
+    assert out.select(s.SEVERITY, s.ADVICE).rows() == [("warning", growing_pattern.ADVICE)]
+    # a session id in the links stays a warning, people or not (session_id names it too)
+    out = growing_pattern.detect(
+        traffic_of(shared_links(lambda n: f"sid={n:08x}", "/blog/{slug}?sid")), Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.ADVICE).rows() == [
+        ("warning", "/blog/{slug}?sid", growing_pattern.ADVICE)]

@@ -34,7 +34,10 @@ patterns first seen in each of the last W windows, at least `growing_pattern_min
 of them, and not slowing down compared with the W windows *after the first* (the first window is
 discovery: every real pattern is new in it). Only patterns mostly answered 2xx count: scanners
 probe new paths every day on every site, and those answer 404 (a relative-link loop answers 200
-and mints a deeper pattern per visit). The patterns of a loop `relative_loop` reports are its
+and mints a deeper pattern per visit). Static files (`_shape.is_static`) do not count: a
+single-page app's deploy renames its bundles every day (`/static/js/main.8483e2c9.js`, a
+pattern each), which crawlers fetch to render the pages, and a trap's pages are no static files
+(a loop nesting its stylesheets deeper nests its pages too). The patterns of a loop `relative_loop` reports are its
 finding and are not counted again here. The new patterns' pages must repeat their sizes, as in
 rule 6: a catalog whose products are each a pattern of their own (two-word handles such as
 `/products/blue-shirt`) shows new patterns every day while it is first crawled, each page its
@@ -47,7 +50,12 @@ Wasted requests (pattern level): the bot requests that fetched nothing new, coun
 sample and scaled to the pattern: to URLs sharing their size with another URL of the pattern,
 beyond one (the page), and to redirects and errors. Real pages among a trap's URLs (list pages
 2-5 beside the empty pages past the last one) have sizes of their own and are not counted.
-A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding.
+A pattern no bot wasted a request on (people arriving with ad click ids) gives no finding;
+nor does a `{tracking}` pattern whose sampled URLs are at least `_TRACKED_COPIES` per page they
+copy (the URL without its tracking parameters): pages growing by campaign and click ids alone,
+which link previewers and ad checks fetch as people share them, are the pages again (the fix is
+rel=canonical, which a log cannot check, and a Disallow on `gclid` fails Google Ads' landing
+page checks).
 Severity: a warning, whatever its share of the crawl (one trap split over many patterns is a
 sliver in each); info where 90% of its requests were answered 404 or 410 (deleted topics: the
 site already does what the advice asks), or 301 or 308 on a host whose pages are answered so
@@ -55,7 +63,12 @@ as often (a retired host's old URLs, found bit by bit: crawlers follow them to t
 on a live host, a template appending `?ts=<time>` to links the site redirects back is a trap),
 or where people made half of its requests or more (a live page's polling API `?since=<time>`,
 which crawlers fetch while rendering the page: a part of the site that works, and blocking it
-would break their rendering); never critical, as the growth is a sign that a trap's own kind
+would break their rendering), or where the pattern's parameters do not change the page and
+people follow its links: more than `_COPY_SHARE` of its URLs answered 200 answer with the size
+of the URL without its query (a page of the log), no session name among its parameters, people
+at least `_COPY_PEOPLE_SHARE` of its requests (`?via=dan305`, a referral link people share:
+the advice is rel=canonical, not a Disallow; crawlers alone minting such values, a parameter
+appended per visit, stay a warning, as do session ids, which session_id names); never critical, as the growth is a sign that a trap's own kind
 names.
 """
 
@@ -66,6 +79,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape, relative_loop
+from logtrap.patterns import TRACKING, is_tracking, session_params
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -84,7 +98,25 @@ HOST_ADVICE = (
     "answer 404 for paths that do not exist."
 )
 
+COPY_ADVICE = (
+    "These URLs are pages of the site under a parameter that does not change them (a "
+    "referral or campaign link people share; link previewers and crawlers follow it from "
+    "outside): point rel=canonical at the URL without the parameter, or redirect to it. If "
+    "the site's own links add the parameter, stop adding it. Do not disallow the pattern: a "
+    "crawler that cannot fetch these URLs never sees their canonical."
+)
+
 _KEYS = [s.HOST, s.PATTERN]
+# A `{tracking}` pattern whose sampled URLs are at least this many per page they copy (the URL
+# without its tracking parameters) grows by campaign and click ids alone (judgement: a calendar
+# whose links carry a utm name has about one URL per date)
+_TRACKED_COPIES = 2.0
+# A parameter that does not change the page: more than this share of the pattern's URLs
+# answered 200 answer with the size of the URL without its query (judgement: "most")
+_COPY_SHARE = 0.5
+# ...and people make at least this share of its requests: they reach it by shared links (the
+# session_id detector calls an unnamed parameter a session id where they make at most this)
+_COPY_PEOPLE_SHARE = 0.1
 # A pattern this share of whose requests answer 404 or 410 is gone (or 301 or 308, moved), a
 # growth with no fix to ask for (judgement: a few may have answered before the pages went)
 _GONE_SHARE = 0.9
@@ -214,6 +246,11 @@ def _pattern_findings(
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         # people's URLs growing (an ad campaign's click ids) waste no crawl: no finding
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
+        # nor pages growing by their campaign and click ids (link previewers and ad checks
+        # fetch the tagged links people share): the pattern is its pages again
+        .join(_tracked_copies(traffic.urls, settings), on=_KEYS, how="anti")
+        .join(_copies(growing, traffic.urls, settings), on=_KEYS, how="left")
+        .with_columns(pl.col("_copies").fill_null(False))
         .join(_examples(traffic.urls, _KEYS), on=_KEYS, how="left")
         .with_columns(
             pl.col(s.EXAMPLES).fill_null([]),
@@ -240,11 +277,14 @@ def _pattern_findings(
         .alias("_host_moved")
     )
     rows = rows.join(gone, on=_KEYS, how="left").join(moved_host, on=s.HOST, how="left")
+    # a parameter that does not change the page, on links people follow: a referral link
+    copies = pl.col("_copies") & (pl.col(s.HUMAN_REQUESTS) >= _COPY_PEOPLE_SHARE * pl.col(s.REQUESTS))
     return f.finding_rows(
         KIND,
         rows,
         severity=pl.when(
-            (pl.col("_gone").fill_null(0.0) >= _GONE_SHARE)
+            copies
+            | (pl.col("_gone").fill_null(0.0) >= _GONE_SHARE)
             | ((pl.col("_moved").fill_null(0.0) >= _GONE_SHARE)
                & (pl.col("_host_moved").fill_null(0.0) >= _GONE_SHARE))
             | (pl.col(s.HUMAN_REQUESTS) >= _PEOPLE_SHARE * pl.col(s.REQUESTS))
@@ -264,7 +304,57 @@ def _pattern_findings(
             "shell_urls",
             s.HUMAN_REQUESTS,
         ],
-        advice=ADVICE,
+        advice=pl.when(copies).then(pl.lit(COPY_ADVICE)).otherwise(pl.lit(ADVICE)),
+    )
+
+
+def _tracked_copies(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """The `{tracking}` host+patterns whose sampled URLs are at least `_TRACKED_COPIES` per
+    URL they copy (tracking parameters left out): campaign and click ids on the same pages."""
+    name = pl.element().str.splitn("=", 2).struct.field("field_0")
+    kept = _shape.query_of(pl.col(s.URL)).str.split("&").list.eval(
+        pl.element().filter(~is_tracking(name, settings) & (pl.element() != ""))
+    ).list.sort().list.join("&")
+    page = pl.when(kept == "").then(_shape.path_of(pl.col(s.URL))).otherwise(
+        pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.lit("?"), kept))
+    return (
+        urls.filter(pl.col(s.PATTERN).str.contains(TRACKING, literal=True))
+        .select(*_KEYS, s.URL).unique()
+        .group_by(_KEYS)
+        .agg((pl.len() / page.n_unique()).alias("_per_page"))
+        .filter(pl.col("_per_page") >= _TRACKED_COPIES)
+        .select(_KEYS)
+    )
+
+
+def _copies(answered: pl.DataFrame, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per host+pattern with a query and no session parameter (session_id's): `_copies`, true
+    where more than `_COPY_SHARE` of its URLs answered 200 with a size answer with the size of
+    the URL without its query (a page of the sample answered 200, `one_page_bytes` either side
+    of its sizes). `answered`: `_answered` URLs."""
+    sessions = sorted(session_params(settings))
+    names = _shape.query_of(pl.col(s.PATTERN)).str.to_lowercase().str.split("&")
+    bare = (
+        urls.filter(pl.col(s.STATUS) == 200, pl.col(s.BYTES).is_not_null(),
+                    ~pl.col(s.URL).str.contains("?", literal=True))
+        .group_by(s.HOST, s.URL)
+        .agg(pl.col(s.BYTES).min().alias("_low"), pl.col(s.BYTES).max().alias("_high"))
+        .rename({s.URL: "_bare"})
+    )
+    w = settings.one_page_bytes
+    return (
+        answered.filter(
+            _shape.sized_ok(),
+            pl.col(s.PATTERN).str.contains("?", literal=True),
+            ~names.list.eval(pl.element().is_in(sessions)).list.any(),
+        )
+        .with_columns(_shape.path_of(pl.col(s.URL)).alias("_bare"))
+        .join(bare, on=[s.HOST, "_bare"], how="left")
+        .group_by(_KEYS)
+        .agg(
+            (pl.col(s.BYTES).is_between(pl.col("_low") - w, pl.col("_high") + w).fill_null(False)
+             .mean() > _COPY_SHARE).alias("_copies")
+        )
     )
 
 
@@ -366,8 +456,10 @@ def _host_findings(
         (pl.col(s.REQUESTS).filter(pl.col(s.STATUS) < 300).sum() * 2 > pl.col(s.REQUESTS).sum())
         .alias("mostly_2xx")
     )
+    # static files are no pages: a deploy renames its bundles (`main.8483e2c9.js`, each a
+    # pattern of its own) and crawlers rendering the pages fetch the new ones every day
     born = (
-        traffic.windows.filter(pl.col(s.REQUESTS) > 0)
+        traffic.windows.filter(pl.col(s.REQUESTS) > 0, ~_shape.is_static(pl.col(s.PATTERN)))
         .group_by(_KEYS)
         .agg(pl.col(s.WINDOW).min())
         .join(answered.filter("mostly_2xx"), on=_KEYS)
