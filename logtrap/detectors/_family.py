@@ -21,7 +21,7 @@ repository browser people use, a docs site's literal pages, a registry's hashed 
 
 Its robots.txt rule (`robots_rule`) is chosen by `robots.choose` over the members grouped by
 one path level kept literal (the view: `Disallow: /cgit/*/tree/*?id=`, one line per view),
-the level whose lines are fewest and block no content URL.
+the shallowest level whose lines block no content URL.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     """A pattern's family: literal path segments below the first level as `{path}`, runs of
     them as one; null where the pattern has none.
 
-    >>> pats = pl.Series(["/cgit/r.git/tree/src/a.c?id", "/cgit/r.git/commit/?id",
-    ...                   "/g/p/-/blame/{hex}/README", "/about", "/a/{n}"])
-    >>> pl.select(family_of(pl.lit(pats))).to_series().to_list()
+    >>> pats = pl.DataFrame({"pattern": ["/cgit/r.git/tree/src/a.c?id", "/cgit/r.git/commit/?id",
+    ...                                  "/g/p/-/blame/{hex}/README", "/about", "/a/{n}"]})
+    >>> pats.select(family_of(pl.col("pattern"))).to_series().to_list()
     ['/cgit/{path}?id', '/cgit/{path}/?id', '/g/{path}/{hex}/{path}', None, None]
     """
     path = _shape.path_of(pattern)
@@ -86,9 +86,9 @@ def commit_like(url: pl.Expr) -> pl.Expr:
     """True for a URL carrying a commit id: a parameter value or path segment of 7 to 40 hex
     digits mixing letters and digits.
 
-    >>> urls = pl.Series(["/t/README?id=3daaf6aebd79447c780884e13fcba5580b5e3dd4",
-    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef"])
-    >>> pl.select(commit_like(pl.lit(urls))).to_series().to_list()
+    >>> urls = pl.DataFrame({"url": ["/t/README?id=3daaf6aebd79447c780884e13fcba5580b5e3dd4",
+    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef"]})
+    >>> urls.select(commit_like(pl.col("url"))).to_series().to_list()
     [True, True, False, False, False]
     """
     ids = url.str.extract_all(_COMMIT)
@@ -210,8 +210,9 @@ def robots_rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """(lines, status, reason, trap URLs) for a family's finding: `robots.choose` per group
-    of members, grouped by the one path level kept literal; the level whose rules block no
-    content URL with the fewest lines wins (the whole family first: one line)."""
+    of members, grouped by the one path level kept literal; the shallowest level whose rules
+    block no content URL wins (the whole family first: one line), else the shallowest whose
+    rules are narrowed least."""
     # robots imports the detectors (calendar's dates): imported here, once both are loaded
     from logtrap import robots
 
@@ -230,8 +231,10 @@ def robots_rule(
         if robots.url_path(url) not in taken:
             by_pattern.setdefault(pattern, []).append(url)
     trap = [u for urls in by_pattern.values() for u in urls]
-    best: tuple[tuple[int, int], tuple[str, ...], str, str] | None = None
+    best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
+    # shallowest level first: a view (`tree`, `blame`) outlasts the file names below it,
+    # which the next crawl adds to
     for level in [None, *_literal_levels(list(by_pattern))]:
         groups: dict[str, list[str]] = {}
         for pattern, urls in by_pattern.items():
@@ -246,12 +249,13 @@ def robots_rule(
             continue
         lines = tuple(dict.fromkeys(line for ls, _, _ in chosen for line in ls))
         narrowed = sum(status == "narrowed" for _, status, _ in chosen)
-        score = (narrowed, len(lines))
-        if best is None or score < best[0]:
+        if best is None or narrowed < best[0]:
             status = "narrowed" if narrowed else "emitted"
             reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
                       f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
-            best = (score, lines, status, reason)
+            best = (narrowed, lines, status, reason)
+        if not narrowed:
+            break
     if best is None:
         why = first_refusal or "no logged URL of the family is left once content URLs are set aside"
         return (), "withheld", why, trap
