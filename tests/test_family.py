@@ -152,3 +152,20 @@ def test_empty_traffic_has_no_family():
 
     assert _family.detect(empty_traffic(), Settings()).height == 0
     assert budget_hog.detect(empty_traffic(), Settings()).height == 0
+
+
+def test_fires_on_a_commit_in_the_path_as_gitlab_blames():
+    # /group/project/-/blame/SHA/FILE: the commit a segment, the files literal after it
+    gitlab = [{**r, s.URL: "/group/{}/-/{}/{}/{}".format(
+        *r[s.URL].removeprefix("/cgit/").split("?id=")[0].split("/", 2)[:2],
+        r[s.URL].split("?id=")[1], r[s.URL].split("?")[0].split("/", 4)[4])} for r in crawl()]
+    people = humans(["/group/", "/group/libfoo.git/", "/group/bar.git/"] * 5)
+    traffic = traffic_of(requests_frame(gitlab + people))
+    out = budget_hog.detect(traffic, Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.WASTED_REQUESTS).rows() == [
+        ("critical", "/group/{path}/{hex}/{path}", 1280)
+    ]
+    rules = host_rules(out, traffic, "-", [], Settings()).rules
+    # robots.txt has no hex digits: `*` for the commit would take branches and issues too
+    assert [(r.status, r.lines) for r in rules] == [("withheld", ())]
+    assert rules[0].reason.startswith("the commit id is a path segment")

@@ -114,6 +114,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if totals.height == 0:
         return pl.DataFrame()
     patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
+    # members only leave a family below: one under half the budget with all of them is none,
+    # and its URLs need not be read (most patterns of a site have a literal segment)
+    share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
+    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
     urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
     committed = urls.group_by(_KEYS).agg(
         commit_like(pl.col(s.URL)).mean().alias("commit_share"),
@@ -231,6 +235,12 @@ def robots_rule(
         if robots.url_path(url) not in taken:
             by_pattern.setdefault(pattern, []).append(url)
     trap = [u for urls in by_pattern.values() for u in urls]
+    if "?" not in family:  # the commit a path segment: `*` in its place reaches far wider
+        return (), "withheld", (
+            "the commit id is a path segment, which a robots.txt rule can match only by `*`, "
+            "as it matches a branch name or any other path: disallow the views asked for at "
+            "a commit by hand where the site keeps them apart (GitLab: /*/-/blame/)"
+        ), trap
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
     # shallowest level first: a view (`tree`, `blame`) outlasts the file names below it,
