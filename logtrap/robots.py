@@ -32,6 +32,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
+from logtrap.detectors import _family as family
 from logtrap.detectors import calendar
 from logtrap.patterns import session_params
 from logtrap.robots_match import (
@@ -860,6 +861,10 @@ def _rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> RobotsRule:
     pattern = finding.pattern or ""
+    if family.is_family(pattern):  # a finding over many patterns alike (detectors/_family.py)
+        lines, status, reason, trap = family.robots_rule(finding, traffic, content, known, settings)
+        examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
+        return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
     own = _own_pages(traffic, finding.host, pattern) if finding.kind in OWN_CONTENT_KINDS else []
     content = content + own

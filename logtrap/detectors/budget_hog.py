@@ -36,7 +36,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.detectors import _shape
+from logtrap.detectors import _family, _shape
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -46,6 +46,14 @@ ADVICE = (
     "This one URL pattern takes most of the crawl budget. Fix the trap behind it at the "
     "source (see the other findings on this pattern), and disallow the pattern in robots.txt "
     "so crawlers spend their fetches on real content."
+)
+
+FAMILY_ADVICE = (
+    "These patterns differ only in literal path segments (a code browser's repositories, "
+    "views and files) and together take most of the crawl budget: every file at every "
+    "commit, each URL new, the same bytes again and again. Disallow the views asked for at "
+    "a commit in robots.txt (the rule below keeps the pages people read open), and link "
+    "file views at the branch head, or mark commit-pinned links rel=\"nofollow\"."
 )
 
 _KEYS = [s.HOST, s.PATTERN]
@@ -86,8 +94,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .with_columns(_reasons(settings).alias("wasteful_because"))
         .filter(pl.col("wasteful_because").list.len() > 0)
     )
+    families = _families(traffic, settings)
     if candidates.height == 0:
-        return f.empty_findings()
+        return families
     rows = candidates.join(_examples(traffic), on=_KEYS, how="left").with_columns(
         pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
         pl.col(s.EXAMPLES).fill_null([]),
@@ -97,7 +106,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("urls_per_size").round(2),
     )
     severity = f.critical_when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share)
-    return f.finding_rows(
+    found = f.finding_rows(
         KIND,
         rows.sort(_KEYS),
         severity=severity,
@@ -116,6 +125,43 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             "wasteful_because",
         ],
         advice=ADVICE,
+    )
+    return pl.concat([found, families])
+
+
+def _families(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Findings on pattern families (`_family`): a code browser's views of every file at
+    every commit, split into a pattern per file, taking the budget together."""
+    rows = _family.detect(traffic, settings)
+    if rows.height == 0:
+        return f.empty_findings()
+    rows = rows.with_columns(
+        pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
+        pl.col(s.EXAMPLES).fill_null([]),
+        pl.col(s.BOT_SHARE, "human_share").round(4),
+        pl.col("urls_per_size").round(2),
+        pl.lit(["repeated_answers"]).alias("wasteful_because"),
+    )
+    return f.finding_rows(
+        KIND,
+        rows,
+        severity=f.critical_when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share),
+        evidence=[
+            s.BOT_SHARE,
+            s.BOT_REQUESTS,
+            "host_bot_requests",
+            s.HUMAN_REQUESTS,
+            "human_share",
+            s.UNIQUE_URLS,
+            "sampled_ok_urls",
+            "distinct_ok_sizes",
+            "urls_per_size",
+            "shell_urls",
+            "wasteful_because",
+            "patterns",
+            "top_patterns",
+        ],
+        advice=FAMILY_ADVICE,
     )
 
 

@@ -1,0 +1,293 @@
+"""Pattern families: a code browser's views of every file at every commit, judged together.
+
+A code browser (cgit, gitweb, GitLab, Gitea) shows every file at every commit —
+`/cgit/REPO/tree/FILE?id=SHA`, `/group/project/-/blame/SHA/FILE` — an unbounded space that
+AI crawlers walk to the end. File names stay literal in patterns (a repository has a few
+dozen, too few to merge into `{name}`), so such a crawl splits into one pattern per
+repository, view and file, none of which takes much of the budget. A *family* is the
+patterns of a host alike in all but their literal path segments below the first level, and
+how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` and
+`/cgit/bar.git/blame/src/main.c?id`, not `/cgit/libfoo.git/commit/?id` (a listing's trailing
+slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
+
+budget_hog judges a family as one pattern (`detect` here) when every member's URLs carry a
+commit-like value (7 to 40 hex digits, letters and digits, as a parameter value or a path
+segment) and, together, the family takes more than half the host's bot fetches, people
+practically never go there, its URLs are each fetched about once, and they repeat their
+answers (the same file at many commits is the same bytes: unique URLs >> distinct pages,
+counted per member, as two files sharing a size say nothing). Each of those is required: a
+repository browser people use, a docs site's literal pages, a registry's hashed downloads
+(64 hex digits) stay out.
+
+Its robots.txt rule (`robots_rule`) is chosen by `robots.choose` over the members grouped by
+one path level kept literal (the view: `Disallow: /cgit/*/tree/*?id=`, one line per view),
+the shallowest level whose lines block no content URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+PATH = "{path}"  # the literal segments a family's members differ in, however many
+FAMILY = "family"
+_KEYS = [s.HOST, s.PATTERN]
+_GAP = "\x00"  # a literal segment, before runs of them become one PATH
+# Member patterns a family needs: fewer are one pattern's business (judgement)
+MIN_MEMBERS = 3
+# Share of a family's sampled URLs carrying a commit-like value (judgement: nearly all; a
+# view asked for without one, the branch's head, is a page people read)
+MIN_COMMIT_SHARE = 0.9
+# A family's sampled URLs per bot request: each fetched about once, new commits every time,
+# not a few known pages crawled again and again (judgement)
+MIN_URLS_PER_FETCH = 0.5
+# Lines one family rule may take, one per view (judgement: cgit has about ten views)
+MAX_RULE_LINES = 10
+# A commit id: 7 (git's short form) to 40 (SHA-1) hex digits, a whole parameter value or path
+# segment. Not 64: a SHA-256 names a file's bytes (a registry's downloads), not a commit.
+_COMMIT = r"[=/;]([0-9A-Fa-f]{7,40})(?:[&/;]|$)"
+
+
+def family_of(pattern: pl.Expr) -> pl.Expr:
+    """A pattern's family: literal path segments below the first level as `{path}`, runs of
+    them as one; null where the pattern has none.
+
+    >>> pats = pl.DataFrame({"pattern": ["/cgit/r.git/tree/src/a.c?id", "/cgit/r.git/commit/?id",
+    ...                                  "/g/p/-/blame/{hex}/README", "/about", "/a/{n}"]})
+    >>> pats.select(family_of(pl.col("pattern"))).to_series().to_list()
+    ['/cgit/{path}?id', '/cgit/{path}/?id', '/g/{path}/{hex}/{path}', None, None]
+    """
+    path = _shape.path_of(pattern)
+    query = pattern.str.splitn("?", 2).struct.field("field_1")
+    head = path.str.extract(r"^(/[^/]*)", 1)
+    rest = path.str.slice(head.str.len_chars())
+    # each segment between its own pair of slashes, so a rule matches it whole (patterns.py)
+    doubled = pl.concat_str(rest.str.replace_all("/", "//", literal=True), pl.lit("/"))
+    gaps = (
+        doubled.str.replace_all(r"/[^/{}]+/", f"/{_GAP}/")
+        .str.replace_all("//", "/", literal=True)
+        .str.strip_suffix("/")
+    )
+    runs = gaps.str.replace_all(f"{_GAP}(?:/{_GAP})*", PATH, literal=False)
+    # a trailing slash the doubling dropped comes back: a listing is not a file
+    runs = pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
+    family = pl.concat_str(head, runs) + pl.when(query.is_not_null()).then("?" + query).otherwise(pl.lit(""))
+    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+
+
+def commit_like(url: pl.Expr) -> pl.Expr:
+    """True for a URL carrying a commit id: a parameter value or path segment of 7 to 40 hex
+    digits mixing letters and digits.
+
+    >>> urls = pl.DataFrame({"url": ["/t/README?id=3daaf6aebd79447c780884e13fcba5580b5e3dd4",
+    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef"]})
+    >>> urls.select(commit_like(pl.col("url"))).to_series().to_list()
+    [True, True, False, False, False]
+    """
+    ids = url.str.extract_all(_COMMIT)
+    mixed = pl.element().str.contains("[0-9]") & pl.element().str.contains("[A-Fa-f]")
+    return ids.list.eval(mixed).list.any().fill_null(False)
+
+
+def members(traffic: Traffic, host: str, family: str) -> list[str]:
+    """The patterns of a host's family (as `detect` groups them), sorted."""
+    patterns = traffic.patterns.filter(pl.col(s.HOST) == host).select(s.PATTERN).unique()
+    return sorted(patterns.filter(family_of(pl.col(s.PATTERN)) == family)[s.PATTERN].to_list())
+
+
+def is_family(pattern: str | None) -> bool:
+    """True for a finding's pattern that names a family rather than a pattern of the log."""
+    return bool(pattern) and PATH in pattern  # type: ignore[operator]
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Families (rows keyed by HOST and PATTERN = the family) that budget_hog calls wasteful:
+    the family's totals and evidence, in the columns budget_hog's findings carry."""
+    totals = _shape.pattern_totals(traffic)
+    if totals.height == 0:
+        return pl.DataFrame()
+    patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
+    # members only leave a family below: one under half the budget with all of them is none,
+    # and its URLs need not be read (most patterns of a site have a literal segment)
+    share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
+    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+    urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
+    committed = urls.group_by(_KEYS).agg(
+        commit_like(pl.col(s.URL)).mean().alias("commit_share"),
+    )
+    patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
+        pl.col("commit_share") >= MIN_COMMIT_SHARE
+    )
+    # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
+    alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
+    families = (
+        patterns.group_by(s.HOST, FAMILY)
+        .agg(
+            pl.len().alias("patterns"),
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
+            pl.col(_shape.HOST_BOT_REQUESTS).first(),
+            alone.any().alias("_alone"),
+        )
+        .filter(
+            (pl.col("patterns") >= MIN_MEMBERS)
+            & ~pl.col("_alone")
+            & (pl.col(_shape.HOST_BOT_REQUESTS) >= settings.budget_hog_min_bot_requests)
+            & (pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+            & (pl.col(s.HUMAN_REQUESTS) < settings.budget_hog_max_human_share * pl.col(s.REQUESTS))
+            & (pl.col(s.UNIQUE_URLS) >= MIN_URLS_PER_FETCH * pl.col(s.BOT_REQUESTS))
+        )
+    )
+    if families.height == 0:
+        return pl.DataFrame()
+    member_rows = patterns.join(families.select(s.HOST, FAMILY), on=[s.HOST, FAMILY], how="semi")
+    answers = _answers(traffic, member_rows, settings)
+    return (
+        families.join(answers, on=[s.HOST, FAMILY], how="left")
+        .with_columns(
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").fill_null(0),
+            (pl.col(s.BOT_REQUESTS) / pl.col(_shape.HOST_BOT_REQUESTS)).alias(s.BOT_SHARE),
+            (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"),
+        )
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
+            .alias("urls_per_size")
+        )
+        .filter(pl.col("urls_per_size") >= settings.budget_hog_urls_per_size)
+        .join(_examples(traffic, member_rows), on=[s.HOST, FAMILY], how="left")
+        .rename({FAMILY: s.PATTERN})
+        .sort(_KEYS)
+    )
+
+
+def _answers(traffic: Traffic, member_rows: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per family: sampled URLs answered 200 with a size, their distinct pages counted per
+    member (two files of one size are two pages), and URLs answered with the shell's size."""
+    shell = _shape.shell_sizes(traffic, settings)
+    urls = _shape.per_url(traffic.urls, shell).join(member_rows.select(_KEYS), on=_KEYS, how="semi")
+    sized = _shape.sized_ok()
+    per_member = _shape.with_answers(urls, settings).group_by(_KEYS).agg(
+        sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+        pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+        pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
+    )
+    return (
+        per_member.join(member_rows.select(*_KEYS, FAMILY), on=_KEYS)
+        .group_by(s.HOST, FAMILY)
+        .agg(pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum())
+    )
+
+
+def _examples(traffic: Traffic, member_rows: pl.DataFrame) -> pl.DataFrame:
+    """Per family: up to 5 sampled URLs, each from another member where there are as many
+    (the member patterns bots fetched most first), and the members fetched most."""
+    top = member_rows.sort([s.BOT_REQUESTS, s.PATTERN], descending=[True, False])
+    firsts = (
+        traffic.urls.join(top.select(*_KEYS, FAMILY), on=_KEYS)
+        .sort([s.BOT_REQUESTS, s.URL], descending=[True, False])
+        .group_by(_KEYS, maintain_order=True)
+        .agg(pl.col(s.URL).first(), pl.col(FAMILY).first())
+    )
+    order = top.select(_KEYS).with_row_index("_rank")
+    return (
+        firsts.join(order, on=_KEYS)
+        .sort("_rank")
+        .group_by(s.HOST, FAMILY, maintain_order=True)
+        .agg(
+            pl.col(s.URL).head(f.MAX_EXAMPLES).alias(s.EXAMPLES),
+            pl.col(s.PATTERN).head(f.MAX_EXAMPLES).alias("top_patterns"),
+        )
+    )
+
+
+# -- robots.txt --------------------------------------------------------------------------------
+
+
+def robots_rule(
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """(lines, status, reason, trap URLs) for a family's finding: `robots.choose` per group
+    of members, grouped by the one path level kept literal; the shallowest level whose rules
+    block no content URL wins (the whole family first: one line), else the shallowest whose
+    rules are narrowed least."""
+    # robots imports the detectors (calendar's dates): imported here, once both are loaded
+    from logtrap import robots
+
+    host, family = finding.host, finding.pattern or ""
+    names = members(traffic, host, family)
+    rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
+    people = set(rows.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))[s.URL].to_list())
+    mine = set(rows[s.URL].to_list())
+    # the family's own pages are content only where people read them (log_content took a
+    # crawler's 2xx on a pattern no finding names as content: these patterns have one)
+    content = [(u, why) for u, why in content if u not in mine or u in people]
+    content += [(u, robots.OWN) for u in sorted(people)]
+    taken = {u for u, _ in content}
+    by_pattern: dict[str, list[str]] = {}
+    for pattern, url in rows.sort(s.URL_HASH).select(s.PATTERN, s.URL).iter_rows():
+        if robots.url_path(url) not in taken:
+            by_pattern.setdefault(pattern, []).append(url)
+    trap = [u for urls in by_pattern.values() for u in urls]
+    if "?" not in family:  # the commit a path segment: `*` in its place reaches far wider
+        return (), "withheld", (
+            "the commit id is a path segment, which a robots.txt rule can match only by `*`, "
+            "as it matches a branch name or any other path: disallow the views asked for at "
+            "a commit by hand where the site keeps them apart (GitLab: /*/-/blame/)"
+        ), trap
+    best: tuple[int, tuple[str, ...], str, str] | None = None
+    first_refusal = None
+    # shallowest level first: a view (`tree`, `blame`) outlasts the file names below it,
+    # which the next crawl adds to
+    for level in [None, *_literal_levels(list(by_pattern))]:
+        groups: dict[str, list[str]] = {}
+        for pattern, urls in by_pattern.items():
+            groups.setdefault(_kept(pattern, level), []).extend(urls)
+        if len(groups) > MAX_RULE_LINES:
+            continue
+        chosen = [robots.choose(finding.kind, g, urls, content, settings, known)
+                  for g, urls in sorted(groups.items())]
+        refused = next((why for lines, status, why in chosen if status == "withheld"), None)
+        if refused is not None:
+            first_refusal = first_refusal or refused
+            continue
+        lines = tuple(dict.fromkeys(line for ls, _, _ in chosen for line in ls))
+        narrowed = sum(status == "narrowed" for _, status, _ in chosen)
+        if best is None or narrowed < best[0]:
+            status = "narrowed" if narrowed else "emitted"
+            reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
+                      f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
+            best = (narrowed, lines, status, reason)
+        if not narrowed:
+            break
+    if best is None:
+        why = first_refusal or "no logged URL of the family is left once content URLs are set aside"
+        return (), "withheld", why, trap
+    return best[1], best[2], best[3], trap
+
+
+def _literal_levels(patterns: Sequence[str]) -> list[int]:
+    """Path levels below the first that are a literal segment in every pattern given."""
+    paths = [p.partition("?")[0].split("/") for p in patterns]
+    depth = min((len(p) for p in paths), default=0)
+    return [i for i in range(2, depth)
+            if all(p[i] and "{" not in p[i] for p in paths)]
+
+
+def _kept(pattern: str, level: int | None) -> str:
+    """The pattern with its literal segments below the first level as one `{path}` per run,
+    but the one at `level`: `/cgit/r/tree/src/a.c?id`, 3 -> `/cgit/{path}/tree/{path}?id`."""
+    path, sep, query = pattern.partition("?")
+    segs = path.split("/")
+    out: list[str] = segs[:2]
+    for i, seg in enumerate(segs[2:], start=2):
+        gap = i != level and seg and "{" not in seg
+        if not (gap and out[-1] == PATH):
+            out.append(PATH if gap else seg)
+    return "/".join(out) + sep + query

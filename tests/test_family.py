@@ -1,0 +1,171 @@
+"""budget_hog over pattern families (detectors/_family.py): a code browser's views of every
+file at every commit, split into a pattern per repository, view and file, judged together;
+its robots.txt rule; and the sites that must stay silent.
+
+Traffic is built as the pipeline builds it (tests/builders.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import polars as pl
+
+from logtrap import schema as s
+from logtrap.detectors import _family, budget_hog
+from logtrap.robots import host_rules
+from logtrap.robots_match import blocked, matcher
+from logtrap.settings import Settings
+from builders import bots, humans, requests_frame, traffic_of
+
+REPOS = ["libfoo.git", "bar.git"]
+VIEWS = ["tree", "blame", "plain", "diff"]
+FILES = ["Makefile", "README", "src/main.c", "src/util.c"]
+AI = {s.IS_BOT: True, s.BOT_NAME: "ClaudeBot", s.BOT_KIND: "ai",
+      s.USER_AGENT: "Mozilla/5.0 (compatible; ClaudeBot/1.0)"}  # fmt: skip
+
+
+def sha(*parts: object) -> str:
+    return hashlib.sha1("/".join(map(str, parts)).encode()).hexdigest()
+
+
+def file_size(repo: str, view: str, name: str, commit: int) -> int:
+    """The same file at commits 0-9, 10-19, ... answers the same bytes (it changed then)."""
+    return 6000 + int(sha(repo, view, name, commit // 10)[:4], 16) % 20000
+
+
+def crawl(commits: int = 40) -> list[dict]:
+    """An AI crawler fetching every view of every file at every commit: 2 x 4 x 4 x 40."""
+    return [
+        {**AI, s.URL: f"/cgit/{repo}/{view}/{name}?id={sha(repo, c)}",
+         s.BYTES: file_size(repo, view, name, c)}
+        for repo in REPOS for view in VIEWS for name in FILES for c in range(commits)
+    ]  # fmt: skip
+
+
+def site() -> list[dict]:
+    """What people and a search engine read: summaries, commits, files at the head."""
+    pages = [f"/cgit/{repo}/" for repo in REPOS]
+    pages += [f"/cgit/{repo}/commit/?id={sha(repo, c)}" for repo in REPOS for c in range(40)]
+    pages += [f"/cgit/{repo}/tree/{name}" for repo in REPOS for name in FILES]
+    sized = [{s.URL: u, s.BYTES: 9000 + 13 * i} for i, u in enumerate(pages)]
+    people = [{**r, s.IS_BOT: False, s.BOT_NAME: None, s.BOT_KIND: None} for r in sized] * 3
+    crawler = [{**r, **bots([r[s.URL]])[0]} for r in sized]
+    return people + crawler
+
+
+def families(rows: list[dict]) -> pl.DataFrame:
+    out = budget_hog.detect(traffic_of(requests_frame(rows)), Settings())
+    return out.filter(pl.col(s.PATTERN).str.contains("{path}", literal=True))
+
+
+def test_fires_on_every_file_at_every_commit():
+    out = families(crawl() + site())
+    assert out.select(s.KIND, s.SEVERITY, s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("budget_hog", "critical", "-", "/cgit/{path}?id", 1280, 1280)
+    ]
+    evidence = json.loads(out[s.EVIDENCE].item())
+    assert {k: evidence[k] for k in ("bot_share", "bot_requests", "host_bot_requests",
+                                     "human_requests", "unique_urls", "sampled_ok_urls",
+                                     "distinct_ok_sizes", "urls_per_size", "patterns")} == {
+        "bot_share": 0.9343, "bot_requests": 1280, "host_bot_requests": 1370,
+        "human_requests": 0, "unique_urls": 1280, "sampled_ok_urls": 1280,
+        "distinct_ok_sizes": 128, "urls_per_size": 10.0, "patterns": 32,
+    }
+    assert len(out[s.EXAMPLES].item()) == 5
+
+
+def test_budget_hog_names_the_family_and_no_member_alone():
+    # no one member takes the budget: the per-pattern judgement alone stays silent
+    out = budget_hog.detect(traffic_of(requests_frame(crawl() + site())), Settings())
+    assert out[s.PATTERN].to_list() == ["/cgit/{path}?id"]
+
+
+def test_robots_rule_blocks_the_views_at_a_commit_and_no_page_people_read():
+    traffic = traffic_of(requests_frame(crawl() + site()))
+    findings = budget_hog.detect(traffic, Settings())
+    rules = host_rules(findings, traffic, "-", [], Settings()).rules
+    assert [(r.pattern, r.status, r.lines) for r in rules] == [(
+        "/cgit/{path}?id", "emitted",
+        ("Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/diff/*?id=",
+         "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id="),
+    )]
+    robots = matcher(rules[0].lines)
+    read = [r[s.URL] for r in site()]
+    assert not any(blocked(robots, read))
+    assert all(blocked(robots, [r[s.URL] for r in crawl()]))
+    assert rules[0].saved_bot_requests == 1280
+
+
+def test_rule_takes_the_family_whole_when_nothing_else_asks_for_a_commit():
+    # no commit pages: one line blocks the family and no content
+    people = [r for r in site() if "commit" not in r[s.URL]]
+    traffic = traffic_of(requests_frame(crawl() + people))
+    rules = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert [(r.status, r.lines) for r in rules] == [("emitted", ("Disallow: /cgit/*?id=",))]
+
+
+def test_silent_on_a_repository_browser_people_use():
+    # people click through files at commits too: it is read, not a trap
+    reading = [{**r, s.IS_BOT: False, s.BOT_NAME: None, s.BOT_KIND: None} for r in crawl()[::20]]
+    assert families(crawl() + site() + reading).height == 0
+
+
+def test_silent_where_each_file_at_each_commit_differs():
+    # every URL its own page (a size each): a big history crawled once, not the same bytes
+    distinct = [{**r, s.BYTES: 6000 + 17 * i} for i, r in enumerate(crawl())]
+    assert families(distinct + site()).height == 0
+
+
+def test_silent_on_literal_pages_without_a_commit():
+    # a docs site's many literal pages, asked for by version name: no commit id in them
+    docs = [{**r, s.URL: r[s.URL].split("?")[0] + f"?ref=v{i % 40}"} for i, r in enumerate(crawl())]
+    assert families(docs + site()).height == 0
+
+
+def test_silent_on_a_registrys_hashed_downloads():
+    # 64 hex digits name a file's bytes, not a commit
+    files = [{**r, s.URL: r[s.URL].split("?")[0] + "?digest=" + hashlib.sha256(r[s.URL].encode()).hexdigest()}
+             for r in crawl()]
+    assert families(files + site()).height == 0
+
+
+def test_silent_when_the_family_takes_under_half_the_budget():
+    more = [{**r, **bots([r[s.URL]])[0]} for r in site()] * 3
+    articles = bots([f"/article/{i}" for i in range(1000)])
+    assert families(crawl() + site() + more + articles).height == 0
+
+
+def test_families_group_literal_segments_below_the_first_level():
+    patterns = pl.DataFrame({"pattern": ["/cgit/a.git/tree/src/x.c?id", "/cgit/a.git/blame/README?id",
+                          "/cgit/a.git/commit/?id", "/cgit/a.git/tree/README",
+                          "/g/p/-/blame/{hex}/src/x.c", "/a/{n}"]})  # fmt: skip
+    assert patterns.select(_family.family_of(pl.col("pattern"))).to_series().to_list() == [
+        "/cgit/{path}?id", "/cgit/{path}?id", "/cgit/{path}/?id", "/cgit/{path}",
+        "/g/{path}/{hex}/{path}", None,
+    ]
+
+
+def test_empty_traffic_has_no_family():
+    from builders import empty_traffic
+
+    assert _family.detect(empty_traffic(), Settings()).height == 0
+    assert budget_hog.detect(empty_traffic(), Settings()).height == 0
+
+
+def test_fires_on_a_commit_in_the_path_as_gitlab_blames():
+    # /group/project/-/blame/SHA/FILE: the commit a segment, the files literal after it
+    gitlab = [{**r, s.URL: "/group/{}/-/{}/{}/{}".format(
+        *r[s.URL].removeprefix("/cgit/").split("?id=")[0].split("/", 2)[:2],
+        r[s.URL].split("?id=")[1], r[s.URL].split("?")[0].split("/", 4)[4])} for r in crawl()]
+    people = humans(["/group/", "/group/libfoo.git/", "/group/bar.git/"] * 5)
+    traffic = traffic_of(requests_frame(gitlab + people))
+    out = budget_hog.detect(traffic, Settings())
+    assert out.select(s.SEVERITY, s.PATTERN, s.WASTED_REQUESTS).rows() == [
+        ("critical", "/group/{path}/{hex}/{path}", 1280)
+    ]
+    rules = host_rules(out, traffic, "-", [], Settings()).rules
+    # robots.txt has no hex digits: `*` for the commit would take branches and issues too
+    assert [(r.status, r.lines) for r in rules] == [("withheld", ())]
+    assert rules[0].reason.startswith("the commit id is a path segment")
