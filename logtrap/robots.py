@@ -33,7 +33,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
-from logtrap.detectors import calendar
+from logtrap.detectors import calendar, growing_pattern
 from logtrap.patterns import session_params
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -811,8 +811,11 @@ def host_rules(
     its requests)."""
     mine = findings.filter(
         pl.col(s.HOST) == host,
-        pl.col(s.KIND).is_in(SHAPE_KINDS)
-        | (pl.col(s.KIND).is_in(SYMPTOM_KINDS) & pl.col(s.PATTERN).is_not_null()),
+        pl.col(s.KIND).is_in(SYMPTOM_KINDS).not_() | pl.col(s.PATTERN).is_not_null(),
+        pl.col(s.KIND).is_in(ROBOTS_KINDS),
+        # a parameter that does not change the page: its advice is rel=canonical, a crawler
+        # kept off its URLs would never see it
+        pl.col(s.ADVICE).ne_missing(growing_pattern.COPY_ADVICE),
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
     # the pages people read on patterns whose pages can be real: no rule may block them,
