@@ -8,10 +8,13 @@ import json
 
 import polars as pl
 import pytest
+from protego import Protego
 
 from builders import BOT, HUMAN, bots, empty_traffic, humans, requests_frame, traffic_of
 from logtrap import schema as s
+from logtrap.rules import suggest
 from logtrap.detectors import (
+    _shape,
     calendar,
     facets,
     internal_search,
@@ -215,6 +218,71 @@ def test_facets_fires_on_a_filter_form_sending_every_field_onto_one_empty_page()
     row = _one(_findings(facets, rows))
     assert (row[s.PATTERN], row["evidence"]["param_sets"], row["evidence"]["name_orders"]) == (
         "/shop?color&size&sort", 1, 1)
+
+
+NO_HOMES = 24108  # one listing's "no homes match" page
+
+
+def homes_by_filters() -> tuple[list[dict], list[dict]]:
+    """A real-estate site's listing per city, `/homes/CITY?` with six filters (the city left in
+    the path: a pattern per city and set of filters). People pick three filters, two choices
+    each, in the form's order; bots follow every set of four to six, in every order (as far as
+    rotations go: 12 URLs a set). Seven choices of filters in ten answer the same "no homes"
+    page, the rest a listing of their own, whatever the order. (people's rows, bots' rows)"""
+    values = {"baths": ["1", "2"], "beds": ["2", "3"], "price_max": ["500000", "750000"],
+              "price_min": ["100000", "200000"], "sort": ["newest", "price_asc"], "type": ["condo", "house"]}
+    cities = ["austin-tx", "boise-id", "denver-co", "tampa-fl"]
+    sizes: dict[tuple, int] = {}
+
+    def url(city: str, order: tuple[str, ...], choice: int, who: dict) -> dict:
+        picked = tuple(sorted((n, values[n][(choice >> j % 3) & 1]) for j, n in enumerate(sorted(order))))
+        i = sizes.setdefault((city, picked), len(sizes))
+        query = "&".join(f"{n}={dict(picked)[n]}" for n in order)
+        return {**who, s.URL: f"/homes/{city}?{query}", s.BYTES: NO_HOMES if i % 10 < 7 else 60000 + 977 * i}
+
+    people, crawl = [], []
+    for city in cities:
+        for names in itertools.combinations(sorted(values), 3):
+            people += [url(city, names, choice, HUMAN) for choice in (0, 1)]
+        for names in (n for size in (4, 5, 6) for n in itertools.combinations(sorted(values), size)):
+            crawl += [url(city, names[v % len(names):] + names[:v % len(names)], v // len(names), BOT)
+                      for v in range(12)]
+    return people, crawl
+
+
+def test_one_listings_no_results_page_is_no_shell_and_its_facets_are_a_trap():
+    # "no homes" answers many sets of filters on every city: a pattern per city and set of
+    # filters people read, but one route, so no single-page app's shell (it was, and masked
+    # the very page that makes the filters a trap: facets said nothing)
+    people, crawl = homes_by_filters()
+    rows = content_rows() + people + crawl
+    assert (len(people), len(crawl)) == (4 * 20 * 2, 4 * 22 * 12)
+    traffic = traffic_of(requests_frame(rows), EXACT)
+    assert _shape.shell_sizes(traffic, EXACT).height == 0
+    found = _findings(facets, rows)
+    assert (found.height, found[s.WASTED_REQUESTS].sum()) == (4 * 22, 900)  # every set of 4-6
+    assert found[s.SEVERITY].unique().to_list() == ["warning"]
+    six = _one(found.filter(pl.col(s.PATTERN) == "/homes/austin-tx?baths&beds&price_max&price_min&sort&type"))
+    ev = six["evidence"]
+    assert (six[s.REQUESTS], six[s.WASTED_REQUESTS]) == (12, 11)
+    assert (ev["param_sets"], ev["name_orders"], ev["distinct_sizes"], ev["path_wasted_requests"]) == (
+        42, 6, 1, 226)
+    # the rule blocks four filters and more, never the three people pick nor the bare listing
+    robots = Protego.parse(suggest(found, traffic, EXACT).robots_txt)
+    people_urls = [r[s.URL] for r in people] + [f"/homes/{c}" for c in ("austin-tx", "tampa-fl")]
+    assert [u for u in people_urls if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+    assert [r[s.URL] for r in crawl if robots.can_fetch(f"https://x{r[s.URL]}", "Googlebot")] == []
+
+
+def test_a_single_page_apps_shell_answers_routes_not_filters():
+    # the same site as a single-page app: the home page, the city listings, listings and
+    # agents people read all answer index.html, so its size is the shell; the "no homes"
+    # size beside it on the filters of one listing is no shell
+    people, crawl = homes_by_filters()
+    app = [{**HUMAN, s.URL: u, s.BYTES: 2391} for u in
+           ("/", "/homes/austin-tx", "/listing/48000037-oak-st", "/agent/anna-smith")]
+    traffic = traffic_of(requests_frame(app * 5 + people + crawl), EXACT)
+    assert _shape.shell_sizes(traffic, EXACT).rows() == [("-", 2391)]
 
 
 def test_facets_counts_a_lone_year_or_day_as_a_filter():
