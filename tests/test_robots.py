@@ -627,3 +627,17 @@ def test_a_bot_group_kept_off_views_one_level_in_the_site_folder():
     text = "User-agent: Bytespider\n" + "\n".join(rule.lines)
     urls = ["/cgit/r.git/tree/src/a.c?id=1", "/cgit/r.git/commit/?id=1", "/cgit/r.git/", "/cgit/tree/x"]
     assert [allowed(text, u, "Bytespider") for u in urls] == [False, True, True, True]
+
+
+def test_no_rule_is_drafted_for_a_parameter_that_does_not_change_the_page():
+    # growing_pattern's referral-link finding advises rel=canonical: a Disallow would keep
+    # crawlers from ever seeing it (and it said "withheld" for a rule nobody should add)
+    from logtrap.detectors.growing_pattern import ADVICE, COPY_ADVICE
+
+    urls = [f"/blog/a-b-c?via=u{i}" for i in range(40)]
+    traffic = traffic_of(requests_frame(bots(urls)))
+    for advice, drafted in ((COPY_ADVICE, []), (ADVICE, ["/blog/{slug}?via"])):
+        findings = to_frame([Finding("growing_pattern", "info", "-", "/blog/{slug}?via", 40, 40,
+                                     tuple(urls[:5]), advice=advice)])
+        rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+        assert [r.pattern for r in rules] == drafted
