@@ -248,16 +248,23 @@ def _current_notes(
 
 def _routes(patterns: list[str], sites: list[str]) -> list[str]:
     """The routes of the patterns (`route_of`); under a folder that is the whole site
-    (`site_folders`: `/cgit/`), one level in (`/cgit/*/snapshot/`) where every pattern has one.
+    (`site_folders`: `/cgit/`), one level in where every pattern has one: the second folder
+    (`/en/asl/`), or the third under any second where that takes fewer (`/cgit/*/snapshot/`).
 
     >>> _routes(["/cgit/a.git/snapshot/{slug}", "/cgit/b.git/snapshot/x.zip"], ["/cgit/"])
     ['/cgit/*/snapshot/']
+    >>> _routes(["/en/asl/{n}", "/en/asl/{n}/x/y", "/about"], ["/en/"])
+    ['/en/asl/', '/about']
     """
     frame = pl.DataFrame({s.PATTERN: patterns}, schema={s.PATTERN: pl.String}).select(
-        route_of(pl.col(s.PATTERN)).alias("route"), deep_route_of(pl.col(s.PATTERN)).alias("deep"))
-    inside = frame.filter(pl.col("route").is_in(sites))
-    if inside.height and inside["deep"].null_count() == 0:
-        frame = frame.with_columns(pl.when(pl.col("route").is_in(sites)).then("deep").otherwise("route").alias("route"))
+        route_of(pl.col(s.PATTERN)).alias("route"),
+        deep_route_of(pl.col(s.PATTERN), any_second=False).alias("second"),
+        deep_route_of(pl.col(s.PATTERN)).alias("star"))
+    inside = pl.col("route").is_in(sites)
+    deeper = [frame.with_columns(pl.when(inside).then(c).otherwise("route").alias("route"))
+              for c in ("second", "star") if frame.filter(inside)[c].null_count() == 0]
+    if frame.filter(inside).height and deeper:
+        frame = min(deeper, key=lambda d: d["route"].n_unique())  # the first of the fewest
     return frame["route"].unique(maintain_order=True).to_list()
 
 

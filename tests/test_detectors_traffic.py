@@ -792,6 +792,16 @@ def test_aggressive_bot_on_a_site_under_one_folder_is_kept_off_its_views_not_the
     assert evidence(out)["routes"] == ["/cgit/"]
 
 
+def test_aggressive_bot_on_a_site_under_a_language_folder_is_kept_off_its_sections():
+    # a site whose pages are all under /en/: meta-externalagent on two sections, one level in
+    rows = [{**r, s.URL: "/en" + r[s.URL], s.PATH: "/en" + r[s.PATH], s.PATTERN: "/en" + r[s.PATTERN]}
+            for r in meta_hammering()]
+    rows += [req(f"/en/article/{i}/post-about-{i}", "/en/article/{n}/{slug}", bot=None,
+                 at=T0 + timedelta(seconds=7 * i), size=4000 + i) for i in range(300)]
+    out = aggressive_bot.detect(traffic_of(rows), Settings())
+    assert evidence(out)["routes"] == ["/en/asl/", "/en/psl/"]
+
+
 def test_route_of_patterns():
     patterns = ["/asl/{n}?page", "/about", "/", "/{n}/x", "/?sid", "/calendar?date", "/a/b/c"]
     routes = pl.select(aggressive_bot.route_of(pl.Series(patterns))).to_series().to_list()

@@ -11,8 +11,8 @@ Per host and bot (`bot_name`), from `traffic.agents` and `traffic.bot_minutes`:
 3. a few routes: at most `aggressive_bot_max_routes` routes (path prefixes such as `/asl/`)
    hold `aggressive_bot_route_share` of its requests. Server rules are then scoped by user
    agent AND path (DESIGN.md), never a whole-site ban: where a route is a folder the whole
-   site lives under (`site_folders`: `/cgit/`), routes one level in (`/cgit/*/tree/`) where
-   they hold that share.
+   site lives under (`site_folders`: `/cgit/`, `/en/`), routes one level in (`/en/asl/`,
+   `/cgit/*/tree/`) where they hold that share.
 
 Only requests for paths count (not `OPTIONS *`, which Apache sends itself as its "internal dummy
 connection"; `analyze` leaves those out before any table). Static files (CSS, scripts,
@@ -109,21 +109,32 @@ def route_of(pattern: pl.Expr) -> pl.Expr:
     )
 
 
-def deep_route_of(pattern: pl.Expr) -> pl.Expr:
+def deep_route_of(pattern: pl.Expr, any_second: bool = True) -> pl.Expr:
     """The path prefix a pattern lives under inside a folder that is the whole site: its
-    first and third segments, any second (`/cgit/{repo}/blame/...` -> `/cgit/*/blame/`);
-    null for a pattern less deep or with a variable first or third segment.
+    first and third segments, any second (`/cgit/{repo}/blame/...` -> `/cgit/*/blame/`), or
+    (`any_second=False`) its first two (`/en/asl/...` -> `/en/asl/`); null for a pattern less
+    deep or with a variable segment there.
 
-    >>> pl.select(deep_route_of(pl.Series(["/cgit/a.git/tree/x.c?id", "/cgit/a.git/", "/{n}/b/c/d"]))).to_series().to_list()
-    ['/cgit/*/tree/', None, None]
+    >>> pats = pl.Series(["/cgit/a.git/tree/x.c?id", "/cgit/a.git/", "/{n}/b/c/d", "/en/asl/{n}"])
+    >>> pl.select(deep_route_of(pats)).to_series().to_list()
+    ['/cgit/*/tree/', None, None, None]
+    >>> pl.select(deep_route_of(pats, any_second=False)).to_series().to_list()
+    ['/cgit/a.git/', '/cgit/a.git/', None, '/en/asl/']
     """
-    parts = pattern.str.split("?").list.first().str.extract_groups(r"^/([^/{};]+)/[^/]+/([^/{};]+)/")
+    path = pattern.str.split("?").list.first()
+    if not any_second:
+        return path.str.extract(r"^(/[^/{};]+/[^/{};]+/)", 1)
+    parts = path.str.extract_groups(r"^/([^/{};]+)/[^/]+/([^/{};]+)/")
     return pl.lit("/") + parts.struct.field("1") + pl.lit("/*/") + parts.struct.field("2") + pl.lit("/")
 
 
 def in_routes(pattern: pl.Expr, routes: list[str]) -> pl.Expr:
     """Whether a pattern lives under one of `routes` (`route_of` or `deep_route_of`'s)."""
-    return route_of(pattern).is_in(routes) | deep_route_of(pattern).is_in(routes).fill_null(False)
+    return (
+        route_of(pattern).is_in(routes)
+        | deep_route_of(pattern).is_in(routes).fill_null(False)
+        | deep_route_of(pattern, any_second=False).is_in(routes).fill_null(False)
+    )
 
 
 def site_folders(traffic: Traffic) -> pl.DataFrame:
@@ -265,24 +276,30 @@ def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl
     (at most `aggressive_bot_max_routes`), their share, and its top pattern. Where a route is
     a folder the whole site lives under (`site_folders`), routes one level in instead, where
     they hold that share (`/cgit/*/tree/`: the rule keeps the bot off the trap, not off the
-    site)."""
+    site). One level in is the second folder (`/en/asl/`), or the third under any second
+    (`/cgit/*/tree/`) where that takes fewer routes (a bot on every repository's views)."""
     routed = agents.with_columns(route_of(pl.col(s.PATTERN)).alias("route"))
     normal = _chosen(routed, settings)
-    deep = pl.coalesce(deep_route_of(pl.col(s.PATTERN)), "route")
     under = routed.join(sites.with_columns(pl.lit(True).alias("_site")), on=[s.HOST, "route"], how="left")
-    deeper = _chosen(
-        under.with_columns(pl.when(pl.col("_site")).then(deep).otherwise("route").alias("route")), settings
-    )
 
     def site_wide(chosen: pl.DataFrame) -> pl.DataFrame:  # the bots with a site folder among their routes
         return chosen.explode("routes").join(sites, left_on=[s.HOST, "routes"], right_on=[s.HOST, "route"],
                                              how="semi").select(_BOT).unique()
 
-    wide = site_wide(normal)
+    def deeper(any_second: bool) -> pl.DataFrame:  # the bots' routes one level in, where they do
+        deep = pl.coalesce(deep_route_of(pl.col(s.PATTERN), any_second), "route")
+        chosen = _chosen(under.with_columns(pl.when(pl.col("_site")).then(deep).otherwise("route").alias("route")),
+                         settings)
+        return chosen.join(site_wide(chosen), on=_BOT, how="anti").filter(
+            pl.col("route_share") >= settings.aggressive_bot_route_share
+        ).with_columns(pl.col("routes").list.len().alias("_n"), pl.lit(any_second).alias("_star"))
+
     better = (
-        deeper.join(wide, on=_BOT, how="semi")
-        .join(site_wide(deeper), on=_BOT, how="anti")
-        .filter(pl.col("route_share") >= settings.aggressive_bot_route_share)
+        pl.concat([deeper(False), deeper(True)])
+        .join(site_wide(normal), on=_BOT, how="semi")
+        .sort("_n", "_star")
+        .unique(_BOT, keep="first", maintain_order=True)
+        .drop("_n", "_star")
     )
     per_route = pl.concat([normal.join(better.select(_BOT), on=_BOT, how="anti"), better])
     top_patterns = (
