@@ -130,7 +130,9 @@ def test_calendar_on_a_single_page_app_still_fires_on_months_far_in_the_future()
     months = [f"/calendar?date={1950 + i // 12}-{i % 12 + 1:02d}" for i in range(1456)]
     row = _one(_findings(calendar, spa_rows() + bots(months, bytes=SHELL)))
     ev = row["evidence"]
-    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/calendar?date", 1456)
+    # wasted: the months past the horizon (2028-02 on: 519); the past ones answered the shell,
+    # which says nothing of them (and the rule leaves them open)
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/calendar?date", 519)
     assert (ev["sampled_empty_urls"], ev["distinct_sizes"], ev["latest"]) == (0, 0, "2071-04")
     assert ev["sampled_future_urls"] > 0
 

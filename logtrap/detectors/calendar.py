@@ -14,16 +14,18 @@ pattern is a calendar trap when
   `calendar_min_urls_per_size` dated 200 URLs per distinct size).
 
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
-the future. Wasted requests: every bot request to the pattern — the calendar pages are endless
-navigation, the content they list is reachable from its own pages and the sitemap. Evidence
-counts the future and empty dates separately, among the sampled URLs (`sampled_urls`).
+the future. Wasted requests: the bot requests to its wasted dates (`marked`: future, empty, or
+all of them where the dated pages repeat a few answers), counted on the URL sample and scaled
+to the pattern: what its robots.txt rule blocks (a month with events of its own, a date still
+bookable, is a page). Evidence counts the future and empty dates separately, among the sampled
+URLs (`sampled_urls`).
 
 A year alone (`?season=2150`, `?year=2150`, in a parameter named for it) is a date too, but a
 season's table or a year's archive is a page of its own whatever its size: such a pattern is a
 calendar only by years past the horizon that answer one page (at least `calendar_empty_share`
 of its future years; the empty table), at least `_MIN_FUTURE_YEARS` of them (a "next season"
 link walked on; one link to next year's fixtures is none; announced editions and budget
-projections have sizes of their own), and only their requests are wasted.
+projections have sizes of their own).
 """
 
 from __future__ import annotations
@@ -250,11 +252,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             )
         )
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS, how="left")
-        # a year's page has content of its own: only the years past the horizon are wasted
-        .with_columns(
-            pl.when(pl.col("years_only")).then(_shape.scale("sampled_wasted"))
-            .otherwise(pl.col(s.BOT_REQUESTS)).alias(s.WASTED_REQUESTS)
-        )
+        # the requests to its wasted dates (future, empty, repeated): a month with events of
+        # its own is a page, as a year's page is, which the rules leave open too
+        .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
     )
     trap_urls = urls.filter(wasted)
