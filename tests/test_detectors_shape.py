@@ -109,6 +109,28 @@ def test_silent_on_the_real_content_of_a_single_page_app(module):
     assert out.select(s.PATTERN, s.EVIDENCE).rows() == []
 
 
+def app_rows() -> list[dict]:
+    """The single-page app mounted under /app/ beside a classic site at /: every /app/ page
+    (`/app/<section>/<page>`, all at one depth) answers its index.html."""
+    rows = []
+    for r in content_rows():
+        static = r[s.URL].endswith((".gif", ".css", ".js", ".png"))
+        path, sep, query = r[s.URL].partition("?")
+        first, *rest = path.strip("/").split("/")
+        url = r[s.URL] if static or path == "/" else f"/app/{first}/{'-'.join(rest) or 'index'}{sep}{query}"
+        rows.append({**r, s.URL: url, s.BYTES: r[s.BYTES] if static or path == "/" else SHELL})
+    return rows
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.KIND)
+def test_silent_on_the_real_content_of_a_single_page_app_under_a_folder(module):
+    # every page under /app/: counted by routes (first folder and depth), its shell was
+    # no shell, and five detectors called its real pages traps
+    traffic = traffic_of(requests_frame(app_rows()))
+    assert _shape.shell_sizes(traffic, Settings()).rows() == [("-", SHELL)]
+    assert module.detect(traffic, Settings()).select(s.PATTERN, s.EVIDENCE).rows() == []
+
+
 @pytest.mark.parametrize("module", [pagination, soft_404, facets, session_id, random_token],
                          ids=lambda m: m.KIND)
 def test_single_page_app_pages_only_bots_fetch_are_not_one_page(module):

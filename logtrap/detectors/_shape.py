@@ -302,16 +302,16 @@ def sized_ok() -> pl.Expr:
 
 def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Per host, the response sizes (BYTES) that say nothing about a page: sizes answered 200
-    on pages (not static files) that people read on at least `shell_min_patterns` routes of
-    the site (`route`: the first path segment and the depth, the query left out).
+    to people on at least `shell_min_patterns` patterns of pages (not static files) without a
+    query.
 
     A single-page app answers every route with the same `index.html`, so its home page,
-    products, categories and articles all have one size; on a classic site distinct pages
-    practically never share an exact size. Routes, not patterns: one listing's "no results"
-    page answers many filter combinations (`/homes/austin-tx?beds&sort&type`,
-    `/homes/denver-co?baths&beds&type`, ...: patterns apiece, one route), and is the very
-    signature of a facet trap, not a shell; sizes that patterns of one template share by
-    chance (a city's hotels, a tracking parameter on a page) say nothing of a shell either.
+    products, categories and articles all have one size (under `/app/` as well as at `/`); on
+    a classic site distinct pages practically never share an exact size. Paths, not their
+    queries: one listing's "no results" page answers many filter combinations
+    (`/homes/austin-tx?beds&sort&type`, `/homes/denver-co?baths&beds&type`, ...: patterns
+    apiece), and is the very signature of a facet trap, not a shell; a page with a tracking
+    or referral parameter is its page again, not another route.
     Repeated sizes are a trap's signature only where they are not the site's shell: every
     detector that reads sizes takes its URLs from `per_url(urls, shell_sizes(...))`. Computed
     once per URL sample and setting, however many detectors ask (the answer is dropped with
@@ -322,6 +322,7 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & pl.col(s.BYTES).is_not_null()
         & (pl.col(s.HUMAN_REQUESTS) > 0)
         & ~is_static(pl.col(s.PATTERN))
+        & ~pl.col(s.PATTERN).str.contains("?", literal=True)
     )
     return _memo(
         (traffic.urls,),
@@ -329,25 +330,10 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         lambda: per_url(traffic.urls)
         .filter(ok)
         .group_by(s.HOST, s.BYTES)
-        .agg(route(pl.col(s.PATTERN)).n_unique().alias("_routes"))
-        .filter(pl.col("_routes") >= settings.shell_min_patterns)
+        .agg(pl.col(s.PATTERN).n_unique().alias("_patterns"))
+        .filter(pl.col("_patterns") >= settings.shell_min_patterns)
         .select(s.HOST, s.BYTES),
     )
-
-
-def route(pattern: pl.Expr) -> pl.Expr:
-    """The route a pattern (or URL) belongs to, as far as its shape tells: its first path
-    segment and its depth, the query left out. A city, a hotel or a course code left in the
-    path (`/homes/austin-tx`, `/homes/denver-co`) is one route; `/`, `/pricing`,
-    `/docs/api` and `/product/{n}` are routes apiece.
-
-    >>> patterns = pl.DataFrame({"p": ["/", "/homes/austin-tx?beds", "/homes/boise-id/", "/docs/api"]})
-    >>> patterns.select(route(pl.col("p"))).to_series().to_list()
-    ['/0', '/homes/2', '/homes/2', '/docs/2']
-    """
-    path = path_of(pattern).str.strip_chars("/")
-    depth = pl.when(path == "").then(0).otherwise(path.str.count_matches("/") + 1)
-    return pl.format("/{}/{}", path.str.split("/").list.first(), depth).str.replace("^//", "/")
 
 
 def scale(sampled: str) -> pl.Expr:
