@@ -141,8 +141,10 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
     (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
     answered with the pattern's empty page, `empty_size` its size), `repeats` (the pattern's dated
-    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is any
-    of them; a year alone only when future and answered as most future years are,
+    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is
+    future or empty, or repeated: of such a pattern, answered a page another date got too,
+    `_shape.with_answers`, a month with a page of its own being a page; a year alone only
+    when future and answered as most future years are,
     `future_size`: announced editions, projections, next year's films are pages of their own)."""
     urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
     urls = dated(urls if only is None else urls.filter(only))
@@ -157,23 +159,31 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     )
     future_alone = sized & pl.col("year_only") & pl.col("future")
     on = [*_shape.KEYS, s.URL]
+    # of a pattern whose pages repeat, the dates answered a page another date got too (the
+    # empty month, a template); a month with a page of its own is a page
+    answers = _shape.with_answers(urls.filter(ok_dated), settings)
+    repeated = answers.filter(pl.col(_shape.ANSWER).is_not_null()).select(
+        *on, (pl.len().over(*_shape.KEYS, _shape.ANSWER) >= 2).alias("_repeated"))
     return (
         urls.join(_one_page(urls.filter(ok_dated), settings, "empty", "empty_size"), on=on, how="left")
         .join(_one_page(urls.filter(future_alone), settings, "_future_empty", "future_size"),
               on=on, how="left")
+        .join(repeated, on=on, how="left")
         .with_columns(
             pl.col("empty").fill_null(False),
             (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
             pl.col("_future_empty").fill_null(False),
+            pl.col("_repeated").fill_null(False),
         )
         .with_columns(
             pl.when(pl.col("year_only")).then(pl.col("_future_empty"))
             .otherwise(
                 pl.col("months").is_not_null()
-                & (pl.col("future") | pl.col("empty") | pl.col("repeats"))
+                & (pl.col("future") | pl.col("empty") | (pl.col("repeats") & pl.col("_repeated")))
             )
             .alias("wasted")
         )
+        .drop("_repeated")
     )
 
 
