@@ -142,7 +142,7 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
     answered with the pattern's empty page, `empty_size` its size), `repeats` (the pattern's dated
     pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is
-    future or empty, or repeated: of such a pattern, answered a page another date got too,
+    future or empty, or repeated: of such a pattern, answered a page as many dates got,
     `_shape.with_answers`, a month with a page of its own being a page; a year alone only
     when future and answered as most future years are,
     `future_size`: announced editions, projections, next year's films are pages of their own)."""
@@ -159,11 +159,13 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     )
     future_alone = sized & pl.col("year_only") & pl.col("future")
     on = [*_shape.KEYS, s.URL]
-    # of a pattern whose pages repeat, the dates answered a page another date got too (the
-    # empty month, a template); a month with a page of its own is a page
+    # of a pattern whose pages repeat, the dates answered a page at least
+    # `calendar_min_urls_per_size` dates got (the empty month, a template); a month with a
+    # page of its own is a page, as are two whose sizes fall together by chance
     answers = _shape.with_answers(urls.filter(ok_dated), settings)
     repeated = answers.filter(pl.col(_shape.ANSWER).is_not_null()).select(
-        *on, (pl.len().over(*_shape.KEYS, _shape.ANSWER) >= 2).alias("_repeated"))
+        *on, (pl.len().over(*_shape.KEYS, _shape.ANSWER) >= settings.calendar_min_urls_per_size)
+        .alias("_repeated"))
     return (
         urls.join(_one_page(urls.filter(ok_dated), settings, "empty", "empty_size"), on=on, how="left")
         .join(_one_page(urls.filter(future_alone), settings, "_future_empty", "future_size"),
