@@ -641,3 +641,25 @@ def test_no_rule_is_drafted_for_a_parameter_that_does_not_change_the_page():
                                      tuple(urls[:5]), advice=advice)])
         rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
         assert [r.pattern for r in rules] == drafted
+
+
+def test_a_calendars_real_months_are_not_wasted_because_its_empty_ones_repeat():
+    # the empty months (one page, a token spreading it over 7 bytes) outnumber the real ones:
+    # the pattern "repeats its answers", which marked every month wasted, real ones too (and
+    # two real months 5 bytes apart made one page): they were the examples, and the
+    # `?month=` rule was withheld over the months people read
+    from logtrap.detectors import calendar
+
+    real = [f"/events?month={y}-{m:02d}" for y in range(2016, 2027) for m in range(1, 13)][:-9]
+    empty = [f"/events?month={y}-{m:02d}" for y in range(2026, 2081) for m in range(1, 13)][3:]
+    sizes = {u: 14000 + 97 * i for i, u in enumerate(real)} | {real[5]: 14000 + 97 * 4 + 5}
+    rows = ([{**r, "bytes": sizes[r["url"]]} for r in bots(real) + humans(real)]
+            + [{**r, "bytes": 7210 + i % 7} for i, r in enumerate(bots(empty))])
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")
+    assert (sorted(wasted), sorted(kept)) == (sorted(empty), sorted(real))
+    (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
+    prefixes = ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-1",
+                *robots.year_prefixes(2027, 2199)]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events?month={p}" for p in prefixes), "narrowed")
