@@ -408,6 +408,8 @@ def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
 # the month after a year (2026-12, 2026/12/01, 202612, 20261201): two digits, then a day's
 # two or no digit
 _MONTH = re.compile(r"([-/._]?)(0[1-9]|1[0-2])(?=\d\d(?!\d)|(?!\d))")
+# ...or one or two digits, then the day's separator (2026-5-1, 2026/11/3)
+_LOOSE_MONTH = re.compile(r"([-/._])(1[0-2]|[1-9])([-/._])(?=\d)")
 _LAST_YEAR = 2199  # where a walk into the future is blocked to (judgement: `21` ends it)
 
 
@@ -429,31 +431,41 @@ def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list
     ['2008-01', '2008-02', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-1', '2027-0', '2027-10', '2027-11']
     >>> date_spans(["2028-04-02", "2031-01-01"], open_after=2028 * 12 + 2)[-2]
     ['2028-04', '2028-05', '2028-06', '2028-07', '2028-08', '2028-09', '2028-1', '2029', '203', '204', '205', '206', '207', '208', '209', '21']
+    >>> date_spans(["2026-5-1", "2026-11-30", "2027-1-2"])[-1]
+    ['2026-5-', '2026-6-', '2026-7-', '2026-8-', '2026-9-', '2026-10-', '2026-11-', '2026-12-', '2027-1-']
     >>> date_spans(["01-05-2024"])
     []
     """
     years: set[int] = set()
     months: dict[int, set[int]] = {}
-    separators = set()
+    padded, loose = set(), set()  # the months' forms: (separator), (separator, after)
     for text in dates:
         year = _YEAR_FIRST.match(text)
         if year is None:
             return []
         years.add(int(year.group()))
         month = _MONTH.match(text, year.end())
-        if month is not None:
-            months.setdefault(int(year.group()), set()).add(int(month.group(2)))
-        separators.add(month and month.group(1))
+        free = _LOOSE_MONTH.match(text, year.end())
+        if month is not None or free is not None:
+            months.setdefault(int(year.group()), set()).add(int((month or free).group(2)))  # type: ignore[union-attr]
+        padded.add(month and month.group(1))
+        loose.add(free and (free.group(1), free.group(3), len(free.group(2))))
     if not years:
         return []
     runs = _runs(sorted(years))
-    sep = separators.pop() if len(separators) == 1 else None
+    # months written without a leading zero (2026-5-1): each month a line of its own, its day's
+    # separator after it (`2026-1` would be October to December too)
+    unpadded = None not in loose and any(n == 1 for _, _, n in loose) and len({f[:2] for f in loose}) == 1
+    sep, after = (next(iter(loose))[:2] if unpadded else
+                  (padded.pop() if len(padded) == 1 else None, ""))
     last = runs[-1][1]
     open_end = sep is not None and open_after is not None and last * 12 + max(months[last]) - 1 > open_after
 
     def by_months(year: int, first: int, last: int) -> list[str]:
         if (first, last) == (1, 12):
             return [str(year)]
+        if unpadded:
+            return [f"{year}{sep}{month}{after}" for month in range(first, last + 1)]
         out, month = [], first
         while month <= last:
             if month == 1 and last >= 9:

@@ -663,3 +663,20 @@ def test_a_calendars_real_months_are_not_wasted_because_its_empty_ones_repeat():
     prefixes = ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-1",
                 *robots.year_prefixes(2027, 2199)]
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events?month={p}" for p in prefixes), "narrowed")
+
+
+def test_a_calendar_walk_of_unpadded_dates_is_blocked_by_months_with_their_separator():
+    # /events/2026-5-1: `Disallow: /events/2026-1` would block October to December (and
+    # 2026-1-x), `/events/202` the days people read: no rule was given
+    real = [f"/events/{y}-{m}-{d}" for y in (2024, 2025, 2026) for m in range(1, 13) for d in (1, 15)
+            if (y, m) < (2026, 5)]
+    empty = [f"/events/{y}-{m}-{d}" for y in range(2026, 2036) for m in range(1, 13) for d in (1, 9, 20)
+             if (y, m) >= (2026, 5)]
+    people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))]
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=5480))
+    months = [f"2026-{m}-" for m in range(5, 13)]
+    assert (rule.lines, rule.status) == (
+        tuple(f"Disallow: /events/{p}" for p in [*months, *robots.year_prefixes(2027, 2199)]), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []
