@@ -169,3 +169,30 @@ def test_fires_on_a_commit_in_the_path_as_gitlab_blames():
     # robots.txt has no hex digits: `*` for the commit would take branches and issues too
     assert [(r.status, r.lines) for r in rules] == [("withheld", ())]
     assert rules[0].reason.startswith("the commit id is a path segment")
+
+
+def catalog(ids: list[str]) -> list[dict]:
+    """Bots fetching every product and its tabs: reviews and questions empty (one page each),
+    specs a page of its own per product."""
+    rows = []
+    for j, oid in enumerate(ids):
+        rows += bots([f"/products/{oid}"], **{s.BYTES: 20000 + 37 * j})
+        rows += bots([f"/products/{oid}/reviews"], **{s.BYTES: 5120})
+        rows += bots([f"/products/{oid}/questions"], **{s.BYTES: 4980})
+        rows += bots([f"/products/{oid}/specs"], **{s.BYTES: 11000 + 43 * j})
+    return rows + humans(["/", "/about"] * 60)
+
+
+def test_silent_on_a_catalog_whose_members_are_pages_apiece():
+    # two tabs repeat one empty page, the third is a page per product: counted per member,
+    # the repeating two are not a family (pooled, they carried the specs' 700 pages as waste)
+    assert families(catalog([sha("product", j) for j in range(700)])).height == 0
+
+
+def test_a_member_of_pages_apiece_is_not_counted_in_the_family():
+    # a view whose every URL answers a page of its own: not the family's waste
+    stats = [{**AI, s.URL: f"/cgit/libfoo.git/stats/README?id={sha('libfoo.git', c)}",
+              s.BYTES: 30000 + 29 * c} for c in range(40)]  # fmt: skip
+    out = families(crawl() + stats + site())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 1280)]
+    assert json.loads(out[s.EVIDENCE].item())["patterns"] == 32

@@ -10,14 +10,18 @@ how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` an
 `/cgit/bar.git/blame/src/main.c?id`, not `/cgit/libfoo.git/commit/?id` (a listing's trailing
 slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
 
-budget_hog judges a family as one pattern (`detect` here) when every member's URLs carry a
-commit-like value (7 to 40 hex digits, letters and digits, as a parameter value or a path
-segment) and, together, the family takes more than half the host's bot fetches, people
-practically never go there, its URLs are each fetched about once, and they repeat their
-answers (the same file at many commits is the same bytes: unique URLs >> distinct pages,
-counted per member, as two files sharing a size say nothing). Each of those is required: a
-repository browser people use, a docs site's literal pages, a registry's hashed downloads
-(64 hex digits) stay out.
+budget_hog judges a family as one pattern (`detect` here). A member counts toward it only
+where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (below) and its
+own sampled URLs answered 200 repeat their answers: at least `budget_hog_urls_per_size` URLs
+per distinct page (the same file at many commits is the same bytes; counted per member, so a
+catalog's tab answering one empty page does not make its other tabs, a page apiece, waste).
+The family is the members that count, and fires when there are at least `MIN_MEMBERS` of
+them, none taking half the host's bot fetches alone, together taking more than half of them
+(`budget_hog_share`, on a host with `budget_hog_min_bot_requests`), people making under
+`budget_hog_max_human_share` of their requests, and at least `MIN_URLS_PER_FETCH` distinct
+URLs per bot request (each fetched about once). Each of those is required: a repository
+browser people use, a docs site's literal pages, a registry's hashed downloads (64 hex
+digits) stay out.
 
 Its robots.txt rule (`robots_rule`) is chosen by `robots.choose` over the members grouped by
 one path level kept literal (the view: `Disallow: /cgit/*/tree/*?id=`, one line per view),
@@ -125,6 +129,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
         pl.col("commit_share") >= MIN_COMMIT_SHARE
     )
+    # each member repeats its own answers (the same file at many commits is the same bytes):
+    # pooled, one member answering one page (a product's empty reviews tab) carried the rest
+    # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
+    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
+        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
+    )
     # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
     alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
     families = (
@@ -132,6 +142,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(
             pl.len().alias("patterns"),
             pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
             pl.col(_shape.HOST_BOT_REQUESTS).first(),
             alone.any().alias("_alone"),
         )
@@ -147,40 +158,38 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if families.height == 0:
         return pl.DataFrame()
     member_rows = patterns.join(families.select(s.HOST, FAMILY), on=[s.HOST, FAMILY], how="semi")
-    answers = _answers(traffic, member_rows, settings)
     return (
-        families.join(answers, on=[s.HOST, FAMILY], how="left")
-        .with_columns(
-            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").fill_null(0),
+        families.with_columns(
             (pl.col(s.BOT_REQUESTS) / pl.col(_shape.HOST_BOT_REQUESTS)).alias(s.BOT_SHARE),
             (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"),
-        )
-        .with_columns(
+            # each member at or above budget_hog_urls_per_size: so are they together
             (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
-            .alias("urls_per_size")
+            .alias("urls_per_size"),
         )
-        .filter(pl.col("urls_per_size") >= settings.budget_hog_urls_per_size)
         .join(_examples(traffic, member_rows), on=[s.HOST, FAMILY], how="left")
         .rename({FAMILY: s.PATTERN})
         .sort(_KEYS)
     )
 
 
-def _answers(traffic: Traffic, member_rows: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Per family: sampled URLs answered 200 with a size, their distinct pages counted per
-    member (two files of one size are two pages), and URLs answered with the shell's size."""
+def _answers(traffic: Traffic, members: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per member pattern: sampled URLs answered 200 with a size, their distinct pages, how
+    many URLs per page, and URLs answered with the shell's size."""
     shell = _shape.shell_sizes(traffic, settings)
-    urls = _shape.per_url(traffic.urls, shell).join(member_rows.select(_KEYS), on=_KEYS, how="semi")
+    urls = _shape.per_url(traffic.urls, shell).join(members.select(_KEYS), on=_KEYS, how="semi")
     sized = _shape.sized_ok()
-    per_member = _shape.with_answers(urls, settings).group_by(_KEYS).agg(
-        sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-        pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
-        pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
-    )
     return (
-        per_member.join(member_rows.select(*_KEYS, FAMILY), on=_KEYS)
-        .group_by(s.HOST, FAMILY)
-        .agg(pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum())
+        _shape.with_answers(urls, settings)
+        .group_by(_KEYS)
+        .agg(
+            sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
+        )
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
+            .alias("urls_per_size")
+        )
     )
 
 
