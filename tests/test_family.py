@@ -196,3 +196,14 @@ def test_a_member_of_pages_apiece_is_not_counted_in_the_family():
     out = families(crawl() + stats + site())
     assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 1280)]
     assert json.loads(out[s.EVIDENCE].item())["patterns"] == 32
+
+
+def test_rule_blocks_no_sitemap_url_of_the_family():
+    # a member's URL the sitemap lists is content, though only crawlers fetched it
+    traffic = traffic_of(requests_frame(crawl() + site()))
+    listed = crawl()[0][s.URL]
+    rules = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-",
+                       ["https://example.org" + listed], Settings()).rules
+    assert [r.status for r in rules] == ["narrowed"]
+    assert not any(blocked(matcher(rules[0].lines), [listed]))
+    assert all(blocked(matcher(rules[0].lines), [r[s.URL] for r in crawl()[1:]]))

@@ -234,9 +234,10 @@ def robots_rule(
     rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
     people = set(rows.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))[s.URL].to_list())
     mine = set(rows[s.URL].to_list())
-    # the family's own pages are content only where people read them (log_content took a
-    # crawler's 2xx on a pattern no finding names as content: these patterns have one)
-    content = [(u, why) for u, why in content if u not in mine or u in people]
+    # the log's content on the family's own patterns stands only where people read it
+    # (log_content, labelled "log", took a crawler's 2xx on a pattern no finding names: these
+    # patterns have one); a sitemap's URL and any other content stays content
+    content = [(u, why) for u, why in content if why != "log" or u not in mine or u in people]
     content += [(u, robots.OWN) for u in sorted(people)]
     taken = {u for u, _ in content}
     by_pattern: dict[str, list[str]] = {}
