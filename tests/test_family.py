@@ -98,12 +98,19 @@ def test_robots_rule_blocks_the_views_at_a_commit_and_no_page_people_read():
     assert rules[0].saved_bot_requests == 1280
 
 
-def test_rule_takes_the_family_whole_when_nothing_else_asks_for_a_commit():
-    # no commit pages: one line blocks the family and no content
+def test_rule_keeps_the_views_when_nothing_else_asking_for_a_commit_is_logged():
+    # no commit pages in the log: the rule still names the views, and blocks none of the
+    # sibling family's pages (a commit, a log, a tree at a tag) it never saw
     people = [r for r in site() if "commit" not in r[s.URL]]
     traffic = traffic_of(requests_frame(crawl() + people))
     rules = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
-    assert [(r.status, r.lines) for r in rules] == [("emitted", ("Disallow: /cgit/*?id=",))]
+    assert [(r.status, r.lines) for r in rules] == [("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/diff/*?id=",
+        "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+    ))]
+    siblings = [f"/cgit/libfoo.git/commit/?id={sha('libfoo.git', 1)}",
+                f"/cgit/libfoo.git/log/?id={sha('libfoo.git', 1)}", "/cgit/bar.git/refs/?id=v1.0"]
+    assert not any(blocked(matcher(rules[0].lines), siblings))
 
 
 def test_silent_on_a_repository_browser_people_use():

@@ -24,8 +24,11 @@ browser people use, a docs site's literal pages, a registry's hashed downloads (
 digits) stay out.
 
 Its robots.txt rule (`robots_rule`) is chosen by `robots.choose` over the members grouped by
-one path level kept literal (the view: `Disallow: /cgit/*/tree/*?id=`, one line per view),
-the shallowest level whose lines block no content URL.
+one path level kept literal, at most `MAX_RULE_LINES` lines: the deepest level above the file
+names whose lines block no content URL (the view: `Disallow: /cgit/*/tree/*?id=`, one line
+per view). Never the whole family in one line (`/cgit/*?id=`): it would block the sibling
+family (`/cgit/R/commit/?id=SHA`) wherever the log shows none of its pages. A `*` still spans
+an empty segment: the view's line blocks that view's listing at a commit (`/cgit/R/tree/?id=`).
 """
 
 from __future__ import annotations
@@ -223,9 +226,10 @@ def robots_rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """(lines, status, reason, trap URLs) for a family's finding: `robots.choose` per group
-    of members, grouped by the one path level kept literal; the shallowest level whose rules
-    block no content URL wins (the whole family first: one line), else the shallowest whose
-    rules are narrowed least."""
+    of members, grouped by the one path level kept literal (`_literal_levels`); the deepest
+    level whose rules block no content URL wins, else the deepest whose rules are narrowed
+    least. No level, no rule: the whole family's one line (`/cgit/*?id=`) would take the
+    sibling family's pages too, which the log may not show."""
     # robots imports the detectors (calendar's dates): imported here, once both are loaded
     from logtrap import robots
 
@@ -253,9 +257,11 @@ def robots_rule(
         ), trap
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
-    # shallowest level first: a view (`tree`, `blame`) outlasts the file names below it,
-    # which the next crawl adds to
-    for level in [None, *_literal_levels(list(by_pattern))]:
+    # deepest level above the file names first (the view: `tree`, `blame`): it outlasts the
+    # file names the next crawl adds, and its `*` reaches the fewest pages of the sibling
+    # family the rule never saw (`/cgit/R/commit/?id=`, `/cgit/R/log/?id=`: the whole
+    # family's `/cgit/*?id=` or the repository's `/cgit/R/*?id=` takes them all)
+    for level in reversed(_literal_levels(list(by_pattern))):
         groups: dict[str, list[str]] = {}
         for pattern, urls in by_pattern.items():
             groups.setdefault(_kept(pattern, level), []).extend(urls)
@@ -277,20 +283,29 @@ def robots_rule(
         if not narrowed:
             break
     if best is None:
-        why = first_refusal or "no logged URL of the family is left once content URLs are set aside"
+        why = first_refusal or (
+            "no logged URL of the family is left once content URLs are set aside" if not trap
+            else f"no path level above the file names is literal in every member, or kept "
+                 f"literal it takes more than {MAX_RULE_LINES} lines"
+        )
         return (), "withheld", why, trap
     return best[1], best[2], best[3], trap
 
 
 def _literal_levels(patterns: Sequence[str]) -> list[int]:
-    """Path levels below the first that are a literal segment in every pattern given."""
+    """Path levels below the first that are a literal segment in every pattern given, and
+    not the last segment of any (a file's name, which the next crawl adds to).
+
+    >>> _literal_levels(["/cgit/r/tree/README?id", "/cgit/r/blame/src/a.c?id"])
+    [2, 3]
+    """
     paths = [p.partition("?")[0].split("/") for p in patterns]
     depth = min((len(p) for p in paths), default=0)
-    return [i for i in range(2, depth)
+    return [i for i in range(2, depth - 1)
             if all(p[i] and "{" not in p[i] for p in paths)]
 
 
-def _kept(pattern: str, level: int | None) -> str:
+def _kept(pattern: str, level: int) -> str:
     """The pattern with its literal segments below the first level as one `{path}` per run,
     but the one at `level`: `/cgit/r/tree/src/a.c?id`, 3 -> `/cgit/{path}/tree/{path}?id`."""
     path, sep, query = pattern.partition("?")
