@@ -214,3 +214,14 @@ def test_rule_blocks_no_sitemap_url_of_the_family():
     assert [r.status for r in rules] == ["narrowed"]
     assert not any(blocked(matcher(rules[0].lines), [listed]))
     assert all(blocked(matcher(rules[0].lines), [r[s.URL] for r in crawl()[1:]]))
+
+
+def test_silent_on_ids_of_a_length_no_commit_has():
+    # 24 hex digits: a MongoDB ObjectId names a product, not a commit (git: 7-12 or 40)
+    oids = [{**r, s.URL: r[s.URL].split("?id=")[0] + "?id=" + r[s.URL].split("?id=")[1][:24]}
+            for r in crawl()]
+    assert families(oids + site()).height == 0
+    # git's short form is a commit still
+    short = [{**r, s.URL: r[s.URL].split("?id=")[0] + "?id=" + r[s.URL].split("?id=")[1][:12]}
+             for r in crawl()]
+    assert families(short + site())[s.WASTED_REQUESTS].to_list() == [1280]

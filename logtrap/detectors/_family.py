@@ -11,7 +11,7 @@ how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` an
 slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
 
 budget_hog judges a family as one pattern (`detect` here). A member counts toward it only
-where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (below) and its
+where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (`commit_like`) and its
 own sampled URLs answered 200 repeat their answers: at least `budget_hog_urls_per_size` URLs
 per distinct page (the same file at many commits is the same bytes; counted per member, so a
 catalog's tab answering one empty page does not make its other tabs, a page apiece, waste).
@@ -57,9 +57,12 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
-# A commit id: 7 (git's short form) to 40 (SHA-1) hex digits, a whole parameter value or path
-# segment. Not 64: a SHA-256 names a file's bytes (a registry's downloads), not a commit.
-_COMMIT = r"[=/;]([0-9A-Fa-f]{7,40})(?:[&/;]|$)"
+# A commit id: git's short form, 7 to 12 hex digits (its default abbreviation grows from 7 to
+# 12 with the repository), or a whole SHA-1, 40; a whole parameter value or path segment,
+# letters and digits mixed (`commit_like`). Not the lengths other ids take: 24 (a MongoDB
+# ObjectId: a catalog's products), 32 (an MD5, a UUID without its dashes), 64 (a SHA-256
+# names a file's bytes: a registry's downloads).
+_COMMIT = r"[=/;]([0-9A-Fa-f]{40}|[0-9A-Fa-f]{7,12})(?:[&/;]|$)"
 
 
 def family_of(pattern: pl.Expr) -> pl.Expr:
@@ -90,13 +93,14 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
 
 
 def commit_like(url: pl.Expr) -> pl.Expr:
-    """True for a URL carrying a commit id: a parameter value or path segment of 7 to 40 hex
-    digits mixing letters and digits.
+    """True for a URL carrying a commit id: a whole parameter value or path segment of 7 to
+    12 or of 40 hex digits, with at least one letter (a-f) and one digit among them.
 
     >>> urls = pl.DataFrame({"url": ["/t/README?id=3daaf6aebd79447c780884e13fcba5580b5e3dd4",
-    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef"]})
+    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef",
+    ...     "/products/65f1c0a2b3d4e5f60718293a/specs"]})
     >>> urls.select(commit_like(pl.col("url"))).to_series().to_list()
-    [True, True, False, False, False]
+    [True, True, False, False, False, False]
     """
     ids = url.str.extract_all(_COMMIT)
     mixed = pl.element().str.contains("[0-9]") & pl.element().str.contains("[A-Fa-f]")
