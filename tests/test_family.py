@@ -98,12 +98,19 @@ def test_robots_rule_blocks_the_views_at_a_commit_and_no_page_people_read():
     assert rules[0].saved_bot_requests == 1280
 
 
-def test_rule_takes_the_family_whole_when_nothing_else_asks_for_a_commit():
-    # no commit pages: one line blocks the family and no content
+def test_rule_keeps_the_views_when_nothing_else_asking_for_a_commit_is_logged():
+    # no commit pages in the log: the rule still names the views, and blocks none of the
+    # sibling family's pages (a commit, a log, a tree at a tag) it never saw
     people = [r for r in site() if "commit" not in r[s.URL]]
     traffic = traffic_of(requests_frame(crawl() + people))
     rules = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
-    assert [(r.status, r.lines) for r in rules] == [("emitted", ("Disallow: /cgit/*?id=",))]
+    assert [(r.status, r.lines) for r in rules] == [("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/diff/*?id=",
+        "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+    ))]
+    siblings = [f"/cgit/libfoo.git/commit/?id={sha('libfoo.git', 1)}",
+                f"/cgit/libfoo.git/log/?id={sha('libfoo.git', 1)}", "/cgit/bar.git/refs/?id=v1.0"]
+    assert not any(blocked(matcher(rules[0].lines), siblings))
 
 
 def test_silent_on_a_repository_browser_people_use():
@@ -169,3 +176,52 @@ def test_fires_on_a_commit_in_the_path_as_gitlab_blames():
     # robots.txt has no hex digits: `*` for the commit would take branches and issues too
     assert [(r.status, r.lines) for r in rules] == [("withheld", ())]
     assert rules[0].reason.startswith("the commit id is a path segment")
+
+
+def catalog(ids: list[str]) -> list[dict]:
+    """Bots fetching every product and its tabs: reviews and questions empty (one page each),
+    specs a page of its own per product."""
+    rows = []
+    for j, oid in enumerate(ids):
+        rows += bots([f"/products/{oid}"], **{s.BYTES: 20000 + 37 * j})
+        rows += bots([f"/products/{oid}/reviews"], **{s.BYTES: 5120})
+        rows += bots([f"/products/{oid}/questions"], **{s.BYTES: 4980})
+        rows += bots([f"/products/{oid}/specs"], **{s.BYTES: 11000 + 43 * j})
+    return rows + humans(["/", "/about"] * 60)
+
+
+def test_silent_on_a_catalog_whose_members_are_pages_apiece():
+    # two tabs repeat one empty page, the third is a page per product: counted per member,
+    # the repeating two are not a family (pooled, they carried the specs' 700 pages as waste)
+    assert families(catalog([sha("product", j) for j in range(700)])).height == 0
+
+
+def test_a_member_of_pages_apiece_is_not_counted_in_the_family():
+    # a view whose every URL answers a page of its own: not the family's waste
+    stats = [{**AI, s.URL: f"/cgit/libfoo.git/stats/README?id={sha('libfoo.git', c)}",
+              s.BYTES: 30000 + 29 * c} for c in range(40)]  # fmt: skip
+    out = families(crawl() + stats + site())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 1280)]
+    assert json.loads(out[s.EVIDENCE].item())["patterns"] == 32
+
+
+def test_rule_blocks_no_sitemap_url_of_the_family():
+    # a member's URL the sitemap lists is content, though only crawlers fetched it
+    traffic = traffic_of(requests_frame(crawl() + site()))
+    listed = crawl()[0][s.URL]
+    rules = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-",
+                       ["https://example.org" + listed], Settings()).rules
+    assert [r.status for r in rules] == ["narrowed"]
+    assert not any(blocked(matcher(rules[0].lines), [listed]))
+    assert all(blocked(matcher(rules[0].lines), [r[s.URL] for r in crawl()[1:]]))
+
+
+def test_silent_on_ids_of_a_length_no_commit_has():
+    # 24 hex digits: a MongoDB ObjectId names a product, not a commit (git: 7-12 or 40)
+    oids = [{**r, s.URL: r[s.URL].split("?id=")[0] + "?id=" + r[s.URL].split("?id=")[1][:24]}
+            for r in crawl()]
+    assert families(oids + site()).height == 0
+    # git's short form is a commit still
+    short = [{**r, s.URL: r[s.URL].split("?id=")[0] + "?id=" + r[s.URL].split("?id=")[1][:12]}
+             for r in crawl()]
+    assert families(short + site())[s.WASTED_REQUESTS].to_list() == [1280]

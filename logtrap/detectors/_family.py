@@ -10,18 +10,25 @@ how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` an
 `/cgit/bar.git/blame/src/main.c?id`, not `/cgit/libfoo.git/commit/?id` (a listing's trailing
 slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
 
-budget_hog judges a family as one pattern (`detect` here) when every member's URLs carry a
-commit-like value (7 to 40 hex digits, letters and digits, as a parameter value or a path
-segment) and, together, the family takes more than half the host's bot fetches, people
-practically never go there, its URLs are each fetched about once, and they repeat their
-answers (the same file at many commits is the same bytes: unique URLs >> distinct pages,
-counted per member, as two files sharing a size say nothing). Each of those is required: a
-repository browser people use, a docs site's literal pages, a registry's hashed downloads
-(64 hex digits) stay out.
+budget_hog judges a family as one pattern (`detect` here). A member counts toward it only
+where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (`commit_like`) and its
+own sampled URLs answered 200 repeat their answers: at least `budget_hog_urls_per_size` URLs
+per distinct page (the same file at many commits is the same bytes; counted per member, so a
+catalog's tab answering one empty page does not make its other tabs, a page apiece, waste).
+The family is the members that count, and fires when there are at least `MIN_MEMBERS` of
+them, none taking half the host's bot fetches alone, together taking more than half of them
+(`budget_hog_share`, on a host with `budget_hog_min_bot_requests`), people making under
+`budget_hog_max_human_share` of their requests, and at least `MIN_URLS_PER_FETCH` distinct
+URLs per bot request (each fetched about once). Each of those is required: a repository
+browser people use, a docs site's literal pages, a registry's hashed downloads (64 hex
+digits) stay out.
 
 Its robots.txt rule (`robots_rule`) is chosen by `robots.choose` over the members grouped by
-one path level kept literal (the view: `Disallow: /cgit/*/tree/*?id=`, one line per view),
-the shallowest level whose lines block no content URL.
+one path level kept literal, at most `MAX_RULE_LINES` lines: the deepest level above the file
+names whose lines block no content URL (the view: `Disallow: /cgit/*/tree/*?id=`, one line
+per view). Never the whole family in one line (`/cgit/*?id=`): it would block the sibling
+family (`/cgit/R/commit/?id=SHA`) wherever the log shows none of its pages. A `*` still spans
+an empty segment: the view's line blocks that view's listing at a commit (`/cgit/R/tree/?id=`).
 """
 
 from __future__ import annotations
@@ -50,9 +57,12 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
-# A commit id: 7 (git's short form) to 40 (SHA-1) hex digits, a whole parameter value or path
-# segment. Not 64: a SHA-256 names a file's bytes (a registry's downloads), not a commit.
-_COMMIT = r"[=/;]([0-9A-Fa-f]{7,40})(?:[&/;]|$)"
+# A commit id: git's short form, 7 to 12 hex digits (its default abbreviation grows from 7 to
+# 12 with the repository), or a whole SHA-1, 40; a whole parameter value or path segment,
+# letters and digits mixed (`commit_like`). Not the lengths other ids take: 24 (a MongoDB
+# ObjectId: a catalog's products), 32 (an MD5, a UUID without its dashes), 64 (a SHA-256
+# names a file's bytes: a registry's downloads).
+_COMMIT = r"[=/;]([0-9A-Fa-f]{40}|[0-9A-Fa-f]{7,12})(?:[&/;]|$)"
 
 
 def family_of(pattern: pl.Expr) -> pl.Expr:
@@ -83,13 +93,14 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
 
 
 def commit_like(url: pl.Expr) -> pl.Expr:
-    """True for a URL carrying a commit id: a parameter value or path segment of 7 to 40 hex
-    digits mixing letters and digits.
+    """True for a URL carrying a commit id: a whole parameter value or path segment of 7 to
+    12 or of 40 hex digits, with at least one letter (a-f) and one digit among them.
 
     >>> urls = pl.DataFrame({"url": ["/t/README?id=3daaf6aebd79447c780884e13fcba5580b5e3dd4",
-    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef"]})
+    ...     "/-/blame/5fec6e2/x", "/p?id=1234567", "/p/" + "ab12" * 16 + "/x.tgz", "/deadbeef",
+    ...     "/products/65f1c0a2b3d4e5f60718293a/specs"]})
     >>> urls.select(commit_like(pl.col("url"))).to_series().to_list()
-    [True, True, False, False, False]
+    [True, True, False, False, False, False]
     """
     ids = url.str.extract_all(_COMMIT)
     mixed = pl.element().str.contains("[0-9]") & pl.element().str.contains("[A-Fa-f]")
@@ -125,6 +136,12 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
         pl.col("commit_share") >= MIN_COMMIT_SHARE
     )
+    # each member repeats its own answers (the same file at many commits is the same bytes):
+    # pooled, one member answering one page (a product's empty reviews tab) carried the rest
+    # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
+    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
+        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
+    )
     # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
     alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
     families = (
@@ -132,6 +149,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(
             pl.len().alias("patterns"),
             pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
             pl.col(_shape.HOST_BOT_REQUESTS).first(),
             alone.any().alias("_alone"),
         )
@@ -147,40 +165,38 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if families.height == 0:
         return pl.DataFrame()
     member_rows = patterns.join(families.select(s.HOST, FAMILY), on=[s.HOST, FAMILY], how="semi")
-    answers = _answers(traffic, member_rows, settings)
     return (
-        families.join(answers, on=[s.HOST, FAMILY], how="left")
-        .with_columns(
-            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").fill_null(0),
+        families.with_columns(
             (pl.col(s.BOT_REQUESTS) / pl.col(_shape.HOST_BOT_REQUESTS)).alias(s.BOT_SHARE),
             (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"),
-        )
-        .with_columns(
+            # each member at or above budget_hog_urls_per_size: so are they together
             (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
-            .alias("urls_per_size")
+            .alias("urls_per_size"),
         )
-        .filter(pl.col("urls_per_size") >= settings.budget_hog_urls_per_size)
         .join(_examples(traffic, member_rows), on=[s.HOST, FAMILY], how="left")
         .rename({FAMILY: s.PATTERN})
         .sort(_KEYS)
     )
 
 
-def _answers(traffic: Traffic, member_rows: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """Per family: sampled URLs answered 200 with a size, their distinct pages counted per
-    member (two files of one size are two pages), and URLs answered with the shell's size."""
+def _answers(traffic: Traffic, members: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Per member pattern: sampled URLs answered 200 with a size, their distinct pages, how
+    many URLs per page, and URLs answered with the shell's size."""
     shell = _shape.shell_sizes(traffic, settings)
-    urls = _shape.per_url(traffic.urls, shell).join(member_rows.select(_KEYS), on=_KEYS, how="semi")
+    urls = _shape.per_url(traffic.urls, shell).join(members.select(_KEYS), on=_KEYS, how="semi")
     sized = _shape.sized_ok()
-    per_member = _shape.with_answers(urls, settings).group_by(_KEYS).agg(
-        sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
-        pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
-        pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
-    )
     return (
-        per_member.join(member_rows.select(*_KEYS, FAMILY), on=_KEYS)
-        .group_by(s.HOST, FAMILY)
-        .agg(pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum())
+        _shape.with_answers(urls, settings)
+        .group_by(_KEYS)
+        .agg(
+            sized.sum().cast(pl.Int64).alias("sampled_ok_urls"),
+            pl.col(_shape.ANSWER).filter(sized).n_unique().cast(pl.Int64).alias("distinct_ok_sizes"),
+            pl.col(_shape.SHELL).sum().cast(pl.Int64).alias("shell_urls"),
+        )
+        .with_columns(
+            (pl.col("sampled_ok_urls") / pl.col("distinct_ok_sizes").clip(lower_bound=1))
+            .alias("urls_per_size")
+        )
     )
 
 
@@ -214,9 +230,10 @@ def robots_rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """(lines, status, reason, trap URLs) for a family's finding: `robots.choose` per group
-    of members, grouped by the one path level kept literal; the shallowest level whose rules
-    block no content URL wins (the whole family first: one line), else the shallowest whose
-    rules are narrowed least."""
+    of members, grouped by the one path level kept literal (`_literal_levels`); the deepest
+    level whose rules block no content URL wins, else the deepest whose rules are narrowed
+    least. No level, no rule: the whole family's one line (`/cgit/*?id=`) would take the
+    sibling family's pages too, which the log may not show."""
     # robots imports the detectors (calendar's dates): imported here, once both are loaded
     from logtrap import robots
 
@@ -225,9 +242,10 @@ def robots_rule(
     rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
     people = set(rows.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))[s.URL].to_list())
     mine = set(rows[s.URL].to_list())
-    # the family's own pages are content only where people read them (log_content took a
-    # crawler's 2xx on a pattern no finding names as content: these patterns have one)
-    content = [(u, why) for u, why in content if u not in mine or u in people]
+    # the log's content on the family's own patterns stands only where people read it
+    # (log_content, labelled "log", took a crawler's 2xx on a pattern no finding names: these
+    # patterns have one); a sitemap's URL and any other content stays content
+    content = [(u, why) for u, why in content if why != "log" or u not in mine or u in people]
     content += [(u, robots.OWN) for u in sorted(people)]
     taken = {u for u, _ in content}
     by_pattern: dict[str, list[str]] = {}
@@ -243,9 +261,11 @@ def robots_rule(
         ), trap
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
-    # shallowest level first: a view (`tree`, `blame`) outlasts the file names below it,
-    # which the next crawl adds to
-    for level in [None, *_literal_levels(list(by_pattern))]:
+    # deepest level above the file names first (the view: `tree`, `blame`): it outlasts the
+    # file names the next crawl adds, and its `*` reaches the fewest pages of the sibling
+    # family the rule never saw (`/cgit/R/commit/?id=`, `/cgit/R/log/?id=`: the whole
+    # family's `/cgit/*?id=` or the repository's `/cgit/R/*?id=` takes them all)
+    for level in reversed(_literal_levels(list(by_pattern))):
         groups: dict[str, list[str]] = {}
         for pattern, urls in by_pattern.items():
             groups.setdefault(_kept(pattern, level), []).extend(urls)
@@ -267,20 +287,29 @@ def robots_rule(
         if not narrowed:
             break
     if best is None:
-        why = first_refusal or "no logged URL of the family is left once content URLs are set aside"
+        why = first_refusal or (
+            "no logged URL of the family is left once content URLs are set aside" if not trap
+            else f"no path level above the file names is literal in every member, or kept "
+                 f"literal it takes more than {MAX_RULE_LINES} lines"
+        )
         return (), "withheld", why, trap
     return best[1], best[2], best[3], trap
 
 
 def _literal_levels(patterns: Sequence[str]) -> list[int]:
-    """Path levels below the first that are a literal segment in every pattern given."""
+    """Path levels below the first that are a literal segment in every pattern given, and
+    not the last segment of any (a file's name, which the next crawl adds to).
+
+    >>> _literal_levels(["/cgit/r/tree/README?id", "/cgit/r/blame/src/a.c?id"])
+    [2, 3]
+    """
     paths = [p.partition("?")[0].split("/") for p in patterns]
     depth = min((len(p) for p in paths), default=0)
-    return [i for i in range(2, depth)
+    return [i for i in range(2, depth - 1)
             if all(p[i] and "{" not in p[i] for p in paths)]
 
 
-def _kept(pattern: str, level: int | None) -> str:
+def _kept(pattern: str, level: int) -> str:
     """The pattern with its literal segments below the first level as one `{path}` per run,
     but the one at `level`: `/cgit/r/tree/src/a.c?id`, 3 -> `/cgit/{path}/tree/{path}?id`."""
     path, sep, query = pattern.partition("?")

@@ -57,6 +57,19 @@ FAMILY_ADVICE = (
 )
 
 _KEYS = [s.HOST, s.PATTERN]
+# The evidence a pattern's finding and a family's share (a family's answers: its members')
+_EVIDENCE = [
+    s.BOT_SHARE,
+    s.BOT_REQUESTS,
+    "host_bot_requests",
+    s.HUMAN_REQUESTS,
+    "human_share",
+    s.UNIQUE_URLS,
+    "sampled_ok_urls",
+    "distinct_ok_sizes",
+    "urls_per_size",
+    "shell_urls",
+]
 # Sampled 200-URLs below which their sizes tell nothing about distinct pages (judgement)
 _MIN_SAMPLED = 20
 
@@ -110,20 +123,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         KIND,
         rows.sort(_KEYS),
         severity=severity,
-        evidence=[
-            s.BOT_SHARE,
-            s.BOT_REQUESTS,
-            "host_bot_requests",
-            s.HUMAN_REQUESTS,
-            "human_share",
-            s.UNIQUE_URLS,
-            "sampled_ok_urls",
-            "distinct_ok_sizes",
-            "urls_per_size",
-            "shell_urls",
-            "error_share",
-            "wasteful_because",
-        ],
+        evidence=[*_EVIDENCE, "error_share", "wasteful_because"],
         advice=ADVICE,
     )
     return pl.concat([found, families])
@@ -146,21 +146,7 @@ def _families(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         KIND,
         rows,
         severity=f.critical_when(pl.col(s.BOT_SHARE) >= settings.budget_hog_critical_share),
-        evidence=[
-            s.BOT_SHARE,
-            s.BOT_REQUESTS,
-            "host_bot_requests",
-            s.HUMAN_REQUESTS,
-            "human_share",
-            s.UNIQUE_URLS,
-            "sampled_ok_urls",
-            "distinct_ok_sizes",
-            "urls_per_size",
-            "shell_urls",
-            "wasteful_because",
-            "patterns",
-            "top_patterns",
-        ],
+        evidence=[*_EVIDENCE, "wasteful_because", "patterns", "top_patterns"],
         advice=FAMILY_ADVICE,
     )
 
