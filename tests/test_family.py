@@ -203,6 +203,12 @@ def test_a_member_of_pages_apiece_is_not_counted_in_the_family():
     out = families(crawl() + stats + site())
     assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 1280)]
     assert json.loads(out[s.EVIDENCE].item())["patterns"] == 32
+    # nor does its rule block them: pages apiece stay open
+    traffic = traffic_of(requests_frame(crawl() + stats + site()))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert rule.status == "emitted"
+    assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in stats]))
+    assert all(blocked(matcher(rule.lines), [r[s.URL] for r in crawl()]))
 
 
 def test_rule_blocks_no_sitemap_url_of_the_family():

@@ -107,10 +107,12 @@ def commit_like(url: pl.Expr) -> pl.Expr:
     return ids.list.eval(mixed).list.any().fill_null(False)
 
 
-def members(traffic: Traffic, host: str, family: str) -> list[str]:
-    """The patterns of a host's family (as `detect` groups them), sorted."""
-    patterns = traffic.patterns.filter(pl.col(s.HOST) == host).select(s.PATTERN).unique()
-    return sorted(patterns.filter(family_of(pl.col(s.PATTERN)) == family)[s.PATTERN].to_list())
+def members(traffic: Traffic, settings: Settings, host: str, family: str) -> list[str]:
+    """The patterns of a host's family that count in it (`_members`: commit ids, answers
+    repeated), sorted: what its rule may block (a member whose URLs are pages apiece is not
+    the family's, and its pages stay open)."""
+    counted = _members(traffic, settings).filter(pl.col(s.HOST) == host, pl.col(FAMILY) == family)
+    return sorted(counted[s.PATTERN].to_list())
 
 
 def is_family(pattern: str | None) -> bool:
@@ -121,27 +123,9 @@ def is_family(pattern: str | None) -> bool:
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Families (rows keyed by HOST and PATTERN = the family) that budget_hog calls wasteful:
     the family's totals and evidence, in the columns budget_hog's findings carry."""
-    totals = _shape.pattern_totals(traffic)
-    if totals.height == 0:
+    patterns = _members(traffic, settings)
+    if patterns.height == 0:
         return pl.DataFrame()
-    patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
-    # members only leave a family below: one under half the budget with all of them is none,
-    # and its URLs need not be read (most patterns of a site have a literal segment)
-    share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
-    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
-    urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
-    committed = urls.group_by(_KEYS).agg(
-        commit_like(pl.col(s.URL)).mean().alias("commit_share"),
-    )
-    patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
-        pl.col("commit_share") >= MIN_COMMIT_SHARE
-    )
-    # each member repeats its own answers (the same file at many commits is the same bytes):
-    # pooled, one member answering one page (a product's empty reviews tab) carried the rest
-    # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
-    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
-        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
-    )
     # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
     alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
     families = (
@@ -177,6 +161,33 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .rename({FAMILY: s.PATTERN})
         .sort(_KEYS)
     )
+
+
+def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
+    its URLs carry commit ids, and repeat their answers."""
+    totals = _shape.pattern_totals(traffic)
+    if totals.height == 0:
+        return totals.with_columns(pl.lit(None, pl.String).alias(FAMILY))
+    patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
+    # members only leave a family below: one under half the budget with all of them is none,
+    # and its URLs need not be read (most patterns of a site have a literal segment)
+    share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
+    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+    urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
+    committed = urls.group_by(_KEYS).agg(
+        commit_like(pl.col(s.URL)).mean().alias("commit_share"),
+    )
+    patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
+        pl.col("commit_share") >= MIN_COMMIT_SHARE
+    )
+    # each member repeats its own answers (the same file at many commits is the same bytes):
+    # pooled, one member answering one page (a product's empty reviews tab) carried the rest
+    # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
+    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
+        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
+    )
+    return patterns
 
 
 def _answers(traffic: Traffic, members: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -238,7 +249,7 @@ def robots_rule(
     from logtrap import robots
 
     host, family = finding.host, finding.pattern or ""
-    names = members(traffic, host, family)
+    names = members(traffic, settings, host, family)
     rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
     people = set(rows.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))[s.URL].to_list())
     mine = set(rows[s.URL].to_list())
