@@ -1022,4 +1022,6 @@ def bot_group_rule(
         lines += [f"Disallow: {value}"] if route.endswith(("/", ";")) else [
             f"Disallow: {value}$", f"Disallow: {value}?"]  # fmt: skip
     reason = f"keeps {token} off {', '.join(routes)} (for this crawler only)"
+    if any("/*/" in route for route in routes):  # the server rule's [^/]+ has no robots.txt form
+        reason += "; robots.txt's * spans folders: deeper paths of that name too"
     return RobotsRule(host, kind, None, token, tuple(lines), "emitted", comment(reason), saved)

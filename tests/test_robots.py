@@ -627,6 +627,7 @@ def test_a_bot_group_kept_off_views_one_level_in_the_site_folder():
     text = "User-agent: Bytespider\n" + "\n".join(rule.lines)
     urls = ["/cgit/r.git/tree/src/a.c?id=1", "/cgit/r.git/commit/?id=1", "/cgit/r.git/", "/cgit/tree/x"]
     assert [allowed(text, u, "Bytespider") for u in urls] == [False, True, True, True]
+    assert rule.reason.endswith("robots.txt's * spans folders: deeper paths of that name too")
 
 
 def test_no_rule_is_drafted_for_a_parameter_that_does_not_change_the_page():
