@@ -417,8 +417,9 @@ def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list
     """Prefixes for dates written year first, widest first: by years from the first to the
     last (`year_prefixes`), then run by run (the empty months before a site's launch and the
     far future, without the years between, which people read); then, where every date has a
-    two-digit month, both again with the partly walked years at their ends by their months
-    (the walk starts the month after the last real one: its year is partly people's).
+    month (two digits, or one or two and the day's separator after: `2026-5-`), both again
+    with the partly walked years at their ends by their months (the walk starts the month
+    after the last real one: its year is partly people's).
     `open_after` (a month, as year * 12 + month - 1): where the last run goes past it (into
     the far future, all wasted), it runs on to 2199, where the walk goes next. No prefixes if
     a date does not start with a year.
