@@ -298,6 +298,34 @@ def test_one_listings_no_results_page_is_no_shell_and_its_facets_are_a_trap():
     assert [r[s.URL] for r in crawl if robots.can_fetch(f"https://x{r[s.URL]}", "Googlebot")] == []
 
 
+def test_a_listings_no_results_page_on_a_few_empty_categories_is_no_shell():
+    # people also open four empty categories (`/homes/austin-tx/lofts`, ...) answering "no
+    # homes": patterns without a query apiece, and the trap was hidden as a shell again
+    people, crawl = homes_by_filters()
+    empty = [{**HUMAN, s.URL: f"/homes/{c}/{k}", s.BYTES: NO_HOMES}
+             for c, k in [("austin-tx", "lofts"), ("boise-id", "lofts"), ("denver-co", "townhomes"),
+                          ("tampa-fl", "lofts")]] * 3
+    rows = content_rows() + people + crawl + empty
+    assert _shape.shell_sizes(traffic_of(requests_frame(rows), EXACT), EXACT).height == 0
+    assert _findings(facets, rows).height == 4 * 22
+
+
+def test_a_single_page_apps_shell_on_routes_with_a_query_is_a_shell():
+    # an app at / whose pages are `/product?id=`, `/catalog?category=`, `/blog?post=`: two
+    # patterns without a query (/ and /about); its shell was missed, and its products were a
+    # budget_hog, its categories' pages a pagination trap
+    app = ([{**HUMAN, s.URL: u, s.BYTES: 2391} for u in ("/", "/about")]
+           + [{**HUMAN, s.URL: f"/product?id={i}", s.BYTES: 2391} for i in range(1, 60)]
+           + [{**HUMAN, s.URL: f"/catalog?category=c{i}", s.BYTES: 2391} for i in range(8)]
+           + [{**HUMAN, s.URL: f"/blog?post=p{i}", s.BYTES: 2391} for i in range(8)])
+    crawl = ([{**BOT, s.URL: f"/product?id={i}", s.BYTES: 2391} for i in range(1, 600)]
+             + [{**BOT, s.URL: f"/catalog?category=c{i}&page={p}", s.BYTES: 2391} for i in range(8) for p in range(1, 30)])
+    traffic = traffic_of(requests_frame(app + crawl), EXACT)
+    assert _shape.shell_sizes(traffic, EXACT).rows() == [("-", 2391)]
+    for module in MODULES:
+        assert module.detect(traffic, EXACT).height == 0, module.KIND
+
+
 def test_a_single_page_apps_shell_answers_routes_not_filters():
     # the same site as a single-page app: the home page, the city listings, listings and
     # agents people read all answer index.html, so its size is the shell; the "no homes"
