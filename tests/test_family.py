@@ -231,3 +231,14 @@ def test_silent_on_ids_of_a_length_no_commit_has():
     short = [{**r, s.URL: r[s.URL].split("?id=")[0] + "?id=" + r[s.URL].split("?id=")[1][:12]}
              for r in crawl()]
     assert families(short + site())[s.WASTED_REQUESTS].to_list() == [1280]
+
+
+def test_rule_keeps_the_views_when_every_file_is_in_a_folder():
+    # files only under src/ and docs/: the directories were literal in every member and, tried
+    # deepest first, the rule was `/cgit/*/src/*?id=`: the next crawl's tests/ open, a
+    # commit's log/src/ pages blocked
+    deep = [{**r, s.URL: r[s.URL].replace("/Makefile?", "/docs/Makefile?").replace("/README?", "/docs/README?")}
+            for r in crawl()]
+    traffic = traffic_of(requests_frame(deep + site()))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /cgit/*/{v}/*?id=" for v in sorted(VIEWS)), "emitted")

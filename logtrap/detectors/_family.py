@@ -241,10 +241,11 @@ def robots_rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """(lines, status, reason, trap URLs) for a family's finding: `robots.choose` per group
-    of members, grouped by the one path level kept literal (`_literal_levels`); the deepest
-    level whose rules block no content URL wins, else the deepest whose rules are narrowed
-    least. No level, no rule: the whole family's one line (`/cgit/*?id=`) would take the
-    sibling family's pages too, which the log may not show."""
+    of members, grouped by the one path level kept literal (`_literal_levels`): the view
+    first, the levels below it, the repository last; the first whose rules block no content
+    URL wins, else the one whose rules are narrowed least. No level, no rule: the whole
+    family's one line (`/cgit/*?id=`) would take the sibling family's pages too, which the log
+    may not show."""
     # robots imports the detectors (calendar's dates): imported here, once both are loaded
     from logtrap import robots
 
@@ -272,11 +273,13 @@ def robots_rule(
         ), trap
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
-    # deepest level above the file names first (the view: `tree`, `blame`): it outlasts the
-    # file names the next crawl adds, and its `*` reaches the fewest pages of the sibling
-    # family the rule never saw (`/cgit/R/commit/?id=`, `/cgit/R/log/?id=`: the whole
-    # family's `/cgit/*?id=` or the repository's `/cgit/R/*?id=` takes them all)
-    for level in reversed(_literal_levels(list(by_pattern))):
+    # the view first (`tree`, `blame`: the level after the repository), then the levels below
+    # it, the repository's last: the view outlasts the directories and file names the next
+    # crawl adds (`/cgit/*/src/*?id=` misses its `tests/`, and takes `log/src/` at a commit),
+    # and the repository's `/cgit/R/*?id=`, like the whole family's `/cgit/*?id=`, takes the
+    # sibling family's pages the rule never saw (`/cgit/R/commit/?id=`, `/cgit/R/log/?id=`)
+    levels = _literal_levels(list(by_pattern))
+    for level in [*(n for n in levels if n > 2), *(n for n in levels if n == 2)]:
         groups: dict[str, list[str]] = {}
         for pattern, urls in by_pattern.items():
             groups.setdefault(_kept(pattern, level), []).extend(urls)
