@@ -158,7 +158,7 @@ class Settings:
     one_page_contrast: float = 3.0  # ...as this many times as dense as those sizes: a catalog's pages spread over hundreds of bytes never are (judgement)
 
     # shell: sizes shared by this many patterns of pages people read are a single-page app's shell, not evidence
-    shell_min_patterns: int = 3  # routes (or patterns without a query) whose pages share the shell size: distinct pages of a classic site practically never share an exact size (judgement)
+    shell_min_patterns: int = 3  # patterns whose pages share the shell size, one at least without a query: distinct pages of a classic site practically never share an exact size (judgement)
     # budget_hog: one wasteful-looking pattern takes most of a host's bot fetches
     budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
     budget_hog_critical_share: float = 0.8  # four fetches in five: the budget is gone (judgement)

@@ -298,18 +298,6 @@ def test_one_listings_no_results_page_is_no_shell_and_its_facets_are_a_trap():
     assert [r[s.URL] for r in crawl if robots.can_fetch(f"https://x{r[s.URL]}", "Googlebot")] == []
 
 
-def test_a_listings_no_results_page_on_a_few_empty_categories_is_no_shell():
-    # people also open four empty categories (`/homes/austin-tx/lofts`, ...) answering "no
-    # homes": patterns without a query apiece, and the trap was hidden as a shell again
-    people, crawl = homes_by_filters()
-    empty = [{**HUMAN, s.URL: f"/homes/{c}/{k}", s.BYTES: NO_HOMES}
-             for c, k in [("austin-tx", "lofts"), ("boise-id", "lofts"), ("denver-co", "townhomes"),
-                          ("tampa-fl", "lofts")]] * 3
-    rows = content_rows() + people + crawl + empty
-    assert _shape.shell_sizes(traffic_of(requests_frame(rows), EXACT), EXACT).height == 0
-    assert _findings(facets, rows).height == 4 * 22
-
-
 def test_a_single_page_apps_shell_on_routes_with_a_query_is_a_shell():
     # an app at / whose pages are `/product?id=`, `/catalog?category=`, `/blog?post=`: two
     # patterns without a query (/ and /about); its shell was missed, and its products were a

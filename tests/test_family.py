@@ -242,3 +242,16 @@ def test_rule_keeps_the_views_when_every_file_is_in_a_folder():
     traffic = traffic_of(requests_frame(deep + site()))
     (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /cgit/*/{v}/*?id=" for v in sorted(VIEWS)), "emitted")
+
+
+def test_rule_keeps_the_views_of_a_cgit_under_a_script_path():
+    # /git/cgit.cgi/REPO/VIEW/FILE: the view is no longer the third level, and tried first by
+    # its place the repositories' `/git/*/libfoo.git/*?id=` took their commit and log pages
+    moved = [{**r, s.URL: r[s.URL].replace("/cgit/", "/git/cgit.cgi/")} for r in crawl()]
+    site_ = [{**r, s.URL: r[s.URL].replace("/cgit/", "/git/cgit.cgi/")} for r in site()
+             if "/commit/" not in r[s.URL]]
+    traffic = traffic_of(requests_frame(moved + site_))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /git/*/{v}/*?id=" for v in sorted(VIEWS)), "emitted")
+    siblings = [f"/git/cgit.cgi/libfoo.git/{p}?id={sha('x', 1)}" for p in ("commit/", "log/", "log/src/main.c")]
+    assert not any(blocked(matcher(rule.lines), siblings))

@@ -273,13 +273,11 @@ def robots_rule(
         ), trap
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
-    # the view first (`tree`, `blame`: the level after the repository), then the levels below
-    # it, the repository's last: the view outlasts the directories and file names the next
-    # crawl adds (`/cgit/*/src/*?id=` misses its `tests/`, and takes `log/src/` at a commit),
-    # and the repository's `/cgit/R/*?id=`, like the whole family's `/cgit/*?id=`, takes the
-    # sibling family's pages the rule never saw (`/cgit/R/commit/?id=`, `/cgit/R/log/?id=`)
-    levels = _literal_levels(list(by_pattern))
-    for level in [*(n for n in levels if n > 2), *(n for n in levels if n == 2)]:
+    # the view first (`tree`, `blame`), then the deepest level: the view outlasts the folders
+    # and file names the next crawl adds (`/cgit/*/src/*?id=` misses its `tests/`, and takes
+    # `log/src/` at a commit), and a repository's `/cgit/R/*?id=`, like the whole family's
+    # `/cgit/*?id=`, takes the sibling family's pages the rule never saw (`/cgit/R/commit/?id=`)
+    for level in _level_order(list(by_pattern)):
         groups: dict[str, list[str]] = {}
         for pattern, urls in by_pattern.items():
             groups.setdefault(_kept(pattern, level), []).extend(urls)
@@ -308,6 +306,29 @@ def robots_rule(
         )
         return (), "withheld", why, trap
     return best[1], best[2], best[3], trap
+
+
+def _level_order(patterns: Sequence[str]) -> list[int]:
+    """The literal levels (`_literal_levels`) a family's rule is tried by: first those where a
+    value sits under two values of the level above (the view: `tree` under every repository,
+    however deep the repositories are: `/git/cgit.cgi/R/tree/`, `/cgit/team/R/tree/`),
+    shallowest first; then the others, deepest first (a repository's name is under one
+    parent: its lines would take the repository's every page at a commit).
+
+    >>> _level_order(["/cgit/a/tree/src/x.c?id", "/cgit/b/tree/src/y.c?id", "/cgit/a/blame/src/x.c?id"])
+    [3, 4, 2]
+    >>> _level_order(["/git/cgit.cgi/a/tree/x/y.c?id", "/git/cgit.cgi/b/tree/x/y.c?id",
+    ...               "/git/cgit.cgi/a/plain/x/y.c?id"])
+    [4, 5, 3, 2]
+    """
+    levels = _literal_levels(patterns)
+    paths = [p.partition("?")[0].split("/") for p in patterns]
+    parents: dict[tuple[int, str], set[str]] = {}
+    for path in paths:
+        for level in levels:
+            parents.setdefault((level, path[level]), set()).add(path[level - 1])
+    shared = [n for n in levels if any(len(v) > 1 for (m, _), v in parents.items() if m == n)]
+    return [*shared, *(n for n in reversed(levels) if n not in shared)]
 
 
 def _literal_levels(patterns: Sequence[str]) -> list[int]:

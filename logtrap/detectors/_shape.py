@@ -300,29 +300,23 @@ def sized_ok() -> pl.Expr:
     return (pl.col(s.STATUS) == 200) & pl.col(s.BYTES).is_not_null()
 
 
-# URLs without a query answered one size that make it a shell by its patterns alone (judgement:
-# an app's pages people read, more than a few empty categories answering "no products")
-_SHELL_MIN_URLS = 10
-
-
 def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Per host, the response sizes (BYTES) that say nothing about a page: sizes answered 200
-    to people, on pages (not static files), on at least `shell_min_patterns` routes (`route`:
-    first folder and depth), or on at least `shell_min_patterns` patterns without a query
-    holding `_SHELL_MIN_URLS` URLs or more.
+    to people on at least `shell_min_patterns` patterns of pages (not static files), one of
+    them at least without a query.
 
     A single-page app answers every route with the same `index.html`, so its home page,
-    products, categories and articles all have one size: on routes apiece where it is at `/`
-    (`/product?id=`, `/catalog?category=`), on many pages without a query under `/app/`; on a
-    classic site distinct pages practically never share an exact size. A listing's "no
-    results" page answers many filter combinations of one route (`/homes/austin-tx?beds&sort`,
-    `/homes/denver-co?baths&type`: patterns apiece, one route) and a few empty categories,
-    and is the very signature of a facet trap, not a shell.
+    products, categories and articles all have one size, at `/` or under `/app/`, its state
+    in the path or in the query, and people open its mount (`/`, `/app/`) too; on a classic
+    site distinct pages practically never share an exact size. A listing's "no results" page
+    answers filter combinations only (`/homes/austin-tx?beds&sort`, `/homes/denver-co?baths`:
+    patterns apiece, each with a query), the very signature of a facet trap, not a shell.
+    Where in doubt, a shell: taken for one, a trap's empty page hides the trap (a few empty
+    categories people open beside the filters do); missed, it calls an app's pages traps.
     Repeated sizes are a trap's signature only where they are not the site's shell: every
     detector that reads sizes takes its URLs from `per_url(urls, shell_sizes(...))`. Computed
     once per URL sample and setting, however many detectors ask (the answer is dropped with
-    the sample). Wrongly taken for a shell, a size hides a trap; missed, it calls an app's
-    pages traps: where in doubt, a shell.
+    the sample).
     """
     ok = (
         (pl.col(s.STATUS) == 200)
@@ -331,36 +325,16 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & ~is_static(pl.col(s.PATTERN))
     )
     plain = ~pl.col(s.PATTERN).str.contains("?", literal=True)
-    n = settings.shell_min_patterns
     return _memo(
         (traffic.urls,),
-        ("shell", n),
+        ("shell", settings.shell_min_patterns),
         lambda: per_url(traffic.urls)
         .filter(ok)
         .group_by(s.HOST, s.BYTES)
-        .agg(
-            route(pl.col(s.PATTERN)).n_unique().alias("_routes"),
-            pl.col(s.PATTERN).filter(plain).n_unique().alias("_plain_patterns"),
-            plain.sum().alias("_plain_urls"),
-        )
-        .filter((pl.col("_routes") >= n) | ((pl.col("_plain_patterns") >= n) & (pl.col("_plain_urls") >= _SHELL_MIN_URLS)))
+        .agg(pl.col(s.PATTERN).n_unique().alias("_patterns"), plain.any().alias("_plain"))
+        .filter(pl.col("_patterns") >= settings.shell_min_patterns, pl.col("_plain"))
         .select(s.HOST, s.BYTES),
     )
-
-
-def route(pattern: pl.Expr) -> pl.Expr:
-    """The route a pattern (or URL) belongs to, as far as its shape tells: its first path
-    segment and its depth, the query left out. A city, a hotel or a course code left in the
-    path (`/homes/austin-tx`, `/homes/denver-co`) is one route; `/`, `/pricing`,
-    `/docs/api` and `/product/{n}` are routes apiece.
-
-    >>> patterns = pl.DataFrame({"p": ["/", "/homes/austin-tx?beds", "/homes/boise-id/", "/docs/api"]})
-    >>> patterns.select(route(pl.col("p"))).to_series().to_list()
-    ['/0', '/homes/2', '/homes/2', '/docs/2']
-    """
-    path = path_of(pattern).str.strip_chars("/")
-    depth = pl.when(path == "").then(0).otherwise(path.str.count_matches("/") + 1)
-    return pl.format("/{}/{}", path.str.split("/").list.first(), depth).str.replace("^//", "/")
 
 
 def scale(sampled: str) -> pl.Expr:
