@@ -14,8 +14,9 @@ pattern is a calendar trap when
   `calendar_min_urls_per_size` dated 200 URLs per distinct size).
 
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
-the future. Wasted requests: the bot requests to its wasted dates (`marked`: future, empty, or
-all of them where the dated pages repeat a few answers), counted on the URL sample and scaled
+the future. Wasted requests: the bot requests to its wasted dates (`marked`: future, empty, or,
+where the dated pages repeat a few answers, those answered a page as many dates got), counted
+on the URL sample and scaled
 to the pattern: what its robots.txt rule blocks (a month with events of its own, a date still
 bookable, is a page). Evidence counts the future and empty dates separately, among the sampled
 URLs (`sampled_urls`).
