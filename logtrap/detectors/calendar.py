@@ -16,10 +16,9 @@ pattern is a calendar trap when
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
 the future. Wasted requests: the bot requests to its wasted dates (`marked`: future, empty, or,
 where the dated pages repeat a few answers, those answered a page as many dates got), counted
-on the URL sample and scaled
-to the pattern: what its robots.txt rule blocks (a month with events of its own, a date still
-bookable, is a page). Evidence counts the future and empty dates separately, among the sampled
-URLs (`sampled_urls`).
+on the URL sample and scaled to the pattern: what its robots.txt rule blocks (a month with
+events of its own, a date still bookable, is a page). Evidence counts the future and empty
+dates separately, among the sampled URLs (`sampled_urls`).
 
 A year alone (`?season=2150`, `?year=2150`, in a parameter named for it) is a date too, but a
 season's table or a year's archive is a page of its own whatever its size: such a pattern is a

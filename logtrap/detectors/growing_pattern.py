@@ -37,8 +37,8 @@ probe new paths every day on every site, and those answer 404 (a relative-link l
 and mints a deeper pattern per visit). Static files (`_shape.is_static`) do not count: a
 single-page app's deploy renames its bundles every day (`/static/js/main.8483e2c9.js`, a
 pattern each), which crawlers fetch to render the pages, and a trap's pages are no static files
-(a loop nesting its stylesheets deeper nests its pages too). The patterns of a loop `relative_loop` reports are its
-finding and are not counted again here. The new patterns' pages must repeat their sizes, as in
+(a loop nesting its stylesheets deeper nests its pages too). The patterns of a loop
+`relative_loop` reports are its finding and are not counted again here. The new patterns' pages must repeat their sizes, as in
 rule 6: a catalog whose products are each a pattern of their own (two-word handles such as
 `/products/blue-shirt`) shows new patterns every day while it is first crawled, each page its
 own size; a relative-link loop serves the same page at every depth.
@@ -68,8 +68,8 @@ people follow its links: more than `_COPY_SHARE` of its URLs answered 200 answer
 of the URL without its query (a page of the log), no session name among its parameters, people
 at least `_COPY_PEOPLE_SHARE` of its requests (`?via=dan305`, a referral link people share:
 the advice is rel=canonical, not a Disallow; crawlers alone minting such values, a parameter
-appended per visit, stay a warning, as do session ids, which session_id names); never critical, as the growth is a sign that a trap's own kind
-names.
+appended per visit, stay a warning, as do session ids, which session_id names); never
+critical, as the growth is a sign that a trap's own kind names.
 """
 
 from __future__ import annotations
