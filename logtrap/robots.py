@@ -33,7 +33,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
-from logtrap.detectors import calendar, growing_pattern
+from logtrap.detectors import calendar, growing_pattern, session_id
 from logtrap.patterns import session_params
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -341,9 +341,12 @@ def candidates(
     pairs = _pairs(trap)
     key, rest = _key_params(kind, pairs)
     if kind == "session_id":
-        sessions = session_params(settings)
-        names = [n for n, _ in _params(pairs) if n.lower() in sessions] or (key + rest)[:1]
-        for name in names:  # session ids are appended to every link, whatever the path
+        # a session's name (sid, jsessionid, WordPress's replytocom) is appended to every
+        # link, whatever the path: a rule for the whole site; a parameter found by its values
+        # alone (`?id=` a code browser's commit) may name content elsewhere: its path's rules
+        sessions = session_params(settings) | {session_id.REPLY_PARAM}
+        names = [n for n, _ in _params(pairs) if n.lower() in sessions]
+        for name in names:
             value = escape_value(name)
             units.append(((f"Disallow: /*?{value}=", f"Disallow: /*&{value}="), 0))
         for name in re.findall(r";([^;/?=]+)", path):  # matrix form: /cart;jsessionid=AB12

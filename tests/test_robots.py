@@ -681,3 +681,21 @@ def test_a_calendar_walk_of_unpadded_dates_is_blocked_by_months_with_their_separ
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
     assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_a_session_id_found_by_its_values_is_ruled_on_its_path_not_the_site():
+    # a code browser's `?id=<commit>` copies each file's page: session_id's rule was the
+    # site-wide `Disallow: /*?id=`, which takes `/product.php?id=` and every other page a
+    # site names by `?id=`; a session's name (`sid`) is appended to every link: the site's
+    urls = [f"/cgit/r.git/tree/README?id={i:040x}" for i in range(40)]
+    named = [f"/shop/item?sid={i:032x}" for i in range(40)]
+    traffic = traffic_of(requests_frame(bots(urls + named)))
+    findings = to_frame([
+        Finding("session_id", "warning", "-", "/cgit/r.git/tree/README?id", 40, 39, tuple(urls[:5])),
+        Finding("session_id", "warning", "-", "/shop/item?sid", 40, 39, tuple(named[:5])),
+    ])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert sorted((r.pattern, r.lines) for r in rules) == [
+        ("/cgit/r.git/tree/README?id", ("Disallow: /cgit/r.git/tree/README?id=",)),
+        ("/shop/item?sid", ("Disallow: /*?sid=", "Disallow: /*&sid=")),
+    ]
