@@ -34,7 +34,6 @@ from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import calendar, growing_pattern, session_id
-from logtrap.patterns import session_params
 from logtrap.robots_match import (
     CHECK_AGENT,
     absolute,
@@ -344,7 +343,7 @@ def candidates(
         # a session's name (sid, jsessionid, WordPress's replytocom) is appended to every
         # link, whatever the path: a rule for the whole site; a parameter found by its values
         # alone (`?id=` a code browser's commit) may name content elsewhere: its path's rules
-        sessions = session_params(settings) | {session_id.REPLY_PARAM}
+        sessions = session_id.named_params(settings)
         names = [n for n, _ in _params(pairs) if n.lower() in sessions]
         for name in names:
             value = escape_value(name)

@@ -57,6 +57,14 @@ REPLY_ADVICE = (
     "robots.txt (WordPress already marks these copies noindex)."
 )
 
+
+def named_params(settings: Settings) -> frozenset[str]:
+    """The parameter names that say they are a session id or a per-link copy, lowercase: the
+    session names (`patterns.session_params`) and WordPress's `replytocom`. Appended to every
+    link whatever the path, unlike a parameter found by its values alone."""
+    return frozenset(session_params(settings) | {REPLY_PARAM})
+
+
 _NAME, _BASE = "session_param", "page"
 # A parameter found by its values alone: people make at most this share of its requests
 # (judgement: session ids in links are crawlers' URLs; people's repeat visits keep cookies)
@@ -66,7 +74,7 @@ _UNNAMED_MAX_HUMAN_SHARE = 0.1
 def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """One row per sampled URL and candidate parameter: (…, session_param, page), where page is
     the URL with that parameter (and its value) removed."""
-    known = sorted(session_params(settings) | {REPLY_PARAM})
+    known = sorted(named_params(settings))
     pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
     query = (
         urls.with_columns(pairs.alias("pairs"), pairs.alias("pair"))
