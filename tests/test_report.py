@@ -453,3 +453,41 @@ def test_the_reports_people_read_list_the_patterns_with_most_bot_requests(monkey
     page = report.to_html(run, SUGGESTIONS, charts=[])
     assert page.count("<code>/article/{n}</code>") == 0 and "and 1 more pattern," in page
     assert len(json.loads(report.to_json(run, SUGGESTIONS))["patterns"]) == 3
+
+
+def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it():
+    # the sample shop's /?sid was two warning cards, session_id and growing_pattern: one trap.
+    # A generic finding (growing_pattern, budget_hog) goes under a finding at least as severe
+    # on the same host and pattern; one more severe, or on another host, keeps its own card
+    from rich.console import Console
+
+    from logtrap.findings import Finding, to_frame
+
+    def finding(kind, severity, pattern, wasted, host="-"):
+        return Finding(kind, severity, host, pattern, wasted + 1, wasted, ("/x",), {}, "Fix it.")
+
+    findings = to_frame([
+        finding("session_id", "warning", "/?sid", 510),
+        finding("growing_pattern", "warning", "/?sid", 511),
+        finding("budget_hog", "critical", "/cal?date", 900),
+        finding("calendar", "warning", "/cal?date", 800),
+        finding("growing_pattern", "info", "/cal?date", 100),
+        finding("growing_pattern", "warning", "/?sid", 300, host="b.example"),
+    ])
+    console = Console(width=300, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(f.rank(findings)))
+    text = console.export_text()
+    lines = [line for line in text.splitlines()
+             if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings"))]
+    assert lines == [
+        "Findings: 1 critical, 4 warning, 1 info (2 of them shown as a line under another "
+        "finding on the same pattern)",
+        "CRITICAL budget_hog /cal?date",
+        "WARNING calendar /cal?date",
+        "  Also growing_pattern (info): its new URLs keep appearing window after window; 100 of "
+        "101 requests wasted by its measure (evidence: --json, --markdown)",
+        "WARNING session_id /?sid",
+        "  Also growing_pattern (warning): its new URLs keep appearing window after window; 511 "
+        "of 512 requests wasted by its measure (evidence: --json, --markdown)",
+        "WARNING growing_pattern b.example /?sid",
+    ]

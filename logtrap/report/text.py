@@ -293,22 +293,54 @@ def trap_root(pattern: str | None) -> str:
     return path if root in ("", "/") else root
 
 
+# Kinds whose signal any trap gives (a pattern that keeps growing, one that takes half the
+# budget): beside a finding that names the trap on the same pattern, a line under it.
+_GENERIC_KINDS = {
+    "growing_pattern": "its new URLs keep appearing window after window",
+    "budget_hog": "it takes more than half of the host's bot requests",
+}
+
+
+def _folded(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
+    """Generic findings (`_GENERIC_KINDS`) to show as a line under another finding on the same
+    host and pattern, by that finding's index: only under one at least as severe, so a
+    generic finding never loses its rank. The session id's pattern is one trap, not two."""
+    rank = {sev: i for i, sev in enumerate(s.SEVERITIES)}
+    named: dict[tuple[str | None, str], int] = {}
+    for i, x in enumerate(records):
+        if x.kind not in _GENERIC_KINDS and x.pattern is not None:
+            named.setdefault((x.host, x.pattern), i)  # the most severe: records are ranked
+    under: dict[int, list[f.Finding]] = {}
+    for x in records:
+        i = named.get((x.host, x.pattern)) if x.kind in _GENERIC_KINDS and x.pattern else None
+        if i is not None and rank[records[i].severity] >= rank[x.severity]:
+            under.setdefault(i, []).append(x)
+    return under
+
+
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     """Findings by severity, each with its evidence, fix and example URLs; past the first
     `SHOWN_PER_ROOT` of one kind under one folder (`trap_root`), a count, after the last one
-    shown."""
+    shown. A growing pattern or a budget hog on a pattern another finding names is a line
+    under that finding (`_folded`); `--json` and `--markdown` keep each whole."""
     records = f.to_records(findings)
     counts = {sev: sum(1 for x in records if x.severity == sev) for sev in s.SEVERITIES}
     if not records:
         return [Text("No crawler traps found.", style="bold green")]
-    out: list[RenderableType] = [
-        "[bold]Findings[/bold]: "
-        + ", ".join(f"{counts[sev]} {sev}" for sev in reversed(s.SEVERITIES))
-    ]
+    under = _folded(records)
+    folded = {id(x) for xs in under.values() for x in xs}
+    heading = "[bold]Findings[/bold]: " + ", ".join(
+        f"{counts[sev]} {sev}" for sev in reversed(s.SEVERITIES))
+    if folded:
+        heading += (f" ({len(folded)} of them shown as a line under another finding on the "
+                    "same pattern)")
+    out: list[RenderableType] = [heading]
     shown: dict[tuple[str, str | None, str], int] = {}
     hidden: dict[tuple[str, str | None, str], list[f.Finding]] = {}
     last: dict[tuple[str, str | None, str], int] = {}  # where a group's count line goes
-    for x in records:
+    for i, x in enumerate(records):
+        if id(x) in folded:
+            continue
         group = (x.kind, x.host, trap_root(x.pattern))
         shown[group] = shown.get(group, 0) + 1
         if x.pattern is not None and shown[group] > SHOWN_PER_ROOT:
@@ -324,8 +356,12 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
         out.append(f"  Evidence: {evidence_line(x.evidence, safe)}")
         if x.advice:
             out.append(f"  Fix: {safe(x.advice)}")
-        for i, url in enumerate(x.examples):
-            out.append(f"  {'Examples:' if i == 0 else '         '} {safe(url, SHOWN_CHARS)}")
+        for n, url in enumerate(x.examples):
+            out.append(f"  {'Examples:' if n == 0 else '         '} {safe(url, SHOWN_CHARS)}")
+        for y in under.get(i, ()):
+            out.append(f"  Also {y.kind} ({y.severity}): {_GENERIC_KINDS[y.kind]}; "
+                       f"{waste_sentence(y.kind, y.wasted_requests, y.requests)} by its measure "
+                       "(evidence: --json, --markdown)")
         last[group] = len(out)
     for group in sorted(hidden, key=lambda g: last[g], reverse=True):
         kind, host, root = group
