@@ -102,27 +102,46 @@ def _covers(wide: str, narrow: str) -> bool:
     return re.fullmatch(body + tail, narrow.removesuffix("$"), re.DOTALL) is not None
 
 
-def _redundant(lines: Sequence[str]) -> dict[str, str]:
-    """The lines another of `lines` makes redundant -> a line written that covers each.
+def _literal(path: str) -> str:
+    """The text every path a robots.txt pattern matches starts with: up to its first `*`/`$`."""
+    return re.split(r"[*$]", path, maxsplit=1)[0]
 
-    Only among Disallow lines: beside an Allow line the longest match decides, and a narrow
-    Disallow can outweigh an Allow that a wide one does not (RFC 9309 2.2.2).
+
+def _may_meet(a: str, b: str) -> bool:
+    """Whether some path may match both robots.txt patterns: not when neither literal start is
+    a start of the other (a sound test: `/account/login` and `/shop/*?*&` never meet)."""
+    la, lb = _literal(a), _literal(b)
+    return la.startswith(lb) or lb.startswith(la)
+
+
+def _redundant(lines: Sequence[str], allows: Sequence[str] = ()) -> dict[str, str]:
+    """The Disallow lines another of `lines` makes redundant -> a line written that covers
+    each.
+
+    Beside an Allow line (of `lines` or `allows`, the group's) the longest match decides, and
+    a narrow Disallow can outweigh an Allow that a wide one does not (RFC 9309 2.2.2): a line
+    some Allow may meet is never left out.
 
     >>> _redundant(["Disallow: /c/*?*&*&", "Disallow: /s?q=", "Disallow: /c/*?*&"])
     {'Disallow: /c/*?*&*&': 'Disallow: /c/*?*&'}
+    >>> _redundant(["Disallow: /c/*?*&*&", "Disallow: /c/*?*&"], ["Allow: /c/a?x&y&z"])
+    {}
+    >>> _redundant(["Disallow: /c/*?*&*&", "Disallow: /c/*?*&"], ["Allow: /account/login"])
+    {'Disallow: /c/*?*&*&': 'Disallow: /c/*?*&'}
     """
     unique = list(dict.fromkeys(lines))
-    if not all(line.startswith(_DISALLOW) for line in unique):
-        return {}
+    allowed = [_path(line) for line in [*allows, *unique] if line.startswith("Allow:")]
     kept: list[str] = []
     by: dict[str, str] = {}  # each line left out -> the line that covered it then
-    for line in unique:
-        path = line[len(_DISALLOW):]
-        wider = next((k for k in kept if _covers(k[len(_DISALLOW):], path)), None)
+    for line in (line for line in unique if line.startswith(_DISALLOW)):
+        path = _path(line)
+        free = not any(_may_meet(a, path) for a in allowed)
+        wider = next((k for k in kept if _covers(_path(k), path)), None) if free else None
         if wider is not None:
             by[line] = wider
             continue
-        for k in [k for k in kept if _covers(path, k[len(_DISALLOW):])]:
+        for k in [k for k in kept if _covers(path, _path(k))
+                  and not any(_may_meet(a, _path(k)) for a in allowed)]:
             kept.remove(k)
             by[k] = line
         kept.append(line)
@@ -132,22 +151,31 @@ def _redundant(lines: Sequence[str]) -> dict[str, str]:
     return by
 
 
+def _path(line: str) -> str:
+    """A rule line's path pattern: `Disallow: /a*` -> `/a*`."""
+    return line.split(":", 1)[1].strip()
+
+
 def _block(
-    rules: Sequence[RobotsRule], allows: bool = False, current: Sequence[str] = ()
+    rules: Sequence[RobotsRule], current: Sequence[str] = ()
 ) -> list[str]:
     """Emitted rules with a comment each (a line already written, or one another line or a
-    `current` line of the group covers, is not written); withheld ones as comments only.
-    `allows`: the group holds Allow lines already (no line is then left out as covered)."""
+    `current` line of the group covers, is not written, unless an Allow line of the group may
+    meet it: `_redundant`); withheld ones as comments only."""
     emitted = [line for r in rules if r.status != "withheld" for line in r.lines]
-    covered = {} if allows else _redundant(emitted)
-    if not allows:  # the file's own lines first: `Disallow: /search` covers `/search?q=`
-        mine = [c for c in current if c.startswith(_DISALLOW)]
-        for line in emitted:
-            if line.startswith(_DISALLOW) and line not in covered:
-                path = line[len(_DISALLOW):]
-                wider = next((c for c in mine if _covers(c[len(_DISALLOW):], path)), None)
-                if wider is not None:
-                    covered[line] = f"the current {wider}"
+    allows = [c for c in current if c.startswith("Allow:")]
+    covered = _redundant(emitted, allows)
+    allowed = [_path(a) for a in [*allows, *emitted] if a.startswith("Allow:")]
+    # the file's own lines first: `Disallow: /search` covers `/search?q=`
+    mine = [c for c in current if c.startswith(_DISALLOW)]
+    for line in emitted:
+        if line.startswith(_DISALLOW) and line not in covered:
+            path = _path(line)
+            if any(_may_meet(a, path) for a in allowed):
+                continue
+            wider = next((c for c in mine if _covers(_path(c), path)), None)
+            if wider is not None:
+                covered[line] = f"the current {wider}"
     out: list[str] = []
     for rule in rules:
         what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
@@ -165,14 +193,11 @@ def _block(
     return out
 
 
-def _lines_again(lines: Sequence[str], allows: bool) -> list[str]:
-    """The `*` lines written again in another group, without those another of them covers."""
-    covered = {} if allows else _redundant(lines)
+def _lines_again(lines: Sequence[str], current: Sequence[str]) -> list[str]:
+    """The `*` lines written again in another group (`current`: that group's lines), without
+    those another of them covers."""
+    covered = _redundant(lines, [c for c in current if c.startswith("Allow:")])
     return [line for line in dict.fromkeys(lines) if line not in covered]
-
-
-def _has_allow(rules: Sequence[str]) -> bool:
-    return any(line.startswith("Allow:") for line in rules)
 
 
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
@@ -219,14 +244,14 @@ def render(
         here = inserts.setdefault(group.last, [])
         for token in [t for t in bots if t.lower() in group.agents]:
             if set(group.agents) == {token.lower()}:  # the crawler's own group: add there
-                here += _block(bots.pop(token), _has_allow(group.rules), group.rules)
+                here += _block(bots.pop(token), group.rules)
             else:  # added there, the lines would bind the group's other crawlers too
                 shared.add(token)
         if "*" in group.agents and not star_done:
             star_done = True
-            here += _block(star, _has_allow(group.rules), group.rules)
+            here += _block(star, group.rules)
         elif star_lines:
-            here += [_AGAIN, *_lines_again(star_lines, _has_allow(group.rules))]
+            here += [_AGAIN, *_lines_again(star_lines, group.rules)]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
         "" if host == "-" else f" for host {comment(host)}"
@@ -255,7 +280,7 @@ def render(
             out += [f"# (and the lines of the group {comment(token)} shares above: RFC 9309 "
                     "combines a crawler's groups)"]
         out += _block(bot_rules)
-        again = _lines_again([*star_rules, *star_lines], _has_allow(star_rules))
+        again = _lines_again([*star_rules, *star_lines], star_rules)
         out += [_AGAIN, *again] if again else []
     if withheld:
         out += ["", *_block(withheld)]

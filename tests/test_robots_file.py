@@ -116,9 +116,36 @@ def test_a_line_another_line_covers_is_written_once():
             "/s?q=1", "/s"]
     assert verdicts(text, urls) == verdicts(every_line, urls) == [
         False, False, False, True, True, False, True]
-    # beside an Allow line the longest match decides: every line is written
+    # beside an Allow line the longest match decides: every line it may meet is written
     merged = robots_file.render("-", rules, "User-agent: *\nAllow: /c/x?a=1&b=2&c=3\n", 5)
     assert sum(line.startswith("Disallow: /c/") for line in merged.splitlines()) == 3
+    # an Allow line no path of theirs can match leaves them out as before (the sample shop's
+    # `Allow: /account/login` kept a covered line per facet trap)
+    elsewhere = robots_file.render("-", rules, "User-agent: *\nAllow: /account/login\n", 5)
+    assert [line for line in elsewhere.splitlines() if line.startswith("Disallow")] == [
+        "Disallow: /s?q=", "Disallow: /c/*?*&"]
+    assert verdicts(elsewhere, urls) == verdicts(every_line, urls)
+
+
+_TRAP_URLS = ["/c/x?a=1&b=2&c=3&d=4", "/c/x?a=1&b=2&c=3", "/c/x?a=1&b=2", "/c/x?a=1"]
+# Allow lines that start like a trap URL (where the longest match decides), or anything
+_ALLOWS = st.one_of(
+    st.tuples(st.sampled_from(_TRAP_URLS), st.integers(2, 20), st.sampled_from(["", "*", "$"]))
+    .map(lambda p: p[0][: p[1]] + p[2]),
+    st.text("c/x?ab&=*", max_size=8).map(lambda p: "/" + p),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ALLOWS, st.lists(st.text("cx/?ab&=", max_size=10), max_size=8))
+def test_lines_left_out_beside_an_allow_line_change_no_verdict(allow, paths):
+    rules = [star_rule(["Disallow: /c/*?*&*&*&"], "growing_pattern", "/c/{name}?a&b&c&d"),
+             star_rule(["Disallow: /c/*?*&*&"], "growing_pattern", "/c/{name}?a&b&c"),
+             star_rule(["Disallow: /c/*?*&"], "facets", "/c/{name}?a&b")]
+    current = f"User-agent: *\nAllow: {allow}\n"
+    every_line = current + "".join(f"{r.lines[0]}\n" for r in rules)
+    urls = ["/" + p for p in paths] + _TRAP_URLS + [allow.removesuffix("$").replace("*", "")]
+    assert verdicts(robots_file.render("-", rules, current, 5), urls) == verdicts(every_line, urls)
 
 
 def verdicts(text: str, urls: list[str]) -> list[bool]:
