@@ -4,6 +4,12 @@ import tempfile
 
 import pytest
 from _pytest.doctest import DoctestItem
+from hypothesis import settings
+
+# No per-example deadline: speed is measured by the benchmark, never by tests, and a property
+# whose examples ran past 200 ms on a loaded machine failed for nothing it checks.
+settings.register_profile("logtrap", deadline=None)
+settings.load_profile("logtrap")
 
 
 @pytest.fixture(autouse=True)
