@@ -860,7 +860,14 @@ def host_rules(
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
         rule = _rule(finding, traffic, content + others, known, settings)
-        reached = _reached(rule, untrapped) if finding.kind == "calendar" else untrapped.clear()
+        # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
+        # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
+        # the trap: another pattern's pages, which no content list holds where only bots
+        # fetched them (the list's real pages past page 1). A family's lines reach its
+        # members by design.
+        spans = finding.kind == "calendar" or (
+            rule.status == "narrowed" and not family.is_family(finding.pattern or ""))
+        reached = _reached(rule, untrapped) if spans else untrapped.clear()
         if reached.height:
             # chosen again with those pages as content (a year rule may spare them), and
             # withheld if it still reaches one
@@ -948,17 +955,15 @@ def _untrapped(
     known: Mapping[str, str | None],
 ) -> pl.DataFrame:
     """The 2xx pages (URL, PATTERN, normal form) of the host's patterns no finding names, bots'
-    too: what a calendar's year prefix or `*` may reach (`_reached`). Empty without a calendar
-    finding; a relative loop's URLs left out (its finding names no pattern of theirs)."""
+    too: what a calendar's year prefix or `*`, or a narrowed line, may reach (`_reached`). A
+    relative loop's URLs left out (its finding names no pattern of theirs)."""
     pages = (
         traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 299))
         .join(traps, on=[s.HOST, s.PATTERN], how="anti")
         .select(s.URL, s.PATTERN).unique(maintain_order=True)
     )
     kinds = set(mine[s.KIND].to_list())
-    if "calendar" not in kinds:
-        pages = pages.clear()
-    elif "relative_loop" in kinds:
+    if "relative_loop" in kinds:
         pages = pages.filter(pl.Series(
             [_repeat(url_path(u).partition("?")[0]) is None for u in pages[s.URL].to_list()],
             dtype=pl.Boolean))
@@ -976,10 +981,11 @@ def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:
 
 
 def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
-    """A calendar's rule, withheld where it reaches into a page of a pattern no finding names,
-    which no content list holds where only bots fetched it: by a `*` across segments (a
-    variable segment before the date: `/weather/*/2029` and `/weather/station/2029`), or by a
-    year prefix (`/events/203` and the event `/events/2031`)."""
+    """A calendar's or a narrowed rule, withheld where it reaches into a page of a pattern no
+    finding names, which no content list holds where only bots fetched it: by a `*` across
+    segments (a variable segment before the date: `/weather/*/2029` and
+    `/weather/station/2029`), by a year prefix (`/events/203` and the event `/events/2031`),
+    or by a shared start (`/c/gloves?page=` and the list's page `/c/gloves?page=9`)."""
     disallows = [line for line in rule.lines if line.startswith("Disallow")]
     hit = _reached(rule, untrapped)
     if hit.height == 0 or not disallows:

@@ -699,3 +699,30 @@ def test_a_session_id_found_by_its_values_is_ruled_on_its_path_not_the_site():
         ("/cgit/r.git/tree/README?id", ("Disallow: /cgit/r.git/tree/README?id=",)),
         ("/shop/item?sid", ("Disallow: /*?sid=", "Disallow: /*&sid=")),
     ]
+
+
+def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another_pattern():
+    # `?page=&lang=&currency=` copies of a list: `?*&*&` would block a page people read, and the
+    # rule was narrowed to the copies' shared start, `Disallow: /c/gloves?page=`, which took
+    # the list's own pages `/c/gloves?page=9` too (fetched by bots only: in no content list)
+    copies = [f"/c/gloves?page={p}&lang={lang}&currency={c}" for p in range(2, 12)
+              for lang in ("de", "fr", "es") for c in ("EUR", "GBP")]
+    pages = [f"/c/gloves?page={p}" for p in range(2, 12)]
+    rows = (bots(copies, bytes=4000) + [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(bots(pages))]
+            + humans(["/c/gloves?currency=GBP&currency=CHF&lang=es"], bytes=8000))
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    findings = to_frame([Finding("growing_pattern", "warning", "-", "/c/gloves?currency&lang&page",
+                                 60, 60, tuple(copies[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], settings).rules
+    # with the list's pages as content the shared start blocks them: an Allow line for the
+    # page people read keeps the wider line, which takes no list page
+    assert (rule.lines, rule.status) == (
+        ("Disallow: /c/gloves?*&*&", "Allow: /c/gloves?currency=GBP&currency=CHF&lang=es$"), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in pages if not allowed(text, u)] == []
+    assert [u for u in copies if allowed(text, u)] == []
+    # a line narrowed to the copies that reaches no other pattern's page still stands
+    (rule,) = robots.host_rules(findings, traffic_of(requests_frame(rows[:-len(pages) - 1] + rows[-1:]), settings),
+                                "-", [], settings).rules
+    assert (rule.lines, rule.status) == (("Disallow: /c/gloves?page=",), "narrowed")
