@@ -163,6 +163,7 @@ class Settings:
     budget_hog_share: float = 0.5  # half of a host's bot fetches: the sources' alert rule
     budget_hog_critical_share: float = 0.8  # four fetches in five: the budget is gone (judgement)
     budget_hog_min_bot_requests: int = 200  # host bot requests below this say nothing (judgement)
+    budget_hog_min_urls: int = 10  # distinct URLs: a trap is a URL space; one URL fetched over and over (an uptime monitor's /health, a feed) is a rate, not a trap (judgement)
     budget_hog_urls_per_size: float = 2.0  # sampled 200-URLs per distinct size: most repeat a response (judgement)
     budget_hog_error_share: float = 0.5  # most fetches answered with a redirect or error (judgement)
     budget_hog_max_human_share: float = 0.01  # humans practically never go there (judgement)

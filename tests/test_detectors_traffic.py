@@ -261,6 +261,24 @@ def test_the_shell_is_no_shell_on_a_classic_site():
     assert budget_hog.detect(traffic, Settings()).height == 0  # distinct sizes: content
 
 
+def test_budget_hog_silent_on_one_url_polled_over_and_over():
+    # an uptime monitor's HEAD /health every minute for a week, on a site people use and
+    # crawlers barely visit: 82% of the "bot budget", bots only; it was a critical budget_hog
+    # advising a Disallow the monitor never reads. A trap is a URL space, not one URL.
+    monitor = ("UptimeRobot", "monitoring")
+    polls = [req("/health", "/health", at=T0 + timedelta(minutes=i), bot=monitor, size=2)
+             for i in range(1000)]
+    people = [req("/", "/", bot=None, size=9000)] * 100 + articles(50, bot=None)
+    traffic = traffic_of(polls + articles(100) + people)
+    assert budget_hog.detect(traffic, Settings()).height == 0
+    # ten URLs polled so make a URL space, judged as before (one answer: repeated)
+    spread = [req(f"/health?n={i % 10}", "/health?n", at=T0 + timedelta(minutes=i), bot=monitor,
+                  size=2) for i in range(1000)]
+    out = budget_hog.detect(traffic_of(spread + articles(100) + people), Settings())
+    assert (out[s.PATTERN].to_list(), evidence(out)["wasteful_because"]) == (
+        ["/health?n"], ["repeated_answers", "bots_only"])
+
+
 def test_budget_hog_silent_on_tiny_logs():
     out = budget_hog.detect(traffic_of(session_hog()[:150]), Settings())
     assert out.height == 0

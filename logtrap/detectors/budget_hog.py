@@ -2,8 +2,11 @@
 
 The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches"):
 
-1. the pattern's share of its host's bot requests is above `budget_hog_share` (0.5), and the
-   host has at least `budget_hog_min_bot_requests` bot requests (tiny logs say nothing);
+1. the pattern's share of its host's bot requests is above `budget_hog_share` (0.5), the
+   host has at least `budget_hog_min_bot_requests` bot requests (tiny logs say nothing), and
+   the pattern has at least `budget_hog_min_urls` distinct URLs: a trap is a URL space, and
+   one URL fetched over and over (an uptime monitor polling `/health` every minute on a site
+   crawlers barely visit) is a rate, which no robots.txt line changes;
 2. the pattern looks wasteful, by at least one signal read from the traffic itself:
    - *repeated answers*: among the sampled URLs answered 200, there are at least
      `budget_hog_urls_per_size` URLs per distinct page (many URLs, one page; a page's sizes
@@ -95,6 +98,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     candidates = patterns.join(hosts, on=s.HOST).filter(
         (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
         & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
+        & (pl.col(s.UNIQUE_URLS) >= settings.budget_hog_min_urls)
     )
     candidates = (
         candidates.join(_answer_signals(traffic, candidates, settings), on=_KEYS, how="left")
