@@ -699,3 +699,51 @@ def test_a_session_id_found_by_its_values_is_ruled_on_its_path_not_the_site():
         ("/cgit/r.git/tree/README?id", ("Disallow: /cgit/r.git/tree/README?id=",)),
         ("/shop/item?sid", ("Disallow: /*?sid=", "Disallow: /*&sid=")),
     ]
+
+
+@pytest.mark.parametrize(
+    ("form", "last", "months"),
+    [
+        # a month without a leading zero and nothing after it: `/calendar/2026/1` would take
+        # October to December too (`$` ends it); January, a real month, stays open
+        ("/calendar/{y}/{m}", 9, ["2026/10$", "2026/11$", "2026/12$"]),
+        ("/calendar/{y}/{m}", 4, [f"2026/{m}$" for m in range(5, 13)]),
+        # and its days: the day's `/` ends the month
+        ("/calendar/{y}/{m}/14", 11, ["2026/12/"]),
+        # two digits and a trailing slash: `2026/1` is October to December alone
+        ("/events/{y}/{m:02d}/", 11, ["2026/12"]),
+        ("/events/{y}/{m:02d}/", 4, ["2026/05", "2026/06", "2026/07", "2026/08", "2026/09", "2026/1"]),
+    ],
+)  # fmt: skip
+def test_a_calendar_of_year_and_month_segments_is_blocked_by_years_and_months(form, last, months):
+    # `/calendar/2028/3`: the year and the month in segments of their own (`/calendar/{n}/{n}`)
+    # got a finding and no rule (`Disallow: /calendar/*/` blocked every month people read).
+    # Real months to 2026-`last`, the empty walk from the next one on into the far future
+    base = form.split("{y}")[0]
+    real = [form.format(y=y, m=m) for y in range(2008, 2027) for m in range(1, 13) if (y, m) <= (2026, last)]
+    empty = [form.format(y=y, m=m) for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, last)]
+    people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+    years = [f"{y}/" for y in (2027, 2028, 2029)] + robots.year_prefixes(2030, 2199)
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: {base}{p}" for p in [*months, *years]), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_an_archive_of_year_and_month_segments_keeps_its_months_open():
+    # a newspaper's `/archive/2026/1` ... `/archive/2026/11`, every month a page of its own
+    # and read by bots alone: no calendar, no rule; with an empty walk past it, the walk's
+    # rule takes no month of the archive (`/archive/2026/1` would take none of 10-12 either)
+    from logtrap.detectors import calendar
+
+    real = [f"/archive/{y}/{m}" for y in range(2008, 2027) for m in range(1, 13) if (y, m) <= (2026, 11)]
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(_paged(real, 9000)), settings)
+    assert calendar.detect(traffic, settings).height == 0
+    empty = [f"/archive/{y}/{m}" for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, 11)]
+    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000))
+    years = ["2027/", "2028/", "2029/", "203", "204", "205", "206", "207", "208", "209", "21"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /archive/{p}" for p in ["2026/12$", *years]), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
