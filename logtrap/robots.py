@@ -98,6 +98,7 @@ class RobotsRule:
     reason: str
     saved_bot_requests: int = 0
     blocked_examples: tuple[str, ...] = ()
+    left_open: int = 0  # a calendar's wasted dates among its real ones, which no line takes
 
     @property
     def text(self) -> str:
@@ -960,11 +961,12 @@ def _rule(
             urls = host_urls[s.URL].sort().to_list()
             rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
+    dates, left_open = None, 0
     if finding.kind == "calendar":  # its future and empty dates: a month with events is a page
-        wasted, real = calendar.wasted_urls(traffic, settings, finding.host, pattern)
-        wasted_set = {*finding.examples, *wasted}
+        dates = calendar.wasted_urls(traffic, settings, finding.host, pattern)
+        wasted_set = {*finding.examples, *dates.wasted}
         logged = [u for u in logged if u in wasted_set]
-        dated = [(u, OWN_DATED) for u in real if u not in wasted_set]
+        dated = [(u, OWN_DATED) for u in dates.real if u not in wasted_set]
         content, content_set = content + dated, content_set | {u for u, _ in dated}
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
@@ -991,11 +993,49 @@ def _rule(
             "old URLs to follow them to the new ones and pass their standing on, which a "
             "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
+    elif dates is not None:
+        open_after = calendar.horizon(traffic, settings)
+        lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known, open_after)
+        trap, left_open = blocked, len(trap) - len(blocked)
     else:
-        open_after = calendar.horizon(traffic, settings) if finding.kind == "calendar" else None
-        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known, open_after)
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
-    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
+    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples,
+                      left_open if lines else 0)
+
+
+def _choose_dates(
+    pattern: str, trap: list[str], dates: calendar.Dates, content: list[tuple[str, str]],
+    settings: Settings, known: Mapping[str, str | None], open_after: int,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """A calendar's rule (`choose`), and the trap URLs it blocks. Where no rule takes all its
+    wasted dates, one for those not among its real ones (first leaving out those between two
+    real dates in a month with one, `Dates.among_real`, then all from its first real month to
+    its last, `Dates.between_real`): robots.txt lines are prefixes, and a line by years or
+    months that took an empty Sunday would take the days with events beside it. The reason
+    says which dates stay open, and what stops crawlers there instead."""
+    lines, status, reason = choose("calendar", pattern, trap, content, settings, known, open_after)
+    if lines:
+        return lines, status, reason, trap
+    for among in (set(dates.among_real), set(dates.between_real)):
+        apart = [u for u in trap if u not in among]
+        if len(apart) in (0, len(trap)):
+            continue
+        found, _, why = choose("calendar", pattern, apart, content, settings, known, open_after)
+        if found:
+            return found, "narrowed", f"{why}; {_left_open([u for u in trap if u in among])}", apart
+    left = [u for u in trap if u in set(dates.among_real)] or [u for u in trap if u in set(dates.between_real)]
+    return (), "withheld", f"{reason}; {_left_open(left)}" if left else reason, trap
+
+
+def _left_open(urls: Sequence[str]) -> str:
+    return (
+        f"{len(urls):,} of its wasted dates lie among dates with pages of their own and stay "
+        f"open (the first: {min(urls)}): a robots.txt line by years or months that took them "
+        "would take the real dates beside them; answer 404 for dates without content, or "
+        "serve their pages `noindex, nofollow` and add rel=nofollow to the calendar's "
+        "next/previous links"
+    )
 
 
 def _untrapped(

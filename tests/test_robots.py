@@ -5,6 +5,7 @@ rule blocks its trap's URLs and no content URL."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from urllib.parse import parse_qsl
 
@@ -658,7 +659,7 @@ def test_a_calendars_real_months_are_not_wasted_because_its_empty_ones_repeat():
             + [{**r, "bytes": 7210 + i % 7} for i, r in enumerate(bots(empty))])
     settings = Settings(url_sample_size=10_000)
     traffic = traffic_of(requests_frame(rows), settings)
-    wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")
+    wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")[:2]
     assert (sorted(wasted), sorted(kept)) == (sorted(empty), sorted(real))
     (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
     prefixes = ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-1",
@@ -747,3 +748,80 @@ def test_an_archive_of_year_and_month_segments_keeps_its_months_open():
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /archive/{p}" for p in ["2026/12$", *years]), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
+
+
+def _days(first: str, last: str) -> list[str]:
+    from datetime import date, timedelta
+
+    day, end, out = date.fromisoformat(first), date.fromisoformat(last), []
+    while day <= end:
+        out.append(day.isoformat())
+        day += timedelta(days=1)
+    return out
+
+
+def _day_calendar(real: list[str], empty: list[str]) -> tuple[pl.DataFrame, "robots.RobotsRule"]:
+    from logtrap.detectors import calendar
+
+    urls = [f"/events/{d}" for d in real]
+    rows = ([{**r, "bytes": 12000 + 13 * i % 7000} for i, r in enumerate(bots(urls))]
+            + [{**r, "bytes": 12000 + 13 * i % 7000} for i, r in enumerate(humans(urls))][::4]
+            + bots([f"/events/{d}" for d in empty], bytes=5200))
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
+    return found, rule
+
+
+def test_a_calendar_whose_empty_days_lie_among_real_ones_is_blocked_past_its_last_real_day():
+    # events every day but Sunday to 2025-12-17, the empty walk from the day after: every
+    # year held an empty Sunday, so every line by years took days with events, and no rule
+    # was given (nor a word on why). The walk past the last real month is blocked; the
+    # Sundays and the rest of December stay open, and the rule and the finding say so
+    from datetime import date
+
+    from logtrap.detectors import calendar
+
+    days = _days("2016-01-01", "2040-12-31")
+    real = [d for d in days if d <= "2025-12-17" and date.fromisoformat(d).weekday() != 6]
+    empty = [d for d in days if d not in set(real)]
+    found, rule = _day_calendar(real, empty)
+    sundays = [d for d in empty if d < "2025-12-17"]
+    assert json.loads(found["evidence"][0])["sampled_wasted_among_real"] == len(sundays) == 520
+    assert found["advice"].to_list() == [calendar.AMONG_REAL_ADVICE]
+    years = robots.year_prefixes(2026, 2199)
+    assert (rule.lines, rule.status, rule.left_open) == (
+        tuple(f"Disallow: /events/{y}" for y in years), "narrowed", 534)
+    assert rule.reason == (
+        "Disallow: /events/202 would block content URL /events/2023-07-03 (log, a page of the "
+        "trap's own pattern fetched by people); narrowed: blocks all 5,479 distinct logged URLs "
+        "of the trap and none of 3,899 content URLs; 534 of its wasted dates lie among dates "
+        "with pages of their own and stay open (the first: /events/2016-01-03): a robots.txt "
+        "line by years or months that took them would take the real dates beside them; answer "
+        "404 for dates without content, or serve their pages `noindex, nofollow` and add "
+        "rel=nofollow to the calendar's next/previous links")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [d for d in real if not allowed(text, f"/events/{d}")] == []
+    assert [d for d in empty if allowed(text, f"/events/{d}")] == sundays + _days("2025-12-18", "2025-12-31")
+
+
+def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
+    # the other days empty from the first Saturday to the last: no line by years or months
+    # takes one without Saturdays around it
+    from datetime import date
+
+    from logtrap.detectors import calendar
+
+    days = _days("2016-01-01", "2025-12-31")
+    real = [d for d in days if date.fromisoformat(d).weekday() == 5]
+    found, rule = _day_calendar(real, [d for d in days if d not in set(real)])
+    assert found["advice"].to_list() == [calendar.AMONG_REAL_ADVICE]
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason == (
+        "Disallow: /events/201 would block content URL /events/2019-03-23 (log, a page of the "
+        "trap's own pattern fetched by people); 3,126 of its wasted dates lie among dates with "
+        "pages of their own and stay open (the first: /events/2016-01-03): a robots.txt line by "
+        "years or months that took them would take the real dates beside them; answer 404 for "
+        "dates without content, or serve their pages `noindex, nofollow` and add rel=nofollow to "
+        "the calendar's next/previous links")
