@@ -825,3 +825,18 @@ def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
         "years or months that took them would take the real dates beside them; answer 404 for "
         "dates without content, or serve their pages `noindex, nofollow` and add rel=nofollow to "
         "the calendar's next/previous links")
+
+
+def test_a_booking_walk_past_the_horizon_is_blocked_from_there_on_the_dates_still_bookable_open():
+    # check-in dates walked day by day from the logs' end (2026-01-01) to June 2028, a price
+    # apiece for 18 months, then "no rooms": 2.4 years, no calendar and no rule. Past the
+    # horizon (January 2028) the walk is blocked, on to 2199; the dates before stay open
+    days = _days("2026-01-01", "2028-06-30")
+    urls = [f"/hotel/7/book?checkin={d}" for d in days]
+    rows = [{**r, "bytes": 21000 + 37 * i if r["url"] < "/hotel/7/book?checkin=2027-07" else 8400}
+            for i, r in enumerate(bots(urls))]
+    rule = _calendar_rule(rows + [{**r, "bytes": 21000 + 37 * 10 * i} for i, r in enumerate(humans(urls[:300:10]))])
+    months = [f"2028-{m:02d}" for m in range(2, 10)] + ["2028-1", *robots.year_prefixes(2029, 2199)]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /hotel/*/book?checkin={p}" for p in months), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in urls if not allowed(text, u)] == [u for u in urls if u >= "/hotel/7/book?checkin=2028-02"]

@@ -7,7 +7,11 @@ pattern is a calendar trap when
 - at least `calendar_min_urls` sampled URLs carry a date and they are at least
   `calendar_min_dated_share` of the pattern's sampled URLs (so an id space that happens to
   contain some date-shaped numbers never qualifies),
-- the dates span at least `calendar_min_years`, and
+- the dates span at least `calendar_min_years`, or at least `calendar_min_future_dates`
+  distinct ones lie past the horizon (`horizon`: a booking calendar's check-in dates walked
+  on day by day for two and a half years; an archive, of results, weather, a newspaper's
+  days, has none, a few dates announced that far ahead are too few, and one far date many
+  URLs carry, an offer's expiry, is one), and
 - they show no new content: some are dated later than the logs' end plus
   `calendar_future_years`, or one 200 size is shared by at least `calendar_empty_share` of the
   dated pages (the empty month), or the dated pages repeat a few answers (at least
@@ -295,6 +299,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("months").max().alias("max_months"),
         pl.col("future").sum().alias("future_urls"),
         (pl.col("future") & ~pl.col("year_only")).sum().alias("future_dates"),
+        # distinct ones: a walk, not one far date many URLs carry (an offer's expiry)
+        pl.struct("months", "day").filter(pl.col("future") & ~pl.col("year_only")).n_unique()
+        .alias("distinct_future_dates"),
         future_years.alias("future_years"),
         pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
         pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
@@ -316,7 +323,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(
             (pl.col("dated_urls") >= settings.calendar_min_urls)
             & (pl.col("dated_urls") >= settings.calendar_min_dated_share * pl.col("sampled_urls"))
-            & (pl.col("span_years") >= settings.calendar_min_years)
+            # spanning years, or walked far past the horizon whatever its span (a booking
+            # calendar's check-in dates two and a half years on, in a week's log)
+            & ((pl.col("span_years") >= settings.calendar_min_years)
+               | (pl.col("distinct_future_dates") >= settings.calendar_min_future_dates))
             & (
                 (pl.col("future_dates") + pl.col("empty_urls") > 0)
                 | (pl.col("future_years") >= _MIN_FUTURE_YEARS)
