@@ -1084,7 +1084,7 @@ def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
     reason = f"{line} would block {url} (of {pattern}, which no finding calls a trap)"
     if "*" in line:
         reason += ": its * spans path segments"
-    return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=())
+    return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=(), left_open=0)
 
 
 def _own_pages(traffic: Traffic, host: str, pattern: str) -> list[tuple[str, str]]:
