@@ -1031,7 +1031,7 @@ def _choose_dates(
 def _left_open(urls: Sequence[str]) -> str:
     return (
         f"{len(urls):,} of its wasted dates lie among dates with pages of their own and stay "
-        f"open (the first: {min(urls)}): a robots.txt line by years or months that took them "
+        f"open (e.g. {min(urls)}): a robots.txt line by years or months that took them "
         "would take the real dates beside them; answer 404 for dates without content, or "
         "serve their pages `noindex, nofollow` and add rel=nofollow to the calendar's "
         "next/previous links"

@@ -797,7 +797,7 @@ def test_a_calendar_whose_empty_days_lie_among_real_ones_is_blocked_past_its_las
         "Disallow: /events/202 would block content URL /events/2023-07-03 (log, a page of the "
         "trap's own pattern fetched by people); narrowed: blocks all 5,479 distinct logged URLs "
         "of the trap and none of 3,899 content URLs; 534 of its wasted dates lie among dates "
-        "with pages of their own and stay open (the first: /events/2016-01-03): a robots.txt "
+        "with pages of their own and stay open (e.g. /events/2016-01-03): a robots.txt "
         "line by years or months that took them would take the real dates beside them; answer "
         "404 for dates without content, or serve their pages `noindex, nofollow` and add "
         "rel=nofollow to the calendar's next/previous links")
@@ -821,7 +821,7 @@ def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
     assert rule.reason == (
         "Disallow: /events/201 would block content URL /events/2019-03-23 (log, a page of the "
         "trap's own pattern fetched by people); 3,126 of its wasted dates lie among dates with "
-        "pages of their own and stay open (the first: /events/2016-01-03): a robots.txt line by "
+        "pages of their own and stay open (e.g. /events/2016-01-03): a robots.txt line by "
         "years or months that took them would take the real dates beside them; answer 404 for "
         "dates without content, or serve their pages `noindex, nofollow` and add rel=nofollow to "
         "the calendar's next/previous links")

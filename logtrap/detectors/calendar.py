@@ -262,7 +262,7 @@ class Dates(NamedTuple):
 
     wasted: list[str]  # future, empty or repeated: what its rule must block
     real: list[str]  # answered 200, not wasted: pages of their own, which it must not
-    among_real: list[str]  # of the wasted, those in a month with a real date (`_among_real`)
+    among_real: list[str]  # of the wasted, those between real dates in a month with one (`_among_real`)
     between_real: list[str]  # of the wasted, those between its first and last real months
 
 
