@@ -98,6 +98,7 @@ class RobotsRule:
     reason: str
     saved_bot_requests: int = 0
     blocked_examples: tuple[str, ...] = ()
+    left_open: int = 0  # a calendar's wasted dates among its real ones, which no line takes
 
     @property
     def text(self) -> str:
@@ -410,8 +411,9 @@ def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
 # the month after a year (2026-12, 2026/12/01, 202612, 20261201): two digits, then a day's
 # two or no digit
 _MONTH = re.compile(r"([-/._]?)(0[1-9]|1[0-2])(?=\d\d(?!\d)|(?!\d))")
-# ...or one or two digits, then the day's separator (2026-5-1, 2026/11/3)
-_LOOSE_MONTH = re.compile(r"([-/._])(1[0-2]|[1-9])([-/._])(?=\d)")
+# ...or one or two digits, then the day's separator (2026-5-1, 2026/11/3), or the end of a
+# path whose last segments are the year and the month (2026/5/, 2026/5$: `_segment_dates`)
+_LOOSE_MONTH = re.compile(r"([-/._])(1[0-2]|[1-9])(?:([-/._])(?=\d)|([/$])$)")
 _LAST_YEAR = 2199  # where a walk into the future is blocked to (judgement: `21` ends it)
 
 
@@ -419,7 +421,8 @@ def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list
     """Prefixes for dates written year first, widest first: by years from the first to the
     last (`year_prefixes`), then run by run (the empty months before a site's launch and the
     far future, without the years between, which people read); then, where every date has a
-    month (two digits, or one or two and the day's separator after: `2026-5-`), both again
+    month (two digits, or one or two and the day's separator after: `2026-5-`, or the end of
+    the path: `2026/5$`, `2026/5/`, see `_segment_dates`), both again
     with the partly walked years at their ends by their months (the walk starts the month
     after the last real one: its year is partly people's).
     `open_after` (a month, as year * 12 + month - 1): where the last run goes past it (into
@@ -436,6 +439,8 @@ def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list
     ['2028-04', '2028-05', '2028-06', '2028-07', '2028-08', '2028-09', '2028-1', '2029', '203', '204', '205', '206', '207', '208', '209', '21']
     >>> date_spans(["2026-5-1", "2026-11-30", "2027-1-2"])[-1]
     ['2026-5-', '2026-6-', '2026-7-', '2026-8-', '2026-9-', '2026-10-', '2026-11-', '2026-12-', '2027-1-']
+    >>> date_spans(["2026/9$", "2026/10$", "2027/1$"])[-1]
+    ['2026/9$', '2026/10$', '2026/11$', '2026/12$', '2027/1$']
     >>> date_spans(["01-05-2024"])
     []
     """
@@ -452,7 +457,7 @@ def date_spans(dates: Sequence[str], open_after: int | None = None) -> list[list
         if month is not None or free is not None:
             months.setdefault(int(year.group()), set()).add(int((month or free).group(2)))  # type: ignore[union-attr]
         padded.add(month and month.group(1))
-        loose.add(free and (free.group(1), free.group(3), len(free.group(2))))
+        loose.add(free and (free.group(1), free.group(3) or free.group(4), len(free.group(2))))
     if not years:
         return []
     runs = _runs(sorted(years))
@@ -521,41 +526,92 @@ def year_prefixes(first: int, last: int) -> list[str]:
 
 
 def _date_units(path: str, trap: Sequence[str], open_after: int | None = None) -> list[tuple[tuple[str, ...], int]]:
-    """Rules for a date in the path (`/events/{date}`) by the decades, then the centuries, its
-    trap's dates begin with (`Disallow: /events/203`, ... or `/events/20`), then by the years
-    from its first to its last, and by the months of the years at a run's edges
-    (`date_spans`): the section itself (`/events/`), its named pages (`/events/summer-fest`)
-    and the years and months outside the trap stay open.
+    """Rules for a date in the path (`/events/{date}`, or a year and a month in segments of
+    their own, `_segment_dates`) by the decades, then the centuries, its trap's dates begin
+    with (`Disallow: /events/203`, ... or `/events/20`), then by the years from its first to
+    its last, and by the months of the years at a run's edges (`date_spans`): the section
+    itself (`/events/`), its named pages (`/events/summer-fest`) and the years and months
+    outside the trap stay open. A year that is a segment of its own is blocked by its months
+    (`/calendar/2027/`), its own page left to its pattern.
 
     >>> _date_units("/events/{date}", ["/events/2031-01-01", "/events/2090-12-01"])[:2]
     [(('Disallow: /events/203', 'Disallow: /events/209'), 6), (('Disallow: /events/20',), 6)]
     >>> _date_units("/w/{slug}/{date}", ["/w/oslo/2026-10-01", "/w/rome/2027-12-02"])[-2:]
     [(('Disallow: /w/*/2026', 'Disallow: /w/*/2027'), 6), (('Disallow: /w/*/2026-1', 'Disallow: /w/*/2027'), 6)]
+    >>> _date_units("/calendar/{n}/{n}", ["/calendar/2026/12", "/calendar/2027/1"])[-1]
+    (('Disallow: /calendar/2026/12$', 'Disallow: /calendar/2027/1$'), 6)
     """
-    if "{date}" not in path:
+    found = _date_segment(path, trap) if "{date}" in path else _segment_dates(path, trap)
+    if found is None:
         return []
-    base = path[: path.index("{date}")]
-    # the segment holding the date, and its literal start (`day-` in `/e/day-{date}`)
-    at, lead = base.count("/"), base.rpartition("/")[2]
-    if _PLACEHOLDER.search(lead):
-        return []  # another variable part in its segment: the year cannot be found by its place
-    dates = []
-    for url in trap:
-        parts = url_path(url).partition("?")[0].split("/")
-        segment = parts[at] if len(parts) > at else ""
-        if not segment.startswith(lead) or _YEAR_FIRST.match(segment, len(lead)) is None:
-            return []  # a date that does not start with its year (01-05-2024): no prefix says it
-        dates.append(segment[len(lead) :])
+    base, dates = found
     glob = _glob(base)
     units = []
     for prefixes in ({d[:3] for d in dates}, {d[:2] for d in dates}):  # decades, centuries
         if 0 < len(prefixes) <= _MAX_DATE_LINES:
             lines = tuple(f"Disallow: {glob}{p}" for p in sorted(prefixes))
             units.append((lines, 6))
+    whole_year = "/" if "{date}" not in path else ""  # the year a segment: its months
     for spanned in date_spans(dates, open_after):
         if len(spanned) <= _MAX_YEAR_LINES:
+            spanned = [p + whole_year if len(p) == 4 else p for p in spanned]
             units.append((tuple(f"Disallow: {glob}{p}" for p in spanned), 6))
     return units
+
+
+def _date_segment(path: str, trap: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(the path before it, the dates) of a pattern's `{date}` segment in its trap's URLs;
+    None where a date does not start with its year (01-05-2024: no prefix says it)."""
+    base = path[: path.index("{date}")]
+    # the segment holding the date, and its literal start (`day-` in `/e/day-{date}`)
+    at, lead = base.count("/"), base.rpartition("/")[2]
+    if _PLACEHOLDER.search(lead):
+        return None  # another variable part in its segment: the year cannot be found by its place
+    dates = []
+    for url in trap:
+        parts = url_path(url).partition("?")[0].split("/")
+        segment = parts[at] if len(parts) > at else ""
+        if not segment.startswith(lead) or _YEAR_FIRST.match(segment, len(lead)) is None:
+            return None
+        dates.append(segment[len(lead) :])
+    return base, dates
+
+
+# a year and a month (and a day) as a path's last segments, ending there or in a slash:
+# `/calendar/2028/3`, `/events/2028/03/`, `/calendar/2028/3/14` (a year is `{n}` in a pattern)
+_SEGMENT_TAILS = (("{n}", "{n}"), ("{n}", "{n}", ""), ("{n}", "{n}", "{n}"), ("{n}", "{n}", "{n}", ""))
+_MONTH_SEGMENT = re.compile(r"0?[1-9]|1[0-2]")
+_DAY_SEGMENT = re.compile(r"0?[1-9]|[12][0-9]|3[01]")
+
+
+def _segment_dates(path: str, trap: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(the path before the year, the dates) of a pattern ending in a year, a month and maybe
+    a day in segments of their own (`/calendar/{n}/{n}`), written as in the URL from the year
+    on, `$` where the path ends after the month (`2026/1$`: `2026/1` would take October to
+    December too); None where a trap URL holds no such date there (an id, not a year).
+    Only at the path's end: before a page's own segments (`/2012/01/a-post/`) the year is a
+    folder of pages, not a calendar's.
+
+    >>> _segment_dates("/c/{n}/{n}", ["/c/2026/12", "/c/2027/1"])
+    ('/c/', ['2026/12$', '2027/1$'])
+    >>> _segment_dates("/c/{n}/{n}/", ["/c/2026/12/", "/c/48113/1/"]) is None
+    True
+    """
+    segs = path.split("/")
+    at = next((i for i in range(1, len(segs)) if tuple(segs[i:]) in _SEGMENT_TAILS), None)
+    if at is None:
+        return None
+    dates = []
+    for url in trap:
+        parts = url_path(url).partition("?")[0].split("/")
+        tail = parts[at:]
+        day = len(segs) > at + 2 and segs[at + 2] == "{n}"
+        if (len(parts) != len(segs) or _YEAR_FIRST.fullmatch(tail[0]) is None
+                or _MONTH_SEGMENT.fullmatch(tail[1]) is None
+                or (day and _DAY_SEGMENT.fullmatch(tail[2]) is None)):
+            return None
+        dates.append("/".join(tail) + ("$" if len(tail) == 2 else ""))
+    return "/".join(segs[:at]) + "/", dates
 
 
 def _year_param_units(
@@ -912,11 +968,12 @@ def _rule(
             urls = host_urls[s.URL].sort().to_list()
             rows = pl.DataFrame({s.URL: [u for u in urls if _repeat(u.split("?", 1)[0]) in runs]})
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
+    dates, left_open = None, 0
     if finding.kind == "calendar":  # its future and empty dates: a month with events is a page
-        wasted, real = calendar.wasted_urls(traffic, settings, finding.host, pattern)
-        wasted_set = {*finding.examples, *wasted}
+        dates = calendar.wasted_urls(traffic, settings, finding.host, pattern)
+        wasted_set = {*finding.examples, *dates.wasted}
         logged = [u for u in logged if u in wasted_set]
-        dated = [(u, OWN_DATED) for u in real if u not in wasted_set]
+        dated = [(u, OWN_DATED) for u in dates.real if u not in wasted_set]
         content, content_set = content + dated, content_set | {u for u, _ in dated}
     trap = [u for u in logged if url_path(u) not in content_set]
     gone = s.STATUS in rows.columns and rows.height and rows[s.STATUS].is_in([404, 410]).all()
@@ -943,11 +1000,49 @@ def _rule(
             "old URLs to follow them to the new ones and pass their standing on, which a "
             "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
+    elif dates is not None:
+        open_after = calendar.horizon(traffic, settings)
+        lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known, open_after)
+        trap, left_open = blocked, len(trap) - len(blocked)
     else:
-        open_after = calendar.horizon(traffic, settings) if finding.kind == "calendar" else None
-        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known, open_after)
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
-    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
+    return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples,
+                      left_open if lines else 0)
+
+
+def _choose_dates(
+    pattern: str, trap: list[str], dates: calendar.Dates, content: list[tuple[str, str]],
+    settings: Settings, known: Mapping[str, str | None], open_after: int,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """A calendar's rule (`choose`), and the trap URLs it blocks. Where no rule takes all its
+    wasted dates, one for those not among its real ones (first leaving out those between two
+    real dates in a month with one, `Dates.among_real`, then all from its first real month to
+    its last, `Dates.between_real`): robots.txt lines are prefixes, and a line by years or
+    months that took an empty Sunday would take the days with events beside it. The reason
+    says which dates stay open, and what stops crawlers there instead."""
+    lines, status, reason = choose("calendar", pattern, trap, content, settings, known, open_after)
+    if lines:
+        return lines, status, reason, trap
+    for among in (set(dates.among_real), set(dates.between_real)):
+        apart = [u for u in trap if u not in among]
+        if len(apart) in (0, len(trap)):
+            continue
+        found, _, why = choose("calendar", pattern, apart, content, settings, known, open_after)
+        if found:
+            return found, "narrowed", f"{why}; {_left_open([u for u in trap if u in among])}", apart
+    left = [u for u in trap if u in set(dates.among_real)] or [u for u in trap if u in set(dates.between_real)]
+    return (), "withheld", f"{reason}; {_left_open(left)}" if left else reason, trap
+
+
+def _left_open(urls: Sequence[str]) -> str:
+    return (
+        f"{len(urls):,} of its wasted dates lie among dates with pages of their own and stay "
+        f"open (e.g. {min(urls)}): a robots.txt line by years or months that took them "
+        "would take the real dates beside them; answer 404 for dates without content, or "
+        "serve their pages `noindex, nofollow` and add rel=nofollow to the calendar's "
+        "next/previous links"
+    )
 
 
 def _untrapped(
@@ -995,7 +1090,7 @@ def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
     reason = f"{line} would block {url} (of {pattern}, which no finding calls a trap)"
     if "*" in line:
         reason += ": its * spans path segments"
-    return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=())
+    return replace(rule, lines=(), status="withheld", reason=reason, blocked_examples=(), left_open=0)
 
 
 def _own_pages(traffic: Traffic, host: str, pattern: str) -> list[tuple[str, str]]:

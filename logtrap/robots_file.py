@@ -189,6 +189,8 @@ def _block(
         ours = any(not covered.get(line, "").startswith("the current ") for line in rule.lines)
         saved = (f": {rule.saved_bot_requests:,} bot requests"
                  if rule.saved_bot_requests and ours else "")
+        if rule.left_open:  # the header's "every logged URL of its trap" is not so here
+            saved += f" ({rule.left_open:,} of its wasted dates, among real ones, left open: logtrap suggest says why)"
         out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
     return out
 

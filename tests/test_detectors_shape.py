@@ -956,3 +956,33 @@ def test_a_handful_of_requests_never_fires():
     )
     for module in MODULES:
         assert _findings(module, content_rows() + few).height == 0, module.KIND
+
+
+def _booking(last_day: int, hotel: str = "hotel") -> list[dict]:
+    """A hotel's check-in dates walked day by day from the logs' end (2026-01-01) for
+    `last_day` days: bookable for 18 months (a price apiece), then "no rooms" (one page);
+    people book a few."""
+    from datetime import date, timedelta
+
+    days = [date(2026, 1, 1) + timedelta(days=i) for i in range(last_day)]
+    rows = [{**BOT, s.URL: f"/{hotel}/7/book?checkin={d}",
+             s.BYTES: 21000 + 37 * i if d < date(2027, 7, 1) else 8400} for i, d in enumerate(days)]
+    return rows + [{**HUMAN, s.URL: r[s.URL], s.BYTES: r[s.BYTES]} for r in rows[:300:10]]
+
+
+def test_calendar_fires_on_a_booking_walk_past_the_horizon_however_short_its_span():
+    # check-in dates walked daily to mid-2028 span 2.4 years (a week's log of a walk), under
+    # calendar_min_years: no calendar, however far past two years ahead the walk went. Its
+    # dates past the horizon (February to June 2028: 151) are evidence enough on their own.
+    # Not so: a walk that stops a fortnight past the horizon; sports results by date for
+    # 2.5 years up to the logs' end (each day its page, nothing ahead); one far date every
+    # offer's link carries (its expiry), 100 URLs of one date
+    results = [{**BOT, s.URL: f"/results?date={2023 + i // 365}-{i % 365 // 31 + 1:02d}-{i % 31 + 1:02d}",
+                s.BYTES: 15000 + 29 * i} for i in range(912)]
+    offers = [{**BOT, s.URL: f"/offer/{i}?until=2031-12-31", s.BYTES: 9000 + 41 * i} for i in range(100)]
+    rows = content_rows() + _booking(912) + _booking(775, "inn") + results + offers
+    row = _one(_findings(calendar, rows))
+    ev = row["evidence"]
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/hotel/{n}/book?checkin", 151)
+    assert (ev["span_years"], ev["latest"], ev["sampled_future_urls"]) == (2.4, "2028-06", 151)
+    assert all(u >= "/hotel/7/book?checkin=2028-02-01" for u in row[s.EXAMPLES])

@@ -5,6 +5,7 @@ rule blocks its trap's URLs and no content URL."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from urllib.parse import parse_qsl
 
@@ -658,7 +659,7 @@ def test_a_calendars_real_months_are_not_wasted_because_its_empty_ones_repeat():
             + [{**r, "bytes": 7210 + i % 7} for i, r in enumerate(bots(empty))])
     settings = Settings(url_sample_size=10_000)
     traffic = traffic_of(requests_frame(rows), settings)
-    wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")
+    wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")[:2]
     assert (sorted(wasted), sorted(kept)) == (sorted(empty), sorted(real))
     (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
     prefixes = ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-1",
@@ -726,3 +727,143 @@ def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another
     (rule,) = robots.host_rules(findings, traffic_of(requests_frame(rows[:-len(pages) - 1] + rows[-1:]), settings),
                                 "-", [], settings).rules
     assert (rule.lines, rule.status) == (("Disallow: /c/gloves?page=",), "narrowed")
+
+
+@pytest.mark.parametrize(
+    ("form", "last", "months"),
+    [
+        # a month without a leading zero and nothing after it: `/calendar/2026/1` would take
+        # October to December too (`$` ends it); January, a real month, stays open
+        ("/calendar/{y}/{m}", 9, ["2026/10$", "2026/11$", "2026/12$"]),
+        ("/calendar/{y}/{m}", 4, [f"2026/{m}$" for m in range(5, 13)]),
+        # and its days: the day's `/` ends the month
+        ("/calendar/{y}/{m}/14", 11, ["2026/12/"]),
+        # two digits and a trailing slash: `2026/1` is October to December alone
+        ("/events/{y}/{m:02d}/", 11, ["2026/12"]),
+        ("/events/{y}/{m:02d}/", 4, ["2026/05", "2026/06", "2026/07", "2026/08", "2026/09", "2026/1"]),
+    ],
+)  # fmt: skip
+def test_a_calendar_of_year_and_month_segments_is_blocked_by_years_and_months(form, last, months):
+    # `/calendar/2028/3`: the year and the month in segments of their own (`/calendar/{n}/{n}`)
+    # got a finding and no rule (`Disallow: /calendar/*/` blocked every month people read).
+    # Real months to 2026-`last`, the empty walk from the next one on into the far future
+    base = form.split("{y}")[0]
+    real = [form.format(y=y, m=m) for y in range(2008, 2027) for m in range(1, 13) if (y, m) <= (2026, last)]
+    empty = [form.format(y=y, m=m) for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, last)]
+    people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+    years = [f"{y}/" for y in (2027, 2028, 2029)] + robots.year_prefixes(2030, 2199)
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: {base}{p}" for p in [*months, *years]), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == []
+
+
+def test_an_archive_of_year_and_month_segments_keeps_its_months_open():
+    # a newspaper's `/archive/2026/1` ... `/archive/2026/11`, every month a page of its own
+    # and read by bots alone: no calendar, no rule; with an empty walk past it, the walk's
+    # rule takes no month of the archive (`/archive/2026/1` would take none of 10-12 either)
+    from logtrap.detectors import calendar
+
+    real = [f"/archive/{y}/{m}" for y in range(2008, 2027) for m in range(1, 13) if (y, m) <= (2026, 11)]
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(_paged(real, 9000)), settings)
+    assert calendar.detect(traffic, settings).height == 0
+    empty = [f"/archive/{y}/{m}" for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, 11)]
+    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000))
+    years = ["2027/", "2028/", "2029/", "203", "204", "205", "206", "207", "208", "209", "21"]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /archive/{p}" for p in ["2026/12$", *years]), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in real if not allowed(text, u)] == []
+
+
+def _days(first: str, last: str) -> list[str]:
+    from datetime import date, timedelta
+
+    day, end, out = date.fromisoformat(first), date.fromisoformat(last), []
+    while day <= end:
+        out.append(day.isoformat())
+        day += timedelta(days=1)
+    return out
+
+
+def _day_calendar(real: list[str], empty: list[str]) -> tuple[pl.DataFrame, "robots.RobotsRule"]:
+    from logtrap.detectors import calendar
+
+    urls = [f"/events/{d}" for d in real]
+    rows = ([{**r, "bytes": 12000 + 13 * i % 7000} for i, r in enumerate(bots(urls))]
+            + [{**r, "bytes": 12000 + 13 * i % 7000} for i, r in enumerate(humans(urls))][::4]
+            + bots([f"/events/{d}" for d in empty], bytes=5200))
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    (rule,) = robots.host_rules(found, traffic, "-", [], settings).rules
+    return found, rule
+
+
+def test_a_calendar_whose_empty_days_lie_among_real_ones_is_blocked_past_its_last_real_day():
+    # events every day but Sunday to 2025-12-17, the empty walk from the day after: every
+    # year held an empty Sunday, so every line by years took days with events, and no rule
+    # was given (nor a word on why). The walk past the last real month is blocked; the
+    # Sundays and the rest of December stay open, and the rule and the finding say so
+    from datetime import date
+
+    from logtrap.detectors import calendar
+
+    days = _days("2016-01-01", "2040-12-31")
+    real = [d for d in days if d <= "2025-12-17" and date.fromisoformat(d).weekday() != 6]
+    empty = [d for d in days if d not in set(real)]
+    found, rule = _day_calendar(real, empty)
+    sundays = [d for d in empty if d < "2025-12-17"]
+    assert json.loads(found["evidence"][0])["sampled_wasted_among_real"] == len(sundays) == 520
+    assert found["advice"].to_list() == [calendar.AMONG_REAL_ADVICE]
+    years = robots.year_prefixes(2026, 2199)
+    assert (rule.lines, rule.status, rule.left_open) == (
+        tuple(f"Disallow: /events/{y}" for y in years), "narrowed", 534)
+    assert rule.reason == (
+        "Disallow: /events/202 would block content URL /events/2023-07-03 (log, a page of the "
+        "trap's own pattern fetched by people); narrowed: blocks all 5,479 distinct logged URLs "
+        "of the trap and none of 3,899 content URLs; 534 of its wasted dates lie among dates "
+        "with pages of their own and stay open (e.g. /events/2016-01-03): a robots.txt "
+        "line by years or months that took them would take the real dates beside them; answer "
+        "404 for dates without content, or serve their pages `noindex, nofollow` and add "
+        "rel=nofollow to the calendar's next/previous links")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [d for d in real if not allowed(text, f"/events/{d}")] == []
+    assert [d for d in empty if allowed(text, f"/events/{d}")] == sundays + _days("2025-12-18", "2025-12-31")
+
+
+def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
+    # the other days empty from the first Saturday to the last: no line by years or months
+    # takes one without Saturdays around it
+    from datetime import date
+
+    from logtrap.detectors import calendar
+
+    days = _days("2016-01-01", "2025-12-31")
+    real = [d for d in days if date.fromisoformat(d).weekday() == 5]
+    found, rule = _day_calendar(real, [d for d in days if d not in set(real)])
+    assert found["advice"].to_list() == [calendar.AMONG_REAL_ADVICE]
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason == (
+        "Disallow: /events/201 would block content URL /events/2019-03-23 (log, a page of the "
+        "trap's own pattern fetched by people); 3,126 of its wasted dates lie among dates with "
+        "pages of their own and stay open (e.g. /events/2016-01-03): a robots.txt line by "
+        "years or months that took them would take the real dates beside them; answer 404 for "
+        "dates without content, or serve their pages `noindex, nofollow` and add rel=nofollow to "
+        "the calendar's next/previous links")
+
+
+def test_a_booking_walk_past_the_horizon_is_blocked_from_there_on_the_dates_still_bookable_open():
+    # check-in dates walked day by day from the logs' end (2026-01-01) to June 2028, a price
+    # apiece for 18 months, then "no rooms": 2.4 years, no calendar and no rule. Past the
+    # horizon (January 2028) the walk is blocked, on to 2199; the dates before stay open
+    days = _days("2026-01-01", "2028-06-30")
+    urls = [f"/hotel/7/book?checkin={d}" for d in days]
+    rows = [{**r, "bytes": 21000 + 37 * i if r["url"] < "/hotel/7/book?checkin=2027-07" else 8400}
+            for i, r in enumerate(bots(urls))]
+    rule = _calendar_rule(rows + [{**r, "bytes": 21000 + 37 * 10 * i} for i, r in enumerate(humans(urls[:300:10]))])
+    months = [f"2028-{m:02d}" for m in range(2, 10)] + ["2028-1", *robots.year_prefixes(2029, 2199)]
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /hotel/*/book?checkin={p}" for p in months), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in urls if not allowed(text, u)] == [u for u in urls if u >= "/hotel/7/book?checkin=2028-02"]

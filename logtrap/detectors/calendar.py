@@ -7,7 +7,11 @@ pattern is a calendar trap when
 - at least `calendar_min_urls` sampled URLs carry a date and they are at least
   `calendar_min_dated_share` of the pattern's sampled URLs (so an id space that happens to
   contain some date-shaped numbers never qualifies),
-- the dates span at least `calendar_min_years`, and
+- the dates span at least `calendar_min_years`, or at least `calendar_min_future_dates`
+  distinct ones lie past the horizon (`horizon`: a booking calendar's check-in dates walked
+  on day by day for two and a half years; an archive, of results, weather, a newspaper's
+  days, has none, a few dates announced that far ahead are too few, and one far date many
+  URLs carry, an offer's expiry, is one), and
 - they show no new content: some are dated later than the logs' end plus
   `calendar_future_years`, or one 200 size is shared by at least `calendar_empty_share` of the
   dated pages (the empty month), or the dated pages repeat a few answers (at least
@@ -18,7 +22,10 @@ the future. Wasted requests: the bot requests to its wasted dates (`marked`: fut
 where the dated pages repeat a few answers, those answered a page as many dates got), counted
 on the URL sample and scaled to the pattern: what its robots.txt rule blocks (a month with
 events of its own, a date still bookable, is a page). Evidence counts the future and empty
-dates separately, among the sampled URLs (`sampled_urls`).
+dates separately, among the sampled URLs (`sampled_urls`). Wasted dates among real ones (an
+empty Sunday between days with events, `_among_real`) no robots.txt line by years or months
+takes without the real dates beside them: `sampled_wasted_among_real` counts them, and the
+advice says what stops crawlers there instead (`AMONG_REAL_ADVICE`).
 
 A year alone (`?season=2150`, `?year=2150`, in a parameter named for it) is a date too, but a
 season's table or a year's archive is a page of its own whatever its size: such a pattern is a
@@ -31,6 +38,7 @@ projections have sizes of their own).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 import polars as pl
 
@@ -48,6 +56,18 @@ ADVICE = (
     "add rel=nofollow to the navigation links; then Disallow the empty and far-future dates "
     "in robots.txt."
 )
+# where its wasted dates lie among real ones (`_among_real`): a Disallow takes them with the
+# real dates beside them, so the walk is stopped on their pages and at the links
+AMONG_REAL_ADVICE = (
+    "Stop linking to next/previous periods without end: render calendar links only for dates "
+    "that have content (or a bounded range), return 404 for empty or out-of-range dates, and "
+    "add rel=nofollow to the navigation links. Some of its empty dates lie among dates with "
+    "content (an empty day between days with events): robots.txt lines are prefixes, and one "
+    "by years or months that took them would take the real dates beside them, so until the "
+    "links are fixed serve those pages `noindex, nofollow` (meta tag or X-Robots-Tag) instead; "
+    "robots.txt can take the empty and far-future dates before its first date with content "
+    "and after its last."
+)
 
 # year, then month (and an optional day), in a path segment or a parameter value: separated
 # (`2019/3`, `2071-04-05`) or written out in full (`202405`, `20240501`). A year and a month
@@ -55,8 +75,8 @@ ADVICE = (
 # ids 20000-20999 read so spans a century (2000-01 to 2099-09).
 _DATE = (
     r"(?:^|[^0-9])([12][0-9]{3})"
-    r"(?:[-/_.](1[0-2]|0?[1-9])(?:[-/_.](?:3[01]|[12][0-9]|0?[1-9]))?"
-    r"|(1[0-2]|0[1-9])(?:3[01]|[12][0-9]|0[1-9])?)"
+    r"(?:[-/_.](1[0-2]|0?[1-9])(?:[-/_.](3[01]|[12][0-9]|0?[1-9]))?"
+    r"|(1[0-2]|0[1-9])(3[01]|[12][0-9]|0[1-9])?)"
     r"(?:[^0-9]|$)"
 )
 
@@ -79,8 +99,9 @@ _MIN_FUTURE_YEARS = 3
 
 
 def dated(urls: pl.DataFrame) -> pl.DataFrame:
-    """Add `year` and `month` (null when the URL carries no date), `months` (year*12+month-1)
-    and `year_only` (the date is a year alone: its month is taken as January).
+    """Add `year` and `month` (null when the URL carries no date), `months` (year*12+month-1),
+    `year_only` (the date is a year alone: its month is taken as January) and `day` (null
+    when the date has none).
 
     >>> urls = ["/c?date=2071-04", "/e/2019/3/", "/d/20240501", "/a/7", "/p/walnut-20011",
     ...         "/index.php?task=month&year=2071&month=04", "/c?id=20240501&year=2030&month=12",
@@ -91,19 +112,23 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     [24855, 24230, 24292, None, None, 24855, 24371, 24360, None, 25800, None, 24000, 24376]
     >>> out["year_only"].to_list()
     [False, False, False, False, False, False, False, True, False, True, False, True, False]
+    >>> out["day"].to_list()
+    [None, None, 1, None, None, None, None, None, None, None, None, None, 2]
     """
     # a season's `2000-01` is no year and month: read apart (a date beside it is the date)
     seasonless = pl.col(s.URL).str.replace_all(_SEASON_VALUE, "$1")
     parts = seasonless.str.extract_groups(_DATE)
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
-    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("3"))
+    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("4"))
     month = month.cast(pl.Int32, strict=False)
+    day = pl.coalesce(parts.struct.field("3"), parts.struct.field("5")).cast(pl.Int32, strict=False)
     # or each in a parameter of its own: `?year=2071&month=4`
     year_param = pl.col(s.URL).str.extract(_YEAR_PARAM).cast(pl.Int32, strict=False)
     month_param = pl.col(s.URL).str.extract(_MONTH_PARAM).cast(pl.Int32, strict=False)
     split = year_param.is_not_null() & month_param.is_not_null()
     year = pl.when(split).then(year_param).otherwise(year)
     month = pl.when(split).then(month_param).otherwise(month)
+    day = pl.when(split).then(None).otherwise(day)
     # or a year alone: `?year=2150`, `?season=2150-51`
     alone = pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False)
     year_only = year.is_null() & alone.is_not_null()
@@ -111,6 +136,7 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
         pl.when(year_only).then(alone).otherwise(year).alias("year"),
         pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(month).alias("month"),
         year_only.alias("year_only"),
+        pl.when(year_only).then(None).otherwise(day).alias("day"),
     ).with_columns((pl.col("year") * 12 + pl.col("month") - 1).alias("months"))
 
 
@@ -186,6 +212,35 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
             .alias("wasted")
         )
         .drop("_repeated")
+        .pipe(_among_real)
+    )
+
+
+def _among_real(urls: pl.DataFrame) -> pl.DataFrame:
+    """`urls` (`marked`'s) with `among_real`: a wasted date between two dates with a page of
+    their own, in a month that has one (an empty Sunday among days with events), which no
+    robots.txt line by years or months takes without the real dates beside it (a line per
+    date would); and `between_real`: a wasted date in the pattern's first month with a page
+    of its own, its last, or a month between (the empty days after a month's last event too).
+    """
+    real = pl.col("months").is_not_null() & ~pl.col("wasted") & (pl.col(s.STATUS) == 200)
+    months = urls.filter(real).select(*_shape.KEYS, "months").unique()
+    when = pl.col("months") * 32 + pl.col("day").fill_null(0)  # a date's place, day by day
+    wasted = pl.col("wasted") & pl.col("months").is_not_null()
+
+    def between(at: pl.Expr, strict: bool) -> pl.Expr:
+        first, last = at.filter(real).min().over(_shape.KEYS), at.filter(real).max().over(_shape.KEYS)
+        return (at > first) & (at < last) if strict else at.is_between(first, last)
+
+    return (
+        urls.join(months.with_columns(pl.lit(True).alias("_real_month")),
+                  on=[*_shape.KEYS, "months"], how="left", maintain_order="left")
+        .with_columns(
+            (wasted & pl.col("_real_month").fill_null(False) & between(when, strict=True))
+            .fill_null(False).alias("among_real"),
+            (wasted & between(pl.col("months"), strict=False)).fill_null(False).alias("between_real"),
+        )
+        .drop("_real_month")
     )
 
 
@@ -201,17 +256,25 @@ def horizon(traffic: Traffic, settings: Settings) -> int:
     return end.year * 12 + end.month - 1 + int(settings.calendar_future_years * 12)
 
 
-def wasted_urls(
-    traffic: Traffic, settings: Settings, host: str, pattern: str
-) -> tuple[list[str], list[str]]:
+class Dates(NamedTuple):
+    """A calendar pattern's sampled URLs by what its robots.txt rule may do with them, those
+    bots fetched most first (`wasted_urls`)."""
+
+    wasted: list[str]  # future, empty or repeated: what its rule must block
+    real: list[str]  # answered 200, not wasted: pages of their own, which it must not
+    among_real: list[str]  # of the wasted, those between real dates in a month with one (`_among_real`)
+    between_real: list[str]  # of the wasted, those between its first and last real months
+
+
+def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> Dates:
     """The sampled URLs of a calendar pattern whose dates are wasted (future, empty or
-    repeated), those bots fetched most first: what its robots.txt rule must block; and those
-    answered 200 whose dates are not: pages of their own (a month with events, an announced
-    edition), which it must not."""
+    repeated), those whose dates are pages of their own (a month with events, an announced
+    edition), and the wasted among them (`Dates`)."""
     mine = (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern)
     urls = marked(traffic, settings, mine).sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
     real = ~pl.col("wasted") & pl.col("months").is_not_null() & (pl.col(s.STATUS) == 200)
-    return urls.filter(pl.col("wasted"))[s.URL].to_list(), urls.filter(real)[s.URL].to_list()
+    return Dates(*(urls.filter(c)[s.URL].to_list()
+                   for c in (pl.col("wasted"), real, pl.col("among_real"), pl.col("between_real"))))
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
@@ -236,6 +299,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("months").max().alias("max_months"),
         pl.col("future").sum().alias("future_urls"),
         (pl.col("future") & ~pl.col("year_only")).sum().alias("future_dates"),
+        # distinct ones: a walk, not one far date many URLs carry (an offer's expiry)
+        pl.struct("months", "day").filter(pl.col("future") & ~pl.col("year_only")).n_unique()
+        .alias("distinct_future_dates"),
         future_years.alias("future_years"),
         pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
         pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
@@ -245,6 +311,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col(s.BYTES).filter(sized).n_unique().alias("distinct_sizes"),
         pl.col("repeats").any(),
         pl.col(s.HUMAN_REQUESTS).filter(wasted).sum().alias("human_requests_to_wasted"),
+        pl.col("among_real").sum().alias("sampled_wasted_among_real"),
     )
     rows = (
         per_pattern.with_columns(
@@ -256,7 +323,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(
             (pl.col("dated_urls") >= settings.calendar_min_urls)
             & (pl.col("dated_urls") >= settings.calendar_min_dated_share * pl.col("sampled_urls"))
-            & (pl.col("span_years") >= settings.calendar_min_years)
+            # spanning years, or walked far past the horizon whatever its span (a booking
+            # calendar's check-in dates two and a half years on, in a week's log)
+            & ((pl.col("span_years") >= settings.calendar_min_years)
+               | (pl.col("distinct_future_dates") >= settings.calendar_min_future_dates))
             & (
                 (pl.col("future_dates") + pl.col("empty_urls") > 0)
                 | (pl.col("future_years") >= _MIN_FUTURE_YEARS)
@@ -285,7 +355,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             "distinct_values", "span_years", "earliest", "latest", "logs_end",
             "sampled_future_urls", "sampled_empty_urls", "empty_size", "distinct_sizes",
             "sampled_urls", "unique_urls", s.HUMAN_REQUESTS,
-            "human_requests_to_wasted",
+            "human_requests_to_wasted", "sampled_wasted_among_real",
         ],  # fmt: skip
-        advice=ADVICE,
+        advice=pl.when(pl.col("sampled_wasted_among_real") > 0)
+        .then(pl.lit(AMONG_REAL_ADVICE)).otherwise(pl.lit(ADVICE)),
     )
