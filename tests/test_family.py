@@ -11,12 +11,14 @@ import hashlib
 import json
 
 import polars as pl
+import pytest
 
 from logtrap import schema as s
 from logtrap.detectors import _family, budget_hog
 from logtrap.robots import host_rules
 from logtrap.robots_match import blocked, matcher
 from logtrap.settings import Settings
+import code_hosts
 from builders import bots, humans, requests_frame, traffic_of
 
 REPOS = ["libfoo.git", "bar.git"]
@@ -255,3 +257,51 @@ def test_rule_keeps_the_views_of_a_cgit_under_a_script_path():
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /git/*/{v}/*?id=" for v in sorted(VIEWS)), "emitted")
     siblings = [f"/git/cgit.cgi/libfoo.git/{p}?id={sha('x', 1)}" for p in ("commit/", "log/", "log/src/main.c")]
     assert not any(blocked(matcher(rule.lines), siblings))
+
+
+# -- code hosts whose first segment is an owner (tests/code_hosts.py) ---------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(code_hosts.HOSTS))
+def test_fires_across_the_owners_of_a_code_host(kind):
+    # a family per owner took a quarter of the budget each, and none fired
+    out = families(code_hosts.site(kind))
+    assert out.select(s.KIND, s.SEVERITY, s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("budget_hog", "critical", "-", "/{path}/{hex}/{path}", 1920, 1920)
+    ]
+    evidence = json.loads(out[s.EVIDENCE].item())
+    assert {k: evidence[k] for k in ("bot_share", "bot_requests", "host_bot_requests",
+                                     "human_requests", "patterns", "urls_per_size")} == {
+        "bot_share": 0.9302, "bot_requests": 1920, "host_bot_requests": 2064,
+        "human_requests": 0, "patterns": 96, "urls_per_size": 10.0,
+    }
+
+
+def test_an_owner_taking_the_budget_alone_keeps_its_own_family():
+    # alice's repositories take most of the crawl: her family fires under her name, and the
+    # other owners' crawl (under half) is none
+    rows = code_hosts.crawl("gitea", ["alice"], commits=80) + code_hosts.site("gitea", ["bob", "carol"])
+    assert families(rows).select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/alice/{path}/{hex}/{path}", 1920)]
+
+
+def test_silent_on_a_shop_whose_first_segment_is_a_category():
+    # /{category}/{brand}/{model}/colour/{v}/{tab}: owner-like, its tabs repeat one empty page,
+    # but no commit id anywhere
+    assert families(code_hosts.shop()).height == 0
+
+
+def test_silent_on_a_blog_whose_first_segment_is_its_author():
+    # /{author}/2024/05/{slug}/feed and /comments?page=: no commit id anywhere
+    assert families(code_hosts.blog()).height == 0
+
+
+def test_sections_pinned_to_commits_are_not_one_family():
+    # /builds/P/artifacts/SHA/F and /docs/P/pages/SHA/F: each under half the budget, over
+    # half together, alike below their first level; no view under both: two sections
+    assert families(code_hosts.sections_with_ids()).height == 0
+    # a third owner of the docs' view makes the view shared: then it is a code host's
+    more = [{**r, s.URL: r[s.URL].replace("/docs/", "/manuals/")} for r in code_hosts.sections_with_ids()
+            if r[s.URL].startswith("/docs/")]
+    assert families(code_hosts.sections_with_ids() + more).select(s.PATTERN, s.WASTED_REQUESTS).rows() == [
+        ("/{path}/{hex}/{path}", 720)
+    ]

@@ -10,6 +10,17 @@ how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` an
 `/cgit/bar.git/blame/src/main.c?id`, not `/cgit/libfoo.git/commit/?id` (a listing's trailing
 slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
 
+A code host whose first segment is an owner (Gitea `/OWNER/REPO/src/commit/SHA/FILE`, GitHub
+`/OWNER/REPO/blob/SHA/FILE`, SourceHut `/~OWNER/REPO/tree/SHA/item/FILE`, GitLab
+`/GROUP/PROJECT/-/tree/SHA/FILE`) splits that way into a family per owner, none of which
+takes half the budget. Where a pattern's own family is not wasteful, it is judged in its
+family across the first level (`wide_of`: `/{path}/{hex}/{path}`) when the commit is a path
+segment after an owner, a repository and a literal view, and that view (`commit`, `blob`,
+`tree`) is one of two owners or more among the members: a code host's owners share their
+views. A shop's `/CATEGORY/PRODUCT/reviews` carries no commit id; two sections of a site that
+each pin pages to a build (`/builds/P/artifacts/SHA/log`, `/docs/P/pages/SHA/api.html`)
+share no view, and stay apart.
+
 budget_hog judges a family as one pattern (`detect` here). A member counts toward it only
 where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (`commit_like`) and its
 own sampled URLs answered 200 repeat their answers: at least `budget_hog_urls_per_size` URLs
@@ -47,6 +58,7 @@ PATH = "{path}"  # the literal segments a family's members differ in, however ma
 FAMILY = "family"
 _KEYS = [s.HOST, s.PATTERN]
 _GAP = "\x00"  # a literal segment, before runs of them become one PATH
+_WIDE, _OWNER, _VIEW = "_wide", "_owner", "_view"  # a code route's (`wide_of`, `_code_route`)
 # Member patterns a family needs: fewer are one pattern's business (judgement)
 MIN_MEMBERS = 3
 # Share of a family's sampled URLs carrying a commit-like value (judgement: nearly all; a
@@ -63,6 +75,14 @@ MAX_RULE_LINES = 10
 # ObjectId: a catalog's products), 32 (an MD5, a UUID without its dashes), 64 (a SHA-256
 # names a file's bytes: a registry's downloads).
 _COMMIT = r"[=/;]([0-9A-Fa-f]{40}|[0-9A-Fa-f]{7,12})(?:[&/;]|$)"
+# A code route (`wide_of`): an owner, one or more names (the repository, a GitLab group's
+# subgroups), a literal view, the commit's placeholder, the rest of the path. A name may be a
+# placeholder a repository's name takes (`my-cool-project` is `{slug}`), never an id's
+_NAME = r"(?:[^/{}]+|\{(?:name|slug|n)\})"
+_CODE_ROUTE = (
+    rf"^/(?P<owner>{_NAME})(?:/{_NAME})+/(?P<view>[^/{{}}]+)/(?P<commit>\{{(?:hex|token)\}})"
+    r"(?P<rest>(?:/.*)?)$"
+)
 
 
 def family_of(pattern: pl.Expr) -> pl.Expr:
@@ -75,9 +95,43 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     ['/cgit/{path}?id', '/cgit/{path}/?id', '/g/{path}/{hex}/{path}', None, None]
     """
     path = _shape.path_of(pattern)
-    query = pattern.str.splitn("?", 2).struct.field("field_1")
     head = path.str.extract(r"^(/[^/]*)", 1)
-    rest = path.str.slice(head.str.len_chars())
+    runs = _gapped(path.str.slice(head.str.len_chars()))
+    family = pl.concat_str(head, runs) + _query(pattern)
+    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+
+
+def wide_of(pattern: pl.Expr) -> pl.Expr:
+    """A pattern's family across the first level, for a code host whose first segment is an
+    owner: null unless the commit's place (`{hex}`, `{token}`: the first) is a path segment
+    after an owner, a repository and a view, the view literal, the others names (literal,
+    `{name}`, `{slug}`, `{n}`); all of them one `{path}`, literal runs after the commit too.
+
+    `/alice/tools/src/commit/{hex}/README.md` (Gitea), `/~bob/r/tree/{hex}/item/x.c`
+    (SourceHut) and `/g/p/-/blame/{hex}/x` (GitLab) are `/{path}/{hex}/{path}`; a shop's
+    `/shoes/{hex}/reviews` has no repository and view before the id, and no wide family.
+
+    >>> pats = pl.DataFrame({"pattern": ["/alice/tools/src/commit/{hex}/README.md",
+    ...     "/~bob/r/log/{hex}", "/g/p/-/tree/{hex}/docs/?ref", "/shoes/{hex}/reviews",
+    ...     "/a/{hex}/b/{hex}/c", "/cgit/r/tree/README?id"]})
+    >>> pats.select(wide_of(pl.col("pattern"))).to_series().to_list()
+    ['/{path}/{hex}/{path}', '/{path}/{hex}', '/{path}/{hex}/{path}/?ref', None, None, None]
+    """
+    parts = _code_route(pattern)
+    wide = pl.concat_str(pl.lit(f"/{PATH}/"), parts.struct.field("commit"),
+                         _gapped(parts.struct.field("rest")))  # fmt: skip
+    return wide + _query(pattern)
+
+
+def _code_route(pattern: pl.Expr) -> pl.Expr:
+    """A struct of a code route's pieces (`wide_of`), null fields where the pattern is none:
+    `owner` (the first segment), `view` (the literal segment before the commit), `commit`
+    (its placeholder), `rest` (the path after it)."""
+    return _shape.path_of(pattern).str.extract_groups(_CODE_ROUTE)
+
+
+def _gapped(rest: pl.Expr) -> pl.Expr:
+    """A path's literal segments as `{path}`, runs of them as one, a trailing slash kept."""
     # each segment between its own pair of slashes, so a rule matches it whole (patterns.py)
     doubled = pl.concat_str(rest.str.replace_all("/", "//", literal=True), pl.lit("/"))
     gaps = (
@@ -87,9 +141,13 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     )
     runs = gaps.str.replace_all(f"{_GAP}(?:/{_GAP})*", PATH, literal=False)
     # a trailing slash the doubling dropped comes back: a listing is not a file
-    runs = pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
-    family = pl.concat_str(head, runs) + pl.when(query.is_not_null()).then("?" + query).otherwise(pl.lit(""))
-    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+    return pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
+
+
+def _query(pattern: pl.Expr) -> pl.Expr:
+    """"?" and a pattern's parameter names, "" without."""
+    query = pattern.str.splitn("?", 2).struct.field("field_1")
+    return pl.when(query.is_not_null()).then("?" + query).otherwise(pl.lit(""))
 
 
 def commit_like(url: pl.Expr) -> pl.Expr:
@@ -124,28 +182,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Families (rows keyed by HOST and PATTERN = the family) that budget_hog calls wasteful:
     the family's totals and evidence, in the columns budget_hog's findings carry."""
     patterns = _members(traffic, settings)
-    if patterns.height == 0:
-        return pl.DataFrame()
-    # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
-    alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
-    families = (
-        patterns.group_by(s.HOST, FAMILY)
-        .agg(
-            pl.len().alias("patterns"),
-            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
-            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
-            pl.col(_shape.HOST_BOT_REQUESTS).first(),
-            alone.any().alias("_alone"),
-        )
-        .filter(
-            (pl.col("patterns") >= MIN_MEMBERS)
-            & ~pl.col("_alone")
-            & (pl.col(_shape.HOST_BOT_REQUESTS) >= settings.budget_hog_min_bot_requests)
-            & (pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
-            & (pl.col(s.HUMAN_REQUESTS) < settings.budget_hog_max_human_share * pl.col(s.REQUESTS))
-            & (pl.col(s.UNIQUE_URLS) >= MIN_URLS_PER_FETCH * pl.col(s.BOT_REQUESTS))
-        )
-    )
+    families = _judged(patterns, settings)
     if families.height == 0:
         return pl.DataFrame()
     member_rows = patterns.join(families.select(s.HOST, FAMILY), on=[s.HOST, FAMILY], how="semi")
@@ -163,17 +200,54 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
 
 
+def _judged(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """The families (HOST, FAMILY and totals) of member rows that budget_hog calls wasteful."""
+    if patterns.height == 0:
+        return pl.DataFrame(schema={s.HOST: pl.String, FAMILY: pl.String})
+    # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
+    alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
+    return (
+        patterns.group_by(s.HOST, FAMILY)
+        .agg(
+            pl.len().alias("patterns"),
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
+            pl.col(_shape.HOST_BOT_REQUESTS).first(),
+            alone.any().alias("_alone"),
+        )
+        .filter(
+            (pl.col("patterns") >= MIN_MEMBERS)
+            & ~pl.col("_alone")
+            & (pl.col(_shape.HOST_BOT_REQUESTS) >= settings.budget_hog_min_bot_requests)
+            & (pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+            & (pl.col(s.HUMAN_REQUESTS) < settings.budget_hog_max_human_share * pl.col(s.REQUESTS))
+            & (pl.col(s.UNIQUE_URLS) >= MIN_URLS_PER_FETCH * pl.col(s.BOT_REQUESTS))
+        )
+        .drop("_alone")
+    )
+
+
 def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
-    its URLs carry commit ids, and repeat their answers."""
+    its URLs carry commit ids, and repeat their answers. FAMILY is the pattern's family below
+    the first level (`family_of`), or, where that one is not wasteful, its family across the
+    first level (`wide_of`) if its view is one of two owners or more (`_spanning`)."""
     totals = _shape.pattern_totals(traffic)
     if totals.height == 0:
         return totals.with_columns(pl.lit(None, pl.String).alias(FAMILY))
-    patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
+    route = _code_route(pl.col(s.PATTERN))
+    patterns = totals.with_columns(
+        family_of(pl.col(s.PATTERN)).alias(FAMILY),
+        wide_of(pl.col(s.PATTERN)).alias(_WIDE),
+        route.struct.field("owner").alias(_OWNER),
+        route.struct.field("view").alias(_VIEW),
+    ).drop_nulls(FAMILY)
     # members only leave a family below: one under half the budget with all of them is none,
     # and its URLs need not be read (most patterns of a site have a literal segment)
+    half = settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
     share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
-    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+    wide_share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, _WIDE)
+    patterns = patterns.filter((share > half) | (pl.col(_WIDE).is_not_null() & (wide_share > half)))
     urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
     committed = urls.group_by(_KEYS).agg(
         commit_like(pl.col(s.URL)).mean().alias("commit_share"),
@@ -187,7 +261,27 @@ def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
         pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
     )
-    return patterns
+    return _spanning(patterns, settings).drop(_WIDE, _OWNER, _VIEW)
+
+
+def _spanning(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Member rows with FAMILY their wide family (`wide_of`) where their own family is not
+    wasteful (`_judged`) and their view (the literal segment before the commit: `commit`,
+    `tree`, `blob`) is in that wide family under two owners or more: a code host's owners
+    show the same views; two sections of a site that each pin pages to a build's commit
+    (`/builds/P/artifacts/SHA/`, `/docs/P/pages/SHA/`) do not, and stay apart."""
+    fired = _judged(patterns, settings).select(s.HOST, FAMILY)
+    spanning = (
+        patterns.join(fired, on=[s.HOST, FAMILY], how="anti")
+        .filter(pl.col(_WIDE).is_not_null())
+        .filter(pl.col(_OWNER).n_unique().over(s.HOST, _WIDE, _VIEW) >= 2)
+        .select(*_KEYS, pl.col(_WIDE).alias("_spans"))
+    )
+    return (
+        patterns.join(spanning, on=_KEYS, how="left")
+        .with_columns(pl.coalesce("_spans", FAMILY).alias(FAMILY))
+        .drop("_spans")
+    )
 
 
 def _answers(traffic: Traffic, members: pl.DataFrame, settings: Settings) -> pl.DataFrame:
