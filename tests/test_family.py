@@ -305,3 +305,45 @@ def test_sections_pinned_to_commits_are_not_one_family():
     assert families(code_hosts.sections_with_ids() + more).select(s.PATTERN, s.WASTED_REQUESTS).rows() == [
         ("/{path}/{hex}/{path}", 720)
     ]
+
+
+def code_rules(rows: list[dict]):
+    traffic = traffic_of(requests_frame(rows))
+    findings = budget_hog.detect(traffic, Settings())
+    return traffic, findings, host_rules(findings, traffic, "-", [], Settings()).rules
+
+
+def test_gitea_rule_blocks_the_views_that_name_the_commit():
+    # Gitea keeps commits apart from branches (src/commit/SHA/ beside src/branch/main/): a
+    # line per view, the owners and repositories as `*`
+    _, _, rules = code_rules(code_hosts.site("gitea"))
+    assert [(r.pattern, r.status, r.lines, r.saved_bot_requests) for r in rules] == [(
+        "/{path}/{hex}/{path}", "emitted",
+        ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", "Disallow: /*/*/src/commit/"),
+        1920,
+    )]
+    robots = matcher(rules[0].lines)
+    assert all(blocked(robots, [r[s.URL] for r in code_hosts.crawl("gitea")]))
+    assert not any(blocked(robots, code_hosts.pages("gitea")))  # branch heads, commits, homes
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab", "sourcehut"])
+def test_no_robots_line_where_a_view_takes_branch_names_too(kind):
+    # /-/tree/SHA/ and /-/tree/main/: robots.txt has `*` and `$` only
+    _, _, rules = code_rules(code_hosts.site(kind))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [("withheld", (), 0)]
+    assert rules[0].reason.startswith("the commit id is a path segment after a view that takes a branch's name")
+
+
+def test_the_withheld_rule_says_why_and_what_to_do_instead():
+    _, _, (rule,) = code_rules(code_hosts.site("gitlab"))
+    assert rule.reason == (
+        "the commit id is a path segment after a view that takes a branch's name as well "
+        "(/*/*/-/blame/<commit>/, /*/*/-/blob/<commit>/, /*/*/-/tree/<commit>/: `main` as well as "
+        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say 40 hex digits, so "
+        "a `*` in the commit's place would block the pages at the branch head people read, and no "
+        "robots.txt line is drafted for them; the server rules (.htaccess, nginx) refuse the "
+        "crawler there by a regex of 40 hex digits, or link these views at the branch head, or "
+        "mark commit-pinned links rel=\"nofollow\""
+    )
+

@@ -40,10 +40,19 @@ names whose lines block no content URL (the view: `Disallow: /cgit/*/tree/*?id=`
 per view). Never the whole family in one line (`/cgit/*?id=`): it would block the sibling
 family (`/cgit/R/commit/?id=SHA`) wherever the log shows none of its pages. A `*` still spans
 an empty segment: the view's line blocks that view's listing at a commit (`/cgit/R/tree/?id=`).
+
+Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
+a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
+beside `src/branch/`). A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
+`/-/tree/main/`) gets none: RFC 9309 has `*` and `$`, no class of hex digits, and a `*` in the
+commit's place blocks the branch's pages people read. The finding then carries server rules
+(`server_targets`), where a regex can say 40 hex digits: its crawlers, on those views at a
+commit only.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -69,6 +78,13 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
+# The view before a commit segment that names the kind of ref, so the route takes commits
+# only: Gitea and Forgejo's `src/commit/`, `blame/commit/`, `raw/commit/` beside their
+# `src/branch/` and `src/tag/` (not GitLab's `-/commits/`, which lists a branch's history too)
+REF_KIND = "commit"
+# Share of a family's bot requests a bot makes to get a server rule (judgement: the crawlers
+# that make the crawl, not one that passed by)
+CRAWLER_SHARE = 0.05
 # A commit id: git's short form, 7 to 12 hex digits (its default abbreviation grows from 7 to
 # 12 with the repository), or a whole SHA-1, 40; a whole parameter value or path segment,
 # letters and digits mixed (`commit_like`). Not the lengths other ids take: 24 (a MongoDB
@@ -359,12 +375,8 @@ def robots_rule(
         if robots.url_path(url) not in taken:
             by_pattern.setdefault(pattern, []).append(url)
     trap = [u for urls in by_pattern.values() for u in urls]
-    if "?" not in family:  # the commit a path segment: `*` in its place reaches far wider
-        return (), "withheld", (
-            "the commit id is a path segment, which a robots.txt rule can match only by `*`, "
-            "as it matches a branch name or any other path: disallow the views asked for at "
-            "a commit by hand where the site keeps them apart (GitLab: /*/-/blame/)"
-        ), trap
+    if in_path(family):  # the commit a path segment: `*` in its place reaches far wider
+        return _path_rule(finding, by_pattern, content, known, settings)
     best: tuple[int, tuple[str, ...], str, str] | None = None
     first_refusal = None
     # the view first (`tree`, `blame`), then the deepest level: the view outlasts the folders
@@ -400,6 +412,117 @@ def robots_rule(
         )
         return (), "withheld", why, trap
     return best[1], best[2], best[3], trap
+
+
+def in_path(family: str) -> bool:
+    """True for a family whose commit is a path segment (`/g/{path}/{hex}/{path}`), not a
+    parameter (`/cgit/{path}?id`)."""
+    return bool(re.search(r"/\{(?:hex|token)\}(?:/|$)", family.partition("?")[0]))
+
+
+def commit_route(pattern: str, wide: bool) -> tuple[str, str, bool] | None:
+    """(the route up to the commit, its view, whether more path follows the commit) of a
+    member whose commit is a path segment; the owner (in a `wide` family) and the repository
+    as `{path}`, the view and what is between them kept: None where it has no commit segment.
+
+    >>> commit_route("/alice/tools/src/commit/{hex}/README.md", True)
+    ('/{path}/{path}/src/commit/', 'commit', True)
+    >>> commit_route("/group/proj/-/commits/{hex}", False)
+    ('/group/{path}/-/commits/', 'commits', False)
+    """
+    segs = pattern.partition("?")[0].split("/")
+    at = next((i for i, seg in enumerate(segs) if seg in ("{hex}", "{token}")), None)
+    if at is None or at < 2:
+        return None
+    names = [PATH if (i == 1 and wide) or i == 2 else seg for i, seg in enumerate(segs[1:at], start=1)]
+    return "/" + "/".join(names) + "/", segs[at - 1], len(segs) > at + 1
+
+
+def server_targets(traffic: Traffic, settings: Settings, host: str, family: str) -> tuple[list[str], list[str]]:
+    """(routes, bots) for server rules against a family's crawl where no robots.txt line can
+    tell its commits from branch names (`_path_rule`): the routes of its views at a 40-hex
+    commit (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as 40 hex digits), and
+    the bots that made at least `CRAWLER_SHARE` of its bot requests, most first. Empty for a
+    family whose every view names the commit (`src/commit/`: its robots.txt lines do)."""
+    if not in_path(family):
+        return [], []
+    names = members(traffic, settings, host, family)
+    wide = family.startswith(f"/{PATH}/")
+    routes = []
+    for pattern in names:
+        route = commit_route(pattern, wide)
+        if route is None or route[1] == REF_KIND:
+            continue
+        prefix, _, deeper = route
+        glob = re.sub(r"\{[a-z]+\}", "*", prefix)
+        routes.append(f"{glob}{{commit}}" + ("/" if deeper else ""))
+    if not routes:
+        return [], []
+    bots = (
+        traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
+        .group_by(s.BOT_NAME).agg(pl.col(s.REQUESTS).sum())
+        .filter(pl.col(s.REQUESTS) >= CRAWLER_SHARE * pl.col(s.REQUESTS).sum())
+        .sort([s.REQUESTS, s.BOT_NAME], descending=[True, False])
+    )
+    return sorted(set(routes)), bots[s.BOT_NAME].drop_nulls().to_list()
+
+
+def _path_rule(
+    finding: f.Finding, by_pattern: Mapping[str, list[str]], content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """`robots_rule` for a family whose commit is a path segment: a line per view that names
+    the kind of ref before the commit (Gitea's `/OWNER/REPO/src/commit/SHA/`, beside
+    `src/branch/` and `src/tag/`: `Disallow: /*/*/src/commit/`), each checked by
+    `robots.choose`. A view that takes a branch's name as well as a commit (`/-/tree/SHA/`
+    and `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
+    (RFC 9309) has `*` and `$` only, and `*` in the commit's place takes the branch's pages
+    people read; the reason says so, and `server_targets` gives the server rules that can."""
+    from logtrap import robots
+
+    family = finding.pattern or ""
+    wide = family.startswith(f"/{PATH}/")
+    named: dict[str, list[str]] = {}  # route -> URLs, views naming the commit
+    branchy: dict[str, list[str]] = {}  # route -> URLs, views taking a branch too
+    for pattern, urls in sorted(by_pattern.items()):
+        route = commit_route(pattern, wide)
+        if route is not None:
+            (named if route[1] == REF_KIND else branchy).setdefault(route[0], []).extend(urls)
+    if len(named) > MAX_RULE_LINES:
+        branchy.update(named)
+        named = {}
+    lines: list[str] = []
+    blocked, refusals, narrowed = [], [], False
+    for route, urls in sorted(named.items()):
+        got, status, why = robots.choose(finding.kind, route, urls, content, settings, known)
+        if status == "withheld":
+            refusals.append(why)
+            continue
+        lines += got
+        blocked += urls
+        narrowed = narrowed or status == "narrowed"
+    open_views = sorted(re.sub(r"\{[a-z]+\}", "*", r) + "<commit>/" for r in branchy)
+    if branchy:
+        shown = ", ".join(open_views[:MAX_RULE_LINES])
+        why_open = (
+            f"the commit id is a path segment after a view that takes a branch's name as well "
+            f"({shown}: `main` as well as a commit): robots.txt (RFC 9309) has only `*` and `$`, "
+            f"no way to say 40 hex digits, so a `*` in the commit's place would block the "
+            f"pages at the branch head people read, and no robots.txt line is drafted for "
+            f"them; the server rules (.htaccess, nginx) refuse the crawler there by a regex "
+            f"of 40 hex digits, or link these views at the branch head, or mark commit-pinned "
+            f"links rel=\"nofollow\""
+        )
+        refusals.insert(0, why_open)
+    if not lines:
+        why = refusals[0] if refusals else "no member names its commit by a path segment"
+        return (), "withheld", why, [u for urls in by_pattern.values() for u in urls]
+    lines = list(dict.fromkeys(lines))
+    ok = (f"blocks all {len(blocked):,} distinct logged URLs of the family's views that name "
+          f"the commit, and none of {len(content):,} content URLs")
+    if not refusals and not narrowed:
+        return tuple(lines), "emitted", ok, blocked
+    return tuple(lines), "narrowed", "; ".join([ok, *(f"left open: {r}" for r in refusals)]), blocked
 
 
 def _level_order(patterns: Sequence[str]) -> list[int]:
