@@ -62,7 +62,7 @@ class ServerRule:
     """Refuse one bot's requests on some routes (or from some addresses)."""
 
     host: str
-    kind: str  # aggressive_bot | fake_bot | ignores_robots
+    kind: str  # aggressive_bot | fake_bot | ignores_robots | budget_hog (a family's views at a commit)
     bot_name: str
     agent_regex: str
     routes: tuple[str, ...] = ()  # "/asl/" (prefix) or "/about" (exact path); () = every path
@@ -158,12 +158,17 @@ def route_regex(routes: Sequence[str]) -> str:
 
 
 def _segments(route: bytes) -> str:
-    """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment.
+    """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment,
+    a `{commit}` segment a whole commit id, 40 hex digits (a budget_hog family's views at a
+    commit, `_family.server_targets`: robots.txt cannot tell them from a branch's name).
 
-    >>> _segments(b"cgit/*/tree")
-    'cgit/[^/]+/tree'
+    >>> _segments(b"cgit/*/tree"), _segments(b"*/*/blob/{commit}")
+    ('cgit/[^/]+/tree', '[^/]+/[^/]+/blob/[0-9a-f]{40}')
     """
-    return "/".join("[^/]+" if part == b"*" else _literal(part) for part in route.split(b"/"))
+    return "/".join(_SEGMENT_REGEX.get(part) or _literal(part) for part in route.split(b"/"))
+
+
+_SEGMENT_REGEX = {b"*": "[^/]+", b"{commit}": "[0-9a-f]{40}"}  # [NC] / ~*: A-F too
 
 
 def address_regex(addresses: Sequence[str]) -> str:

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import polars as pl
 import pytest
 
 from logtrap import schema as s
+from logtrap import server_rules as sr
 from logtrap.detectors import _family, budget_hog
 from logtrap.robots import host_rules
 from logtrap.robots_match import blocked, matcher
+from logtrap.rules import suggest
 from logtrap.settings import Settings
 import code_hosts
 from builders import bots, humans, requests_frame, traffic_of
+from test_server_rules import apache_ok, needs_apache, needs_nginx, nginx_ok
 
 REPOS = ["libfoo.git", "bar.git"]
 VIEWS = ["tree", "blame", "plain", "diff"]
@@ -347,3 +351,62 @@ def test_the_withheld_rule_says_why_and_what_to_do_instead():
         "mark commit-pinned links rel=\"nofollow\""
     )
 
+
+def test_server_rules_refuse_the_crawler_on_commits_only():
+    # where robots.txt cannot, a regex can: 40 hex digits in the commit's place
+    rows = code_hosts.site("gitlab")
+    traffic = traffic_of(requests_frame(rows))
+    out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
+    server = out.rules.filter(pl.col("target") != "robots")
+    assert server.select("target", s.KIND, "group", "status", "saved_bot_requests", "other_requests").rows() == [
+        (t, "budget_hog", "ClaudeBot", "emitted", 1920, 0) for t in ("litespeed", "apache", "nginx")
+    ]
+    condition = ("RewriteCond %{REQUEST_URI} ^/([^/]+/[^/]+/\\x2d/blame/[0-9a-f]{40}|"
+                 "[^/]+/[^/]+/\\x2d/blob/[0-9a-f]{40}|[^/]+/[^/]+/\\x2d/tree/[0-9a-f]{40})/ [NC]")
+    assert condition in out.htaccess.splitlines()
+    route = re.compile(condition.split(" ")[2], sr.FLAGS)
+    assert all(route.search(sr.decoded_path(r[s.URL])) for r in code_hosts.crawl("gitlab"))
+    assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def test_no_server_rule_where_robots_lines_do():
+    traffic = traffic_of(requests_frame(code_hosts.site("gitea")))
+    out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
+    assert out.rules.select("target", "status").rows() == [("robots", "emitted")]
+    assert (out.htaccess, out.nginx) == ("", "")
+
+
+def test_a_search_engine_on_the_commits_gets_no_server_rule():
+    # Googlebot crawling the commits too: a deny rule for it is withheld, as for any
+    # search engine (slow it in its webmaster tools)
+    rows = code_hosts.site("gitlab") + [{**r, **code_hosts.GOOGLE} for r in code_hosts.crawl("gitlab", ["erin"])]
+    traffic = traffic_of(requests_frame(rows))
+    finding = budget_hog.detect(traffic, Settings())
+    assert _family.server_targets(traffic, Settings(), "-", finding[s.PATTERN].item()) == (
+        ["/*/*/-/blame/{commit}/", "/*/*/-/blob/{commit}/", "/*/*/-/tree/{commit}/"], ["ClaudeBot", "Googlebot"])
+    server = suggest(finding, traffic, Settings()).rules.filter(pl.col("target") == "apache")
+    assert server.select("group", "status", "saved_bot_requests", "reason").rows() == [
+        ("ClaudeBot", "emitted", 1920, ""),
+        ("Googlebot", "withheld", 0, "would hit a search engine (Googlebot): slow it in its webmaster tools instead"),
+    ]
+
+
+def gitlab_server_rules() -> list[sr.ServerRule]:
+    traffic = traffic_of(requests_frame(code_hosts.site("gitlab")))
+    (family,) = budget_hog.detect(traffic, Settings())[s.PATTERN].to_list()
+    routes, names = _family.server_targets(traffic, Settings(), "-", family)
+    return [sr.check(sr.rule_for("-", "budget_hog", name, routes), traffic) for name in names]
+
+
+@needs_apache
+def test_apache_accepts_the_family_rules(tmp_path):
+    rules = gitlab_server_rules()
+    assert [(r.bot_name, r.status) for r in rules] == [("ClaudeBot", "emitted")]
+    done = apache_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_nginx
+def test_nginx_accepts_the_family_rules(tmp_path):
+    done = nginx_ok(gitlab_server_rules(), tmp_path)
+    assert done.returncode == 0, done.stderr
