@@ -111,21 +111,23 @@ def site(kind: str, owners: list[str] = OWNERS) -> list[dict[str, Any]]:
 CATEGORIES = ["shoes", "bags", "shirts", "hats", "belts"]
 BRANDS = ["acme", "zenith", "orbit"]
 MODELS = ["runner", "walker", "classic", "sport", "trail", "urban", "summit", "coast"]
-TABS = ["reviews", "questions", "specs"]
 
 
 def shop() -> list[dict[str, Any]]:
-    """A shop whose first segment is a category (`/{category}/{brand}/{model}/{tab}`), crawled
-    whole by ClaudeBot: the reviews and questions tabs of most products are empty (one page
-    each), its specs a page apiece; people read the products. No commit id anywhere."""
+    """A shop whose first segment is a category, products named by a MongoDB ObjectId (24 hex
+    digits: `/{category}/{brand}/p/{id}/{tab}`, shaped like `/{owner}/{repo}/blob/{sha}/{file}`),
+    crawled whole by ClaudeBot: the reviews, questions and offers tabs of most products are empty
+    (one page each), the specs a page apiece; people read the products. No commit id anywhere."""
     rows = []
+    people = []
     for i, (c, b, m) in enumerate((c, b, m) for c in CATEGORIES for b in BRANDS for m in MODELS):
-        for colour in range(8):  # every colour of a product: the same tabs again
-            base = f"/{c}/{b}/{m}/colour/v{colour}"
+        for colour in range(8):  # a product per colour
+            base = f"/{c}/{b}/p/{sha(c, b, m, colour)[:24]}"
             rows += [{**AI, s.URL: f"{base}/reviews", s.BYTES: 5120},
                      {**AI, s.URL: f"{base}/questions", s.BYTES: 4980},
+                     {**AI, s.URL: f"{base}/offers", s.BYTES: 3300},
                      {**AI, s.URL: f"{base}/specs", s.BYTES: 11000 + 43 * i + colour}]  # fmt: skip
-    people = [f"/{c}/{b}/{m}" for c in CATEGORIES for b in BRANDS for m in MODELS]
+            people.append(base)
     return rows + read(people)
 
 
@@ -133,16 +135,18 @@ AUTHORS = ["anna", "ben", "chloe", "dan"]
 
 
 def blog() -> list[dict[str, Any]]:
-    """A blog whose first segment is its author (`/{author}/2024/05/{slug}`), with per-post
-    feeds and comment pages crawled at every page number; people read the posts."""
+    """A blog whose first segment is its author, each comment a permalink of 16 hex digits that
+    shows the post again (`/{author}/2024/05/{slug}/comment/{id}`, shaped like a code host's
+    view at a commit), crawled by ClaudeBot; people read the posts. No commit id anywhere."""
     rows = []
+    people = []
     for a in AUTHORS:
         for month in range(1, 13):
-            for n in range(6):
+            for n in range(3):
                 post = f"/{a}/2024/{month:02d}/notes-on-part-{n}"
-                rows += [{**AI, s.URL: f"{post}/feed", s.BYTES: 700},
-                         *({**AI, s.URL: f"{post}/comments?page={p}", s.BYTES: 2048} for p in range(4))]  # fmt: skip
-    people = [f"/{a}/2024/{m:02d}/notes-on-part-{n}" for a in AUTHORS for m in range(1, 13) for n in range(6)]
+                people.append(post)
+                rows += [{**AI, s.URL: f"{post}/comment/{sha(post, k)[:16]}", s.BYTES: _size(post)}
+                         for k in range(10)]  # fmt: skip
     return rows + read(people)
 
 

@@ -289,13 +289,15 @@ def test_an_owner_taking_the_budget_alone_keeps_its_own_family():
 
 
 def test_silent_on_a_shop_whose_first_segment_is_a_category():
-    # /{category}/{brand}/{model}/colour/{v}/{tab}: owner-like, its tabs repeat one empty page,
-    # but no commit id anywhere
+    # /{category}/{brand}/p/{id}/{tab}: shaped like /{owner}/{repo}/blob/{sha}/{file}, its
+    # empty tabs repeat one page, three quarters of the bot fetches; its ids are 24 hex
+    # digits, no commit's
     assert families(code_hosts.shop()).height == 0
 
 
 def test_silent_on_a_blog_whose_first_segment_is_its_author():
-    # /{author}/2024/05/{slug}/feed and /comments?page=: no commit id anywhere
+    # /{author}/2024/05/{slug}/comment/{id}: each comment's permalink shows the post again;
+    # its ids are 16 hex digits, no commit's
     assert families(code_hosts.blog()).height == 0
 
 
@@ -410,3 +412,61 @@ def test_apache_accepts_the_family_rules(tmp_path):
 def test_nginx_accepts_the_family_rules(tmp_path):
     done = nginx_ok(gitlab_server_rules(), tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+# -- cgit's diff view: each commit's change to a file, a page apiece ------------------------------
+
+
+def diffs() -> list[dict]:
+    """The crawler fetching every file's diff at every commit: a page apiece (a size each)."""
+    return [{**AI, s.URL: f"/cgit/{repo}/diff/{name}?id={sha(repo, c)}", s.BYTES: 3000 + 7 * i}
+            for i, (repo, name, c) in enumerate((r, n, c) for r in REPOS for n in FILES for c in range(40))]  # fmt: skip
+
+
+def without_diff() -> list[dict]:
+    return [r for r in crawl() if "/diff/" not in r[s.URL]]
+
+
+def test_rule_takes_the_diff_view_at_every_commit():
+    # the same crawl walking every commit; its pages are cuts of the commit's page, which
+    # stays open: blocked, though not counted as waste
+    traffic = traffic_of(requests_frame(without_diff() + diffs() + site()))
+    out = budget_hog.detect(traffic, Settings())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 960)]
+    assert json.loads(out[s.EVIDENCE].item())["patterns"] == 24
+    (rule,) = host_rules(out, traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+        "Disallow: /cgit/*/diff/*?id=",
+    ), 1280)
+    assert rule.reason == (
+        "blocks all 960 distinct logged URLs of the family's 24 patterns and none of 90 content "
+        "URLs; and 320 URLs of its diff views, pages apiece but each a cut of its commit's page, "
+        "which stays open"
+    )
+    robots = matcher(rule.lines)
+    assert all(blocked(robots, [r[s.URL] for r in diffs()]))
+    assert not any(blocked(robots, [r[s.URL] for r in site()]))  # the commits' pages among them
+
+
+def test_a_diff_view_people_read_stays_open():
+    read = humans([r[s.URL] for r in diffs()[:5]] * 3)
+    traffic = traffic_of(requests_frame(without_diff() + diffs() + site() + read))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines) == ("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+    ))
+    assert rule.reason.endswith("; the diff view stays open: people make 27% of the requests of "
+                                "/cgit/libfoo.git/diff/Makefile?id")
+    assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in diffs()]))
+
+
+def test_a_repository_named_diff_is_no_diff_view():
+    # /cgit/diff/tree/F?id=: a repository's name at the level of the repositories, pages
+    # apiece: not the diff view, and open
+    named = [{**r, s.URL: r[s.URL].replace("/cgit/bar.git/diff/", "/cgit/diff/stats/")} for r in diffs()]
+    traffic = traffic_of(requests_frame(without_diff() + named + site()))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert rule.lines == ("Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=",
+                          "Disallow: /cgit/*/tree/*?id=", "Disallow: /cgit/*/diff/*?id=")
+    assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in named if "/cgit/diff/" in r[s.URL]]))

@@ -40,6 +40,10 @@ names whose lines block no content URL (the view: `Disallow: /cgit/*/tree/*?id=`
 per view). Never the whole family in one line (`/cgit/*?id=`): it would block the sibling
 family (`/cgit/R/commit/?id=SHA`) wherever the log shows none of its pages. A `*` still spans
 an empty segment: the view's line blocks that view's listing at a commit (`/cgit/R/tree/?id=`).
+A diff view's pages (`/cgit/R/diff/FILE?id=SHA`) are pages apiece, not the family's waste, but
+the same crawl: each is a cut of its commit's page (`/cgit/R/commit/?id=SHA`), which stays
+open, so the rule takes the view too (`diff_views`) where people do not read it and its line
+blocks no content URL. A view of pages apiece of any other kind stays open.
 
 Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
 a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
@@ -82,6 +86,9 @@ MAX_RULE_LINES = 10
 # only: Gitea and Forgejo's `src/commit/`, `blame/commit/`, `raw/commit/` beside their
 # `src/branch/` and `src/tag/` (not GitLab's `-/commits/`, which lists a branch's history too)
 REF_KIND = "commit"
+# A code browser's views of the change a commit made (cgit's `diff`, `rawdiff`): cuts of the
+# commit's own page (`diff_views`)
+DIFF_VIEWS = ("diff", "rawdiff")
 # Share of a family's bot requests a bot makes to get a server rule (judgement: the crawlers
 # that make the crawl, not one that passed by)
 CRAWLER_SHARE = 0.05
@@ -243,11 +250,9 @@ def _judged(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     )
 
 
-def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
-    its URLs carry commit ids, and repeat their answers. FAMILY is the pattern's family below
-    the first level (`family_of`), or, where that one is not wasteful, its family across the
-    first level (`wide_of`) if its view is one of two owners or more (`_spanning`)."""
+def _committed(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The pattern rows (`_shape.pattern_totals`, FAMILY and the code route's columns,
+    answers) of families taking half the budget whose URLs carry commit ids."""
     totals = _shape.pattern_totals(traffic)
     if totals.height == 0:
         return totals.with_columns(pl.lit(None, pl.String).alias(FAMILY))
@@ -271,13 +276,43 @@ def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
         pl.col("commit_share") >= MIN_COMMIT_SHARE
     )
+    return patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner")
+
+
+def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
+    its URLs carry commit ids, and repeat their answers. FAMILY is the pattern's family below
+    the first level (`family_of`), or, where that one is not wasteful, its family across the
+    first level (`wide_of`) if its view is one of two owners or more (`_spanning`)."""
+    patterns = _committed(traffic, settings)
+    if patterns.height == 0:
+        return patterns
     # each member repeats its own answers (the same file at many commits is the same bytes):
     # pooled, one member answering one page (a product's empty reviews tab) carried the rest
     # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
-    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
-        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
-    )
+    patterns = patterns.filter(pl.col("urls_per_size") >= settings.budget_hog_urls_per_size)
     return _spanning(patterns, settings).drop(_WIDE, _OWNER, _VIEW)
+
+
+def diff_views(traffic: Traffic, settings: Settings, host: str, family: str) -> pl.DataFrame:
+    """The patterns (PATTERN, "human_share") of a family's diff views at a commit that are not
+    its members, their URLs pages apiece: cgit's `/cgit/R/diff/FILE?id=SHA`, the change a
+    commit made to a file. Each is a cut of the commit's own page (`/cgit/R/commit/?id=SHA`
+    shows the whole diff, and stays open), so its rule takes no page only it holds; their
+    bot fetches are the same crawl, every commit walked, though not waste by their answers."""
+    rows = _committed(traffic, settings)
+    if rows.height == 0:
+        return pl.DataFrame(schema={s.PATTERN: pl.String, "human_share": pl.Float64})
+    views = "|".join(DIFF_VIEWS)
+    return (
+        rows.filter(
+            pl.col(s.HOST) == host, pl.col(FAMILY) == family,
+            pl.col("urls_per_size") < settings.budget_hog_urls_per_size,
+            _shape.path_of(pl.col(s.PATTERN)).str.contains(f"/(?:{views})/"),
+        )
+        .select(s.PATTERN, (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"))
+        .sort(s.PATTERN)
+    )
 
 
 def _spanning(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -377,7 +412,7 @@ def robots_rule(
     trap = [u for urls in by_pattern.values() for u in urls]
     if in_path(family):  # the commit a path segment: `*` in its place reaches far wider
         return _path_rule(finding, by_pattern, content, known, settings)
-    best: tuple[int, tuple[str, ...], str, str] | None = None
+    best: tuple[int, tuple[str, ...], str, str, int] | None = None
     first_refusal = None
     # the view first (`tree`, `blame`), then the deepest level: the view outlasts the folders
     # and file names the next crawl adds (`/cgit/*/src/*?id=` misses its `tests/`, and takes
@@ -401,7 +436,7 @@ def robots_rule(
             status = "narrowed" if narrowed else "emitted"
             reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
                       f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
-            best = (narrowed, lines, status, reason)
+            best = (narrowed, lines, status, reason, level)
         if not narrowed:
             break
     if best is None:
@@ -411,7 +446,46 @@ def robots_rule(
                  f"literal it takes more than {MAX_RULE_LINES} lines"
         )
         return (), "withheld", why, trap
-    return best[1], best[2], best[3], trap
+    _, lines, status, reason, level = best
+    more, note, diffs = _diff_rule(finding, traffic, content, known, settings, level)
+    return (*lines, *more), status, reason + note, trap + diffs
+
+
+def _diff_rule(
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings, level: int,
+) -> tuple[tuple[str, ...], str, list[str]]:
+    """(lines, a note for the reason, URLs blocked) for the family's diff views (`diff_views`)
+    at the level its rule kept: a line per view (`/cgit/*/diff/*?id=`) where people make under
+    `budget_hog_max_human_share` of its requests and it blocks no content URL, else the view
+    stays open and the note says why."""
+    from logtrap import robots
+
+    views = diff_views(traffic, settings, finding.host, finding.pattern or "")
+    # a diff view at the level the rule kept, the views' (`/cgit/R/diff/F`), not a repository
+    # or folder of that name (`/cgit/diff/tree/F`)
+    at_level = [p for p in views[s.PATTERN] if _segment(p, level) in DIFF_VIEWS]
+    views = views.filter(pl.col(s.PATTERN).is_in(at_level))
+    if views.height == 0:
+        return (), "", []
+    read = views.filter(pl.col("human_share") >= settings.budget_hog_max_human_share)
+    if read.height:
+        pattern, share = read.row(0)
+        return (), f"; the diff view stays open: people make {share:.0%} of the requests of {pattern}", []
+    rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN).is_in(views[s.PATTERN].to_list()))
+    groups: dict[str, list[str]] = {}
+    for pattern, url in rows.sort(s.URL_HASH).select(s.PATTERN, s.URL).iter_rows():
+        groups.setdefault(_kept(pattern, level), []).append(url)
+    lines: list[str] = []
+    for group, urls in sorted(groups.items()):
+        got, status, why = robots.choose(finding.kind, group, urls, content, settings, known)
+        if status != "emitted":
+            return (), f"; the diff view stays open: {why}", []
+        lines += got
+    urls = [u for group in groups.values() for u in group]
+    note = (f"; and {len(urls):,} URLs of its diff views, pages apiece but each a cut of its "
+            f"commit's page, which stays open")
+    return tuple(dict.fromkeys(lines)), note, urls
 
 
 def in_path(family: str) -> bool:
@@ -559,6 +633,12 @@ def _literal_levels(patterns: Sequence[str]) -> list[int]:
     depth = min((len(p) for p in paths), default=0)
     return [i for i in range(2, depth - 1)
             if all(p[i] and "{" not in p[i] for p in paths)]
+
+
+def _segment(pattern: str, level: int) -> str:
+    """A pattern's path segment at a level ("" past its end): `/cgit/r/diff/x?id`, 3 -> `diff`."""
+    segs = pattern.partition("?")[0].split("/")
+    return segs[level] if level < len(segs) else ""
 
 
 def _kept(pattern: str, level: int) -> str:
