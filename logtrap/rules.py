@@ -284,10 +284,10 @@ def _server_rules(
             rules.append(server_rules.rule_for(finding.host, finding.kind, name, addresses=addresses))
     # a code host's views at a commit that robots.txt cannot tell from a branch's (GitLab's
     # /-/tree/SHA/ and /-/tree/main/): its crawlers, there only
-    families = findings.filter(pl.col(s.KIND) == "budget_hog", pl.col(s.PATTERN).str.contains("{path}", literal=True))
-    for finding in f.to_records(families):
-        routes, names = _family.server_targets(traffic, settings, finding.host, finding.pattern or "")
-        rules += [server_rules.rule_for(finding.host, finding.kind, name, routes) for name in names]
+    for finding in f.to_records(findings.filter(pl.col(s.KIND) == "budget_hog")):
+        if _family.is_family(finding.pattern):
+            routes, names = _family.server_targets(traffic, settings, finding.host, finding.pattern or "")
+            rules += [server_rules.rule_for(finding.host, finding.kind, name, routes) for name in names]
     spread = _spread_agents(traffic, settings)
     return [server_rules.check(_unless_many(r, spread), traffic) for r in rules]
 

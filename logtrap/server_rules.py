@@ -1,7 +1,9 @@
 """Server rules (LiteSpeed/Apache .htaccess, nginx) for bots robots.txt does not stop.
 
 robots.txt is a request, not access control. Bots that hammer a few routes (aggressive_bot),
-ignore the current robots.txt, or spoof a search engine's user agent (fake_bot) get a rule
+ignore the current robots.txt, spoof a search engine's user agent (fake_bot), or crawl a code
+host's views at every commit where robots.txt cannot tell a commit from a branch's name
+(a budget_hog family: `{commit}` in a route is 40 hex digits) get a rule
 scoped by user agent AND path -- or, for spoofed user agents, by the addresses that failed
 verification -- never a whole-site ban by default.
 
@@ -380,8 +382,9 @@ def htaccess(rules: Sequence[ServerRule], status: int = 403) -> str:
     """The .htaccess text: header, LiteSpeed section, Apache section, withheld rules."""
     head = [
         "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
-        "# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
-        "# agent AND path (fake search bots: by the addresses that failed verification).",
+        "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's",
+        "# every commit, scoped by user agent AND path (fake search bots: by the addresses that",
+        "# failed verification).",
     ]
     if not any(r.status != "withheld" for r in rules):
         return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"

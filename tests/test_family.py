@@ -345,7 +345,7 @@ def test_the_withheld_rule_says_why_and_what_to_do_instead():
     _, _, (rule,) = code_rules(code_hosts.site("gitlab"))
     assert rule.reason == (
         "the commit id is a path segment after a view that takes a branch's name as well "
-        "(/*/*/-/blame/<commit>/, /*/*/-/blob/<commit>/, /*/*/-/tree/<commit>/: `main` as well as "
+        "(/*/*/-/blame/{commit}/, /*/*/-/blob/{commit}/, /*/*/-/tree/{commit}/: `main` as well as "
         "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say 40 hex digits, so "
         "a `*` in the commit's place would block the pages at the branch head people read, and no "
         "robots.txt line is drafted for them; the server rules (.htaccess, nginx) refuse the "
@@ -470,3 +470,20 @@ def test_a_repository_named_diff_is_no_diff_view():
     assert rule.lines == ("Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=",
                           "Disallow: /cgit/*/tree/*?id=", "Disallow: /cgit/*/diff/*?id=")
     assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in named if "/cgit/diff/" in r[s.URL]]))
+
+
+def test_views_that_name_the_commit_get_lines_the_others_do_not():
+    # one host serving Gitea's src/commit/ and GitHub-like blob/: the first blocked, the
+    # second left open, and the rule says so
+    rows = code_hosts.site("gitea", ["alice", "bob"]) + code_hosts.site("github", ["carol", "dave"])
+    traffic, findings, rules = code_rules(rows)
+    assert findings.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/{path}/{hex}/{path}", 1920)]
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [("narrowed", (
+        "Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", "Disallow: /*/*/src/commit/",
+    ), 960)]
+    assert rules[0].reason.startswith(
+        "blocks all 960 distinct logged URLs of the family's views that name the commit, and none "
+        "of 144 content URLs; left open: the commit id is a path segment after a view that takes "
+        "a branch's name as well (/*/*/blame/{commit}/, /*/*/blob/{commit}/, /*/*/raw/{commit}/:")
+    assert _family.server_targets(traffic, Settings(), "-", "/{path}/{hex}/{path}") == (
+        ["/*/*/blame/{commit}/", "/*/*/blob/{commit}/", "/*/*/raw/{commit}/"], ["ClaudeBot"])

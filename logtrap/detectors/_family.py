@@ -472,7 +472,8 @@ def _diff_rule(
     if read.height:
         pattern, share = read.row(0)
         return (), f"; the diff view stays open: people make {share:.0%} of the requests of {pattern}", []
-    rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN).is_in(views[s.PATTERN].to_list()))
+    names = views[s.PATTERN].to_list()
+    rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN).is_in(names))
     groups: dict[str, list[str]] = {}
     for pattern, url in rows.sort(s.URL_HASH).select(s.PATTERN, s.URL).iter_rows():
         groups.setdefault(_kept(pattern, level), []).append(url)
@@ -512,7 +513,9 @@ def commit_route(pattern: str, wide: bool) -> tuple[str, str, bool] | None:
     return "/" + "/".join(names) + "/", segs[at - 1], len(segs) > at + 1
 
 
-def server_targets(traffic: Traffic, settings: Settings, host: str, family: str) -> tuple[list[str], list[str]]:
+def server_targets(
+    traffic: Traffic, settings: Settings, host: str, family: str
+) -> tuple[list[str], list[str]]:
     """(routes, bots) for server rules against a family's crawl where no robots.txt line can
     tell its commits from branch names (`_path_rule`): the routes of its views at a 40-hex
     commit (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as 40 hex digits), and
@@ -527,9 +530,7 @@ def server_targets(traffic: Traffic, settings: Settings, host: str, family: str)
         route = commit_route(pattern, wide)
         if route is None or route[1] == REF_KIND:
             continue
-        prefix, _, deeper = route
-        glob = re.sub(r"\{[a-z]+\}", "*", prefix)
-        routes.append(f"{glob}{{commit}}" + ("/" if deeper else ""))
+        routes.append(_server_route(route[0], route[2]))
     if not routes:
         return [], []
     bots = (
@@ -539,6 +540,13 @@ def server_targets(traffic: Traffic, settings: Settings, host: str, family: str)
         .sort([s.REQUESTS, s.BOT_NAME], descending=[True, False])
     )
     return sorted(set(routes)), bots[s.BOT_NAME].drop_nulls().to_list()
+
+
+def _server_route(prefix: str, deeper: bool) -> str:
+    """A server rule's route (`server_rules.route_regex`) for a commit route (`commit_route`):
+    `*` for any one segment, `{commit}` for 40 hex digits, a trailing `/` where the path goes
+    on (`/*/*/-/tree/{commit}/`), none where the commit ends it (`/*/*/-/commits/{commit}`)."""
+    return re.sub(r"\{[a-z]+\}", "*", prefix) + "{commit}" + ("/" if deeper else "")
 
 
 def _path_rule(
@@ -556,17 +564,24 @@ def _path_rule(
 
     family = finding.pattern or ""
     wide = family.startswith(f"/{PATH}/")
+    lines: list[str] = []
+    blocked: list[str] = []
+    refusals: list[str] = []
+    narrowed = False
     named: dict[str, list[str]] = {}  # route -> URLs, views naming the commit
-    branchy: dict[str, list[str]] = {}  # route -> URLs, views taking a branch too
+    branchy: dict[str, list[str]] = {}  # server route -> URLs, views taking a branch's name too
     for pattern, urls in sorted(by_pattern.items()):
         route = commit_route(pattern, wide)
-        if route is not None:
-            (named if route[1] == REF_KIND else branchy).setdefault(route[0], []).extend(urls)
+        if route is None:
+            continue
+        prefix, view, deeper = route
+        if view == REF_KIND:
+            named.setdefault(prefix, []).extend(urls)
+        else:
+            branchy.setdefault(_server_route(prefix, deeper), []).extend(urls)
     if len(named) > MAX_RULE_LINES:
-        branchy.update(named)
+        refusals.append(f"the views that name the commit would take more than {MAX_RULE_LINES} lines")
         named = {}
-    lines: list[str] = []
-    blocked, refusals, narrowed = [], [], False
     for route, urls in sorted(named.items()):
         got, status, why = robots.choose(finding.kind, route, urls, content, settings, known)
         if status == "withheld":
@@ -575,9 +590,8 @@ def _path_rule(
         lines += got
         blocked += urls
         narrowed = narrowed or status == "narrowed"
-    open_views = sorted(re.sub(r"\{[a-z]+\}", "*", r) + "<commit>/" for r in branchy)
     if branchy:
-        shown = ", ".join(open_views[:MAX_RULE_LINES])
+        shown = ", ".join(sorted(branchy)[:MAX_RULE_LINES])
         why_open = (
             f"the commit id is a path segment after a view that takes a branch's name as well "
             f"({shown}: `main` as well as a commit): robots.txt (RFC 9309) has only `*` and `$`, "
