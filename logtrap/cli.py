@@ -1027,7 +1027,9 @@ def suggest(logs: list[str], settings: Settings, *, robots_out: str | None,
             htaccess_out: str | None, nginx_out: str | None, force: bool,
             quiet: bool) -> None:
     """Rules that stop crawlers wasting time in the traps found: robots.txt lines, and
-    server rules (.htaccess, nginx) for bots that ignore robots.txt.
+    server rules (.htaccess, nginx) for bots that ignore robots.txt or hammer a few routes,
+    and for a code host's crawl at every commit where robots.txt cannot tell a commit from
+    a branch's name.
 
     Each robots.txt rule is checked with an RFC 9309 matcher before it is shown: it must
     block the trap's URLs and no content URL (the --sitemap URLs and content seen in the

@@ -18,6 +18,7 @@ from logtrap import findings as f
 from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
 from logtrap.analysis import Analysis
+from logtrap.detectors import _family
 from logtrap.detectors.aggressive_bot import deep_route_of, in_routes, route_of, site_folders
 from logtrap.errors import InputError, LogtrapError
 from logtrap.settings import Settings
@@ -281,6 +282,12 @@ def _server_rules(
         else:
             addresses = [str(a) for a in finding.evidence.get("addresses") or []]
             rules.append(server_rules.rule_for(finding.host, finding.kind, name, addresses=addresses))
+    # a code host's views at a commit that robots.txt cannot tell from a branch's (GitLab's
+    # /-/tree/SHA/ and /-/tree/main/): its crawlers, there only
+    for finding in f.to_records(findings.filter(pl.col(s.KIND) == "budget_hog")):
+        if _family.is_family(finding.pattern):
+            routes, names = _family.server_targets(traffic, settings, finding.host, finding.pattern or "")
+            rules += [server_rules.rule_for(finding.host, finding.kind, name, routes) for name in names]
     spread = _spread_agents(traffic, settings)
     return [server_rules.check(_unless_many(r, spread), traffic) for r in rules]
 

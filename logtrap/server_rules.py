@@ -1,7 +1,9 @@
 """Server rules (LiteSpeed/Apache .htaccess, nginx) for bots robots.txt does not stop.
 
 robots.txt is a request, not access control. Bots that hammer a few routes (aggressive_bot),
-ignore the current robots.txt, or spoof a search engine's user agent (fake_bot) get a rule
+ignore the current robots.txt, spoof a search engine's user agent (fake_bot), or crawl a code
+host's views at every commit where robots.txt cannot tell a commit from a branch's name
+(a budget_hog family: `{commit}` in a route is 40 hex digits) get a rule
 scoped by user agent AND path -- or, for spoofed user agents, by the addresses that failed
 verification -- never a whole-site ban by default.
 
@@ -62,7 +64,7 @@ class ServerRule:
     """Refuse one bot's requests on some routes (or from some addresses)."""
 
     host: str
-    kind: str  # aggressive_bot | fake_bot | ignores_robots
+    kind: str  # aggressive_bot | fake_bot | ignores_robots | budget_hog (a family's views at a commit)
     bot_name: str
     agent_regex: str
     routes: tuple[str, ...] = ()  # "/asl/" (prefix) or "/about" (exact path); () = every path
@@ -158,12 +160,17 @@ def route_regex(routes: Sequence[str]) -> str:
 
 
 def _segments(route: bytes) -> str:
-    """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment.
+    """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment,
+    a `{commit}` segment a whole commit id, 40 hex digits (a budget_hog family's views at a
+    commit, `_family.server_targets`: robots.txt cannot tell them from a branch's name).
 
-    >>> _segments(b"cgit/*/tree")
-    'cgit/[^/]+/tree'
+    >>> _segments(b"cgit/*/tree"), _segments(b"*/*/blob/{commit}")
+    ('cgit/[^/]+/tree', '[^/]+/[^/]+/blob/[0-9a-f]{40}')
     """
-    return "/".join("[^/]+" if part == b"*" else _literal(part) for part in route.split(b"/"))
+    return "/".join(_SEGMENT_REGEX.get(part) or _literal(part) for part in route.split(b"/"))
+
+
+_SEGMENT_REGEX = {b"*": "[^/]+", b"{commit}": "[0-9a-f]{40}"}  # [NC] / ~*: A-F too
 
 
 def address_regex(addresses: Sequence[str]) -> str:
@@ -375,8 +382,9 @@ def htaccess(rules: Sequence[ServerRule], status: int = 403) -> str:
     """The .htaccess text: header, LiteSpeed section, Apache section, withheld rules."""
     head = [
         "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
-        "# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
-        "# agent AND path (fake search bots: by the addresses that failed verification).",
+        "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's",
+        "# every commit, scoped by user agent AND path (fake search bots: by the addresses that",
+        "# failed verification).",
     ]
     if not any(r.status != "withheld" for r in rules):
         return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"

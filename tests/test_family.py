@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import polars as pl
+import pytest
 
 from logtrap import schema as s
+from logtrap import server_rules as sr
 from logtrap.detectors import _family, budget_hog
 from logtrap.robots import host_rules
 from logtrap.robots_match import blocked, matcher
+from logtrap.rules import suggest
 from logtrap.settings import Settings
+import code_hosts
 from builders import bots, humans, requests_frame, traffic_of
+from test_server_rules import apache_ok, needs_apache, needs_nginx, nginx_ok
 
 REPOS = ["libfoo.git", "bar.git"]
 VIEWS = ["tree", "blame", "plain", "diff"]
@@ -255,3 +261,229 @@ def test_rule_keeps_the_views_of_a_cgit_under_a_script_path():
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /git/*/{v}/*?id=" for v in sorted(VIEWS)), "emitted")
     siblings = [f"/git/cgit.cgi/libfoo.git/{p}?id={sha('x', 1)}" for p in ("commit/", "log/", "log/src/main.c")]
     assert not any(blocked(matcher(rule.lines), siblings))
+
+
+# -- code hosts whose first segment is an owner (tests/code_hosts.py) ---------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(code_hosts.HOSTS))
+def test_fires_across_the_owners_of_a_code_host(kind):
+    # a family per owner took a quarter of the budget each, and none fired
+    out = families(code_hosts.site(kind))
+    assert out.select(s.KIND, s.SEVERITY, s.HOST, s.PATTERN, s.REQUESTS, s.WASTED_REQUESTS).rows() == [
+        ("budget_hog", "critical", "-", "/{path}/{hex}/{path}", 1920, 1920)
+    ]
+    evidence = json.loads(out[s.EVIDENCE].item())
+    assert {k: evidence[k] for k in ("bot_share", "bot_requests", "host_bot_requests",
+                                     "human_requests", "patterns", "urls_per_size")} == {
+        "bot_share": 0.9302, "bot_requests": 1920, "host_bot_requests": 2064,
+        "human_requests": 0, "patterns": 96, "urls_per_size": 10.0,
+    }
+
+
+def test_an_owner_taking_the_budget_alone_keeps_its_own_family():
+    # alice's repositories take most of the crawl: her family fires under her name, and the
+    # other owners' crawl (under half) is none
+    rows = code_hosts.crawl("gitea", ["alice"], commits=80) + code_hosts.site("gitea", ["bob", "carol"])
+    assert families(rows).select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/alice/{path}/{hex}/{path}", 1920)]
+
+
+def test_silent_on_a_shop_whose_first_segment_is_a_category():
+    # /{category}/{brand}/p/{id}/{tab}: shaped like /{owner}/{repo}/blob/{sha}/{file}, its
+    # empty tabs repeat one page, three quarters of the bot fetches; its ids are 24 hex
+    # digits, no commit's
+    assert families(code_hosts.shop()).height == 0
+
+
+def test_silent_on_a_blog_whose_first_segment_is_its_author():
+    # /{author}/2024/05/{slug}/comment/{id}: each comment's permalink shows the post again;
+    # its ids are 16 hex digits, no commit's
+    assert families(code_hosts.blog()).height == 0
+
+
+def test_sections_pinned_to_commits_are_not_one_family():
+    # /builds/P/artifacts/SHA/F and /docs/P/pages/SHA/F: each under half the budget, over
+    # half together, alike below their first level; no view under both: two sections
+    assert families(code_hosts.sections_with_ids()).height == 0
+    # a third owner of the docs' view makes the view shared: then it is a code host's
+    more = [{**r, s.URL: r[s.URL].replace("/docs/", "/manuals/")} for r in code_hosts.sections_with_ids()
+            if r[s.URL].startswith("/docs/")]
+    assert families(code_hosts.sections_with_ids() + more).select(s.PATTERN, s.WASTED_REQUESTS).rows() == [
+        ("/{path}/{hex}/{path}", 720)
+    ]
+
+
+def code_rules(rows: list[dict]):
+    traffic = traffic_of(requests_frame(rows))
+    findings = budget_hog.detect(traffic, Settings())
+    return traffic, findings, host_rules(findings, traffic, "-", [], Settings()).rules
+
+
+def test_gitea_rule_blocks_the_views_that_name_the_commit():
+    # Gitea keeps commits apart from branches (src/commit/SHA/ beside src/branch/main/): a
+    # line per view, the owners and repositories as `*`
+    _, _, rules = code_rules(code_hosts.site("gitea"))
+    assert [(r.pattern, r.status, r.lines, r.saved_bot_requests) for r in rules] == [(
+        "/{path}/{hex}/{path}", "emitted",
+        ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", "Disallow: /*/*/src/commit/"),
+        1920,
+    )]
+    robots = matcher(rules[0].lines)
+    assert all(blocked(robots, [r[s.URL] for r in code_hosts.crawl("gitea")]))
+    assert not any(blocked(robots, code_hosts.pages("gitea")))  # branch heads, commits, homes
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab", "sourcehut"])
+def test_no_robots_line_where_a_view_takes_branch_names_too(kind):
+    # /-/tree/SHA/ and /-/tree/main/: robots.txt has `*` and `$` only
+    _, _, rules = code_rules(code_hosts.site(kind))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [("withheld", (), 0)]
+    assert rules[0].reason.startswith("the commit id is a path segment after a view that takes a branch's name")
+
+
+def test_the_withheld_rule_says_why_and_what_to_do_instead():
+    _, _, (rule,) = code_rules(code_hosts.site("gitlab"))
+    assert rule.reason == (
+        "the commit id is a path segment after a view that takes a branch's name as well "
+        "(/*/*/-/blame/{commit}/, /*/*/-/blob/{commit}/, /*/*/-/tree/{commit}/: `main` as well as "
+        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say 40 hex digits, so "
+        "a `*` in the commit's place would block the pages at the branch head people read, and no "
+        "robots.txt line is drafted for them; the server rules (.htaccess, nginx) refuse the "
+        "crawler there by a regex of 40 hex digits, or link these views at the branch head, or "
+        "mark commit-pinned links rel=\"nofollow\""
+    )
+
+
+def test_server_rules_refuse_the_crawler_on_commits_only():
+    # where robots.txt cannot, a regex can: 40 hex digits in the commit's place
+    rows = code_hosts.site("gitlab")
+    traffic = traffic_of(requests_frame(rows))
+    out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
+    server = out.rules.filter(pl.col("target") != "robots")
+    assert server.select("target", s.KIND, "group", "status", "saved_bot_requests", "other_requests").rows() == [
+        (t, "budget_hog", "ClaudeBot", "emitted", 1920, 0) for t in ("litespeed", "apache", "nginx")
+    ]
+    condition = ("RewriteCond %{REQUEST_URI} ^/([^/]+/[^/]+/\\x2d/blame/[0-9a-f]{40}|"
+                 "[^/]+/[^/]+/\\x2d/blob/[0-9a-f]{40}|[^/]+/[^/]+/\\x2d/tree/[0-9a-f]{40})/ [NC]")
+    assert condition in out.htaccess.splitlines()
+    route = re.compile(condition.split(" ")[2], sr.FLAGS)
+    assert all(route.search(sr.decoded_path(r[s.URL])) for r in code_hosts.crawl("gitlab"))
+    assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def test_no_server_rule_where_robots_lines_do():
+    traffic = traffic_of(requests_frame(code_hosts.site("gitea")))
+    out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
+    assert out.rules.select("target", "status").rows() == [("robots", "emitted")]
+    assert (out.htaccess, out.nginx) == ("", "")
+
+
+def test_a_search_engine_on_the_commits_gets_no_server_rule():
+    # Googlebot crawling the commits too: a deny rule for it is withheld, as for any
+    # search engine (slow it in its webmaster tools)
+    rows = code_hosts.site("gitlab") + [{**r, **code_hosts.GOOGLE} for r in code_hosts.crawl("gitlab", ["erin"])]
+    traffic = traffic_of(requests_frame(rows))
+    finding = budget_hog.detect(traffic, Settings())
+    assert _family.server_targets(traffic, Settings(), "-", finding[s.PATTERN].item()) == (
+        ["/*/*/-/blame/{commit}/", "/*/*/-/blob/{commit}/", "/*/*/-/tree/{commit}/"], ["ClaudeBot", "Googlebot"])
+    server = suggest(finding, traffic, Settings()).rules.filter(pl.col("target") == "apache")
+    assert server.select("group", "status", "saved_bot_requests", "reason").rows() == [
+        ("ClaudeBot", "emitted", 1920, ""),
+        ("Googlebot", "withheld", 0, "would hit a search engine (Googlebot): slow it in its webmaster tools instead"),
+    ]
+
+
+def gitlab_server_rules() -> list[sr.ServerRule]:
+    traffic = traffic_of(requests_frame(code_hosts.site("gitlab")))
+    (family,) = budget_hog.detect(traffic, Settings())[s.PATTERN].to_list()
+    routes, names = _family.server_targets(traffic, Settings(), "-", family)
+    return [sr.check(sr.rule_for("-", "budget_hog", name, routes), traffic) for name in names]
+
+
+@needs_apache
+def test_apache_accepts_the_family_rules(tmp_path):
+    rules = gitlab_server_rules()
+    assert [(r.bot_name, r.status) for r in rules] == [("ClaudeBot", "emitted")]
+    done = apache_ok(rules, tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@needs_nginx
+def test_nginx_accepts_the_family_rules(tmp_path):
+    done = nginx_ok(gitlab_server_rules(), tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+# -- cgit's diff view: each commit's change to a file, a page apiece ------------------------------
+
+
+def diffs() -> list[dict]:
+    """The crawler fetching every file's diff at every commit: a page apiece (a size each)."""
+    return [{**AI, s.URL: f"/cgit/{repo}/diff/{name}?id={sha(repo, c)}", s.BYTES: 3000 + 7 * i}
+            for i, (repo, name, c) in enumerate((r, n, c) for r in REPOS for n in FILES for c in range(40))]  # fmt: skip
+
+
+def without_diff() -> list[dict]:
+    return [r for r in crawl() if "/diff/" not in r[s.URL]]
+
+
+def test_rule_takes_the_diff_view_at_every_commit():
+    # the same crawl walking every commit; its pages are cuts of the commit's page, which
+    # stays open: blocked, though not counted as waste
+    traffic = traffic_of(requests_frame(without_diff() + diffs() + site()))
+    out = budget_hog.detect(traffic, Settings())
+    assert out.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/cgit/{path}?id", 960)]
+    assert json.loads(out[s.EVIDENCE].item())["patterns"] == 24
+    (rule,) = host_rules(out, traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+        "Disallow: /cgit/*/diff/*?id=",
+    ), 1280)
+    assert rule.reason == (
+        "blocks all 960 distinct logged URLs of the family's 24 patterns and none of 90 content "
+        "URLs; and 320 URLs of its diff views, pages apiece but each a cut of its commit's page, "
+        "which stays open"
+    )
+    robots = matcher(rule.lines)
+    assert all(blocked(robots, [r[s.URL] for r in diffs()]))
+    assert not any(blocked(robots, [r[s.URL] for r in site()]))  # the commits' pages among them
+
+
+def test_a_diff_view_people_read_stays_open():
+    read = humans([r[s.URL] for r in diffs()[:5]] * 3)
+    traffic = traffic_of(requests_frame(without_diff() + diffs() + site() + read))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines) == ("emitted", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=", "Disallow: /cgit/*/tree/*?id=",
+    ))
+    assert rule.reason.endswith("; the diff view stays open: people make 27% of the requests of "
+                                "/cgit/libfoo.git/diff/Makefile?id")
+    assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in diffs()]))
+
+
+def test_a_repository_named_diff_is_no_diff_view():
+    # /cgit/diff/tree/F?id=: a repository's name at the level of the repositories, pages
+    # apiece: not the diff view, and open
+    named = [{**r, s.URL: r[s.URL].replace("/cgit/bar.git/diff/", "/cgit/diff/stats/")} for r in diffs()]
+    traffic = traffic_of(requests_frame(without_diff() + named + site()))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert rule.lines == ("Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/plain/*?id=",
+                          "Disallow: /cgit/*/tree/*?id=", "Disallow: /cgit/*/diff/*?id=")
+    assert not any(blocked(matcher(rule.lines), [r[s.URL] for r in named if "/cgit/diff/" in r[s.URL]]))
+
+
+def test_views_that_name_the_commit_get_lines_the_others_do_not():
+    # one host serving Gitea's src/commit/ and GitHub-like blob/: the first blocked, the
+    # second left open, and the rule says so
+    rows = code_hosts.site("gitea", ["alice", "bob"]) + code_hosts.site("github", ["carol", "dave"])
+    traffic, findings, rules = code_rules(rows)
+    assert findings.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/{path}/{hex}/{path}", 1920)]
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [("narrowed", (
+        "Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", "Disallow: /*/*/src/commit/",
+    ), 960)]
+    assert rules[0].reason.startswith(
+        "blocks all 960 distinct logged URLs of the family's views that name the commit, and none "
+        "of 144 content URLs; left open: the commit id is a path segment after a view that takes "
+        "a branch's name as well (/*/*/blame/{commit}/, /*/*/blob/{commit}/, /*/*/raw/{commit}/:")
+    assert _family.server_targets(traffic, Settings(), "-", "/{path}/{hex}/{path}") == (
+        ["/*/*/blame/{commit}/", "/*/*/blob/{commit}/", "/*/*/raw/{commit}/"], ["ClaudeBot"])

@@ -10,6 +10,17 @@ how many there are: `/cgit/{path}?id` holds `/cgit/libfoo.git/tree/README?id` an
 `/cgit/bar.git/blame/src/main.c?id`, not `/cgit/libfoo.git/commit/?id` (a listing's trailing
 slash is kept) nor `/cgit/libfoo.git/tree/README` (no commit asked for).
 
+A code host whose first segment is an owner (Gitea `/OWNER/REPO/src/commit/SHA/FILE`, GitHub
+`/OWNER/REPO/blob/SHA/FILE`, SourceHut `/~OWNER/REPO/tree/SHA/item/FILE`, GitLab
+`/GROUP/PROJECT/-/tree/SHA/FILE`) splits that way into a family per owner, none of which
+takes half the budget. Where a pattern's own family is not wasteful, it is judged in its
+family across the first level (`wide_of`: `/{path}/{hex}/{path}`) when the commit is a path
+segment after an owner, a repository and a literal view, and that view (`commit`, `blob`,
+`tree`) is one of two owners or more among the members: a code host's owners share their
+views. A shop's `/CATEGORY/PRODUCT/reviews` carries no commit id; two sections of a site that
+each pin pages to a build (`/builds/P/artifacts/SHA/log`, `/docs/P/pages/SHA/api.html`)
+share no view, and stay apart.
+
 budget_hog judges a family as one pattern (`detect` here). A member counts toward it only
 where nearly all (`MIN_COMMIT_SHARE`) of its sampled URLs carry a commit id (`commit_like`) and its
 own sampled URLs answered 200 repeat their answers: at least `budget_hog_urls_per_size` URLs
@@ -29,10 +40,23 @@ names whose lines block no content URL (the view: `Disallow: /cgit/*/tree/*?id=`
 per view). Never the whole family in one line (`/cgit/*?id=`): it would block the sibling
 family (`/cgit/R/commit/?id=SHA`) wherever the log shows none of its pages. A `*` still spans
 an empty segment: the view's line blocks that view's listing at a commit (`/cgit/R/tree/?id=`).
+A diff view's pages (`/cgit/R/diff/FILE?id=SHA`) are pages apiece, not the family's waste, but
+the same crawl: each is a cut of its commit's page (`/cgit/R/commit/?id=SHA`), which stays
+open, so the rule takes the view too (`diff_views`) where people do not read it and its line
+blocks no content URL. A view of pages apiece of any other kind stays open.
+
+Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
+a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
+beside `src/branch/`). A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
+`/-/tree/main/`) gets none: RFC 9309 has `*` and `$`, no class of hex digits, and a `*` in the
+commit's place blocks the branch's pages people read. The finding then carries server rules
+(`server_targets`), where a regex can say 40 hex digits: its crawlers, on those views at a
+commit only.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -47,6 +71,7 @@ PATH = "{path}"  # the literal segments a family's members differ in, however ma
 FAMILY = "family"
 _KEYS = [s.HOST, s.PATTERN]
 _GAP = "\x00"  # a literal segment, before runs of them become one PATH
+_WIDE, _OWNER, _VIEW = "_wide", "_owner", "_view"  # a code route's (`wide_of`, `_code_route`)
 # Member patterns a family needs: fewer are one pattern's business (judgement)
 MIN_MEMBERS = 3
 # Share of a family's sampled URLs carrying a commit-like value (judgement: nearly all; a
@@ -57,12 +82,30 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
+# The view before a commit segment that names the kind of ref, so the route takes commits
+# only: Gitea and Forgejo's `src/commit/`, `blame/commit/`, `raw/commit/` beside their
+# `src/branch/` and `src/tag/` (not GitLab's `-/commits/`, which lists a branch's history too)
+REF_KIND = "commit"
+# A code browser's views of the change a commit made (cgit's `diff`, `rawdiff`): cuts of the
+# commit's own page (`diff_views`)
+DIFF_VIEWS = ("diff", "rawdiff")
+# Share of a family's bot requests a bot makes to get a server rule (judgement: the crawlers
+# that make the crawl, not one that passed by)
+CRAWLER_SHARE = 0.05
 # A commit id: git's short form, 7 to 12 hex digits (its default abbreviation grows from 7 to
 # 12 with the repository), or a whole SHA-1, 40; a whole parameter value or path segment,
 # letters and digits mixed (`commit_like`). Not the lengths other ids take: 24 (a MongoDB
 # ObjectId: a catalog's products), 32 (an MD5, a UUID without its dashes), 64 (a SHA-256
 # names a file's bytes: a registry's downloads).
 _COMMIT = r"[=/;]([0-9A-Fa-f]{40}|[0-9A-Fa-f]{7,12})(?:[&/;]|$)"
+# A code route (`wide_of`): an owner, one or more names (the repository, a GitLab group's
+# subgroups), a literal view, the commit's placeholder, the rest of the path. A name may be a
+# placeholder a repository's name takes (`my-cool-project` is `{slug}`), never an id's
+_NAME = r"(?:[^/{}]+|\{(?:name|slug|n)\})"
+_CODE_ROUTE = (
+    rf"^/(?P<owner>{_NAME})(?:/{_NAME})+/(?P<view>[^/{{}}]+)/(?P<commit>\{{(?:hex|token)\}})"
+    r"(?P<rest>(?:/.*)?)$"
+)
 
 
 def family_of(pattern: pl.Expr) -> pl.Expr:
@@ -75,9 +118,43 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     ['/cgit/{path}?id', '/cgit/{path}/?id', '/g/{path}/{hex}/{path}', None, None]
     """
     path = _shape.path_of(pattern)
-    query = pattern.str.splitn("?", 2).struct.field("field_1")
     head = path.str.extract(r"^(/[^/]*)", 1)
-    rest = path.str.slice(head.str.len_chars())
+    runs = _gapped(path.str.slice(head.str.len_chars()))
+    family = pl.concat_str(head, runs) + _query(pattern)
+    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+
+
+def wide_of(pattern: pl.Expr) -> pl.Expr:
+    """A pattern's family across the first level, for a code host whose first segment is an
+    owner: null unless the commit's place (`{hex}`, `{token}`: the first) is a path segment
+    after an owner, a repository and a view, the view literal, the others names (literal,
+    `{name}`, `{slug}`, `{n}`); all of them one `{path}`, literal runs after the commit too.
+
+    `/alice/tools/src/commit/{hex}/README.md` (Gitea), `/~bob/r/tree/{hex}/item/x.c`
+    (SourceHut) and `/g/p/-/blame/{hex}/x` (GitLab) are `/{path}/{hex}/{path}`; a shop's
+    `/shoes/{hex}/reviews` has no repository and view before the id, and no wide family.
+
+    >>> pats = pl.DataFrame({"pattern": ["/alice/tools/src/commit/{hex}/README.md",
+    ...     "/~bob/r/log/{hex}", "/g/p/-/tree/{hex}/docs/?ref", "/shoes/{hex}/reviews",
+    ...     "/a/{hex}/b/{hex}/c", "/cgit/r/tree/README?id"]})
+    >>> pats.select(wide_of(pl.col("pattern"))).to_series().to_list()
+    ['/{path}/{hex}/{path}', '/{path}/{hex}', '/{path}/{hex}/{path}/?ref', None, None, None]
+    """
+    parts = _code_route(pattern)
+    wide = pl.concat_str(pl.lit(f"/{PATH}/"), parts.struct.field("commit"),
+                         _gapped(parts.struct.field("rest")))  # fmt: skip
+    return wide + _query(pattern)
+
+
+def _code_route(pattern: pl.Expr) -> pl.Expr:
+    """A struct of a code route's pieces (`wide_of`), null fields where the pattern is none:
+    `owner` (the first segment), `view` (the literal segment before the commit), `commit`
+    (its placeholder), `rest` (the path after it)."""
+    return _shape.path_of(pattern).str.extract_groups(_CODE_ROUTE)
+
+
+def _gapped(rest: pl.Expr) -> pl.Expr:
+    """A path's literal segments as `{path}`, runs of them as one, a trailing slash kept."""
     # each segment between its own pair of slashes, so a rule matches it whole (patterns.py)
     doubled = pl.concat_str(rest.str.replace_all("/", "//", literal=True), pl.lit("/"))
     gaps = (
@@ -87,9 +164,13 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     )
     runs = gaps.str.replace_all(f"{_GAP}(?:/{_GAP})*", PATH, literal=False)
     # a trailing slash the doubling dropped comes back: a listing is not a file
-    runs = pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
-    family = pl.concat_str(head, runs) + pl.when(query.is_not_null()).then("?" + query).otherwise(pl.lit(""))
-    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+    return pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
+
+
+def _query(pattern: pl.Expr) -> pl.Expr:
+    """"?" and a pattern's parameter names, "" without."""
+    query = pattern.str.splitn("?", 2).struct.field("field_1")
+    return pl.when(query.is_not_null()).then("?" + query).otherwise(pl.lit(""))
 
 
 def commit_like(url: pl.Expr) -> pl.Expr:
@@ -124,28 +205,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Families (rows keyed by HOST and PATTERN = the family) that budget_hog calls wasteful:
     the family's totals and evidence, in the columns budget_hog's findings carry."""
     patterns = _members(traffic, settings)
-    if patterns.height == 0:
-        return pl.DataFrame()
-    # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
-    alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
-    families = (
-        patterns.group_by(s.HOST, FAMILY)
-        .agg(
-            pl.len().alias("patterns"),
-            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
-            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
-            pl.col(_shape.HOST_BOT_REQUESTS).first(),
-            alone.any().alias("_alone"),
-        )
-        .filter(
-            (pl.col("patterns") >= MIN_MEMBERS)
-            & ~pl.col("_alone")
-            & (pl.col(_shape.HOST_BOT_REQUESTS) >= settings.budget_hog_min_bot_requests)
-            & (pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
-            & (pl.col(s.HUMAN_REQUESTS) < settings.budget_hog_max_human_share * pl.col(s.REQUESTS))
-            & (pl.col(s.UNIQUE_URLS) >= MIN_URLS_PER_FETCH * pl.col(s.BOT_REQUESTS))
-        )
-    )
+    families = _judged(patterns, settings)
     if families.height == 0:
         return pl.DataFrame()
     member_rows = patterns.join(families.select(s.HOST, FAMILY), on=[s.HOST, FAMILY], how="semi")
@@ -163,17 +223,52 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
 
 
-def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
-    its URLs carry commit ids, and repeat their answers."""
+def _judged(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """The families (HOST, FAMILY and totals) of member rows that budget_hog calls wasteful."""
+    if patterns.height == 0:
+        return pl.DataFrame(schema={s.HOST: pl.String, FAMILY: pl.String})
+    # a member that takes half the budget alone is budget_hog's own (judged as a pattern)
+    alone = pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
+    return (
+        patterns.group_by(s.HOST, FAMILY)
+        .agg(
+            pl.len().alias("patterns"),
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS, s.UNIQUE_URLS).sum(),
+            pl.col("sampled_ok_urls", "distinct_ok_sizes", "shell_urls").sum(),
+            pl.col(_shape.HOST_BOT_REQUESTS).first(),
+            alone.any().alias("_alone"),
+        )
+        .filter(
+            (pl.col("patterns") >= MIN_MEMBERS)
+            & ~pl.col("_alone")
+            & (pl.col(_shape.HOST_BOT_REQUESTS) >= settings.budget_hog_min_bot_requests)
+            & (pl.col(s.BOT_REQUESTS) > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+            & (pl.col(s.HUMAN_REQUESTS) < settings.budget_hog_max_human_share * pl.col(s.REQUESTS))
+            & (pl.col(s.UNIQUE_URLS) >= MIN_URLS_PER_FETCH * pl.col(s.BOT_REQUESTS))
+        )
+        .drop("_alone")
+    )
+
+
+def _committed(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The pattern rows (`_shape.pattern_totals`, FAMILY and the code route's columns,
+    answers) of families taking half the budget whose URLs carry commit ids."""
     totals = _shape.pattern_totals(traffic)
     if totals.height == 0:
         return totals.with_columns(pl.lit(None, pl.String).alias(FAMILY))
-    patterns = totals.with_columns(family_of(pl.col(s.PATTERN)).alias(FAMILY)).drop_nulls(FAMILY)
+    route = _code_route(pl.col(s.PATTERN))
+    patterns = totals.with_columns(
+        family_of(pl.col(s.PATTERN)).alias(FAMILY),
+        wide_of(pl.col(s.PATTERN)).alias(_WIDE),
+        route.struct.field("owner").alias(_OWNER),
+        route.struct.field("view").alias(_VIEW),
+    ).drop_nulls(FAMILY)
     # members only leave a family below: one under half the budget with all of them is none,
     # and its URLs need not be read (most patterns of a site have a literal segment)
+    half = settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS)
     share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, FAMILY)
-    patterns = patterns.filter(share > settings.budget_hog_share * pl.col(_shape.HOST_BOT_REQUESTS))
+    wide_share = pl.col(s.BOT_REQUESTS).sum().over(s.HOST, _WIDE)
+    patterns = patterns.filter((share > half) | (pl.col(_WIDE).is_not_null() & (wide_share > half)))
     urls = traffic.urls.join(patterns.select(_KEYS), on=_KEYS, how="semi")
     committed = urls.group_by(_KEYS).agg(
         commit_like(pl.col(s.URL)).mean().alias("commit_share"),
@@ -181,13 +276,63 @@ def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     patterns = patterns.join(committed, on=_KEYS, how="inner").filter(
         pl.col("commit_share") >= MIN_COMMIT_SHARE
     )
+    return patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner")
+
+
+def _members(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """The pattern rows (`_shape.pattern_totals`, FAMILY, answers) that count in their family:
+    its URLs carry commit ids, and repeat their answers. FAMILY is the pattern's family below
+    the first level (`family_of`), or, where that one is not wasteful, its family across the
+    first level (`wide_of`) if its view is one of two owners or more (`_spanning`)."""
+    patterns = _committed(traffic, settings)
+    if patterns.height == 0:
+        return patterns
     # each member repeats its own answers (the same file at many commits is the same bytes):
     # pooled, one member answering one page (a product's empty reviews tab) carried the rest
     # (its specs, a page apiece); a member whose URLs are pages apiece is not the family's
-    patterns = patterns.join(_answers(traffic, patterns, settings), on=_KEYS, how="inner").filter(
-        pl.col("urls_per_size") >= settings.budget_hog_urls_per_size
+    patterns = patterns.filter(pl.col("urls_per_size") >= settings.budget_hog_urls_per_size)
+    return _spanning(patterns, settings).drop(_WIDE, _OWNER, _VIEW)
+
+
+def diff_views(traffic: Traffic, settings: Settings, host: str, family: str) -> pl.DataFrame:
+    """The patterns (PATTERN, "human_share") of a family's diff views at a commit that are not
+    its members, their URLs pages apiece: cgit's `/cgit/R/diff/FILE?id=SHA`, the change a
+    commit made to a file. Each is a cut of the commit's own page (`/cgit/R/commit/?id=SHA`
+    shows the whole diff, and stays open), so its rule takes no page only it holds; their
+    bot fetches are the same crawl, every commit walked, though not waste by their answers."""
+    rows = _committed(traffic, settings)
+    if rows.height == 0:
+        return pl.DataFrame(schema={s.PATTERN: pl.String, "human_share": pl.Float64})
+    views = "|".join(DIFF_VIEWS)
+    return (
+        rows.filter(
+            pl.col(s.HOST) == host, pl.col(FAMILY) == family,
+            pl.col("urls_per_size") < settings.budget_hog_urls_per_size,
+            _shape.path_of(pl.col(s.PATTERN)).str.contains(f"/(?:{views})/"),
+        )
+        .select(s.PATTERN, (pl.col(s.HUMAN_REQUESTS) / pl.col(s.REQUESTS)).alias("human_share"))
+        .sort(s.PATTERN)
     )
-    return patterns
+
+
+def _spanning(patterns: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Member rows with FAMILY their wide family (`wide_of`) where their own family is not
+    wasteful (`_judged`) and their view (the literal segment before the commit: `commit`,
+    `tree`, `blob`) is in that wide family under two owners or more: a code host's owners
+    show the same views; two sections of a site that each pin pages to a build's commit
+    (`/builds/P/artifacts/SHA/`, `/docs/P/pages/SHA/`) do not, and stay apart."""
+    fired = _judged(patterns, settings).select(s.HOST, FAMILY)
+    spanning = (
+        patterns.join(fired, on=[s.HOST, FAMILY], how="anti")
+        .filter(pl.col(_WIDE).is_not_null())
+        .filter(pl.col(_OWNER).n_unique().over(s.HOST, _WIDE, _VIEW) >= 2)
+        .select(*_KEYS, pl.col(_WIDE).alias("_spans"))
+    )
+    return (
+        patterns.join(spanning, on=_KEYS, how="left")
+        .with_columns(pl.coalesce("_spans", FAMILY).alias(FAMILY))
+        .drop("_spans")
+    )
 
 
 def _answers(traffic: Traffic, members: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -265,13 +410,9 @@ def robots_rule(
         if robots.url_path(url) not in taken:
             by_pattern.setdefault(pattern, []).append(url)
     trap = [u for urls in by_pattern.values() for u in urls]
-    if "?" not in family:  # the commit a path segment: `*` in its place reaches far wider
-        return (), "withheld", (
-            "the commit id is a path segment, which a robots.txt rule can match only by `*`, "
-            "as it matches a branch name or any other path: disallow the views asked for at "
-            "a commit by hand where the site keeps them apart (GitLab: /*/-/blame/)"
-        ), trap
-    best: tuple[int, tuple[str, ...], str, str] | None = None
+    if in_path(family):  # the commit a path segment: `*` in its place reaches far wider
+        return _path_rule(finding, by_pattern, content, known, settings)
+    best: tuple[int, tuple[str, ...], str, str, int] | None = None
     first_refusal = None
     # the view first (`tree`, `blame`), then the deepest level: the view outlasts the folders
     # and file names the next crawl adds (`/cgit/*/src/*?id=` misses its `tests/`, and takes
@@ -295,7 +436,7 @@ def robots_rule(
             status = "narrowed" if narrowed else "emitted"
             reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
                       f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
-            best = (narrowed, lines, status, reason)
+            best = (narrowed, lines, status, reason, level)
         if not narrowed:
             break
     if best is None:
@@ -305,7 +446,171 @@ def robots_rule(
                  f"literal it takes more than {MAX_RULE_LINES} lines"
         )
         return (), "withheld", why, trap
-    return best[1], best[2], best[3], trap
+    _, lines, status, reason, level = best
+    more, note, diffs = _diff_rule(finding, traffic, content, known, settings, level)
+    return (*lines, *more), status, reason + note, trap + diffs
+
+
+def _diff_rule(
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings, level: int,
+) -> tuple[tuple[str, ...], str, list[str]]:
+    """(lines, a note for the reason, URLs blocked) for the family's diff views (`diff_views`)
+    at the level its rule kept: a line per view (`/cgit/*/diff/*?id=`) where people make under
+    `budget_hog_max_human_share` of its requests and it blocks no content URL, else the view
+    stays open and the note says why."""
+    from logtrap import robots
+
+    views = diff_views(traffic, settings, finding.host, finding.pattern or "")
+    # a diff view at the level the rule kept, the views' (`/cgit/R/diff/F`), not a repository
+    # or folder of that name (`/cgit/diff/tree/F`)
+    at_level = [p for p in views[s.PATTERN] if _segment(p, level) in DIFF_VIEWS]
+    views = views.filter(pl.col(s.PATTERN).is_in(at_level))
+    if views.height == 0:
+        return (), "", []
+    read = views.filter(pl.col("human_share") >= settings.budget_hog_max_human_share)
+    if read.height:
+        pattern, share = read.row(0)
+        return (), f"; the diff view stays open: people make {share:.0%} of the requests of {pattern}", []
+    names = views[s.PATTERN].to_list()
+    rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN).is_in(names))
+    groups: dict[str, list[str]] = {}
+    for pattern, url in rows.sort(s.URL_HASH).select(s.PATTERN, s.URL).iter_rows():
+        groups.setdefault(_kept(pattern, level), []).append(url)
+    lines: list[str] = []
+    for group, urls in sorted(groups.items()):
+        got, status, why = robots.choose(finding.kind, group, urls, content, settings, known)
+        if status != "emitted":
+            return (), f"; the diff view stays open: {why}", []
+        lines += got
+    urls = [u for group in groups.values() for u in group]
+    note = (f"; and {len(urls):,} URLs of its diff views, pages apiece but each a cut of its "
+            f"commit's page, which stays open")
+    return tuple(dict.fromkeys(lines)), note, urls
+
+
+def in_path(family: str) -> bool:
+    """True for a family whose commit is a path segment (`/g/{path}/{hex}/{path}`), not a
+    parameter (`/cgit/{path}?id`)."""
+    return bool(re.search(r"/\{(?:hex|token)\}(?:/|$)", family.partition("?")[0]))
+
+
+def commit_route(pattern: str, wide: bool) -> tuple[str, str, bool] | None:
+    """(the route up to the commit, its view, whether more path follows the commit) of a
+    member whose commit is a path segment; the owner (in a `wide` family) and the repository
+    as `{path}`, the view and what is between them kept: None where it has no commit segment.
+
+    >>> commit_route("/alice/tools/src/commit/{hex}/README.md", True)
+    ('/{path}/{path}/src/commit/', 'commit', True)
+    >>> commit_route("/group/proj/-/commits/{hex}", False)
+    ('/group/{path}/-/commits/', 'commits', False)
+    """
+    segs = pattern.partition("?")[0].split("/")
+    at = next((i for i, seg in enumerate(segs) if seg in ("{hex}", "{token}")), None)
+    if at is None or at < 2:
+        return None
+    names = [PATH if (i == 1 and wide) or i == 2 else seg for i, seg in enumerate(segs[1:at], start=1)]
+    return "/" + "/".join(names) + "/", segs[at - 1], len(segs) > at + 1
+
+
+def server_targets(
+    traffic: Traffic, settings: Settings, host: str, family: str
+) -> tuple[list[str], list[str]]:
+    """(routes, bots) for server rules against a family's crawl where no robots.txt line can
+    tell its commits from branch names (`_path_rule`): the routes of its views at a 40-hex
+    commit (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as 40 hex digits), and
+    the bots that made at least `CRAWLER_SHARE` of its bot requests, most first. Empty for a
+    family whose every view names the commit (`src/commit/`: its robots.txt lines do)."""
+    if not in_path(family):
+        return [], []
+    names = members(traffic, settings, host, family)
+    wide = family.startswith(f"/{PATH}/")
+    routes = []
+    for pattern in names:
+        route = commit_route(pattern, wide)
+        if route is None or route[1] == REF_KIND:
+            continue
+        routes.append(_server_route(route[0], route[2]))
+    if not routes:
+        return [], []
+    bots = (
+        traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN).is_in(names))
+        .group_by(s.BOT_NAME).agg(pl.col(s.REQUESTS).sum())
+        .filter(pl.col(s.REQUESTS) >= CRAWLER_SHARE * pl.col(s.REQUESTS).sum())
+        .sort([s.REQUESTS, s.BOT_NAME], descending=[True, False])
+    )
+    return sorted(set(routes)), bots[s.BOT_NAME].drop_nulls().to_list()
+
+
+def _server_route(prefix: str, deeper: bool) -> str:
+    """A server rule's route (`server_rules.route_regex`) for a commit route (`commit_route`):
+    `*` for any one segment, `{commit}` for 40 hex digits, a trailing `/` where the path goes
+    on (`/*/*/-/tree/{commit}/`), none where the commit ends it (`/*/*/-/commits/{commit}`)."""
+    return re.sub(r"\{[a-z]+\}", "*", prefix) + "{commit}" + ("/" if deeper else "")
+
+
+def _path_rule(
+    finding: f.Finding, by_pattern: Mapping[str, list[str]], content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """`robots_rule` for a family whose commit is a path segment: a line per view that names
+    the kind of ref before the commit (Gitea's `/OWNER/REPO/src/commit/SHA/`, beside
+    `src/branch/` and `src/tag/`: `Disallow: /*/*/src/commit/`), each checked by
+    `robots.choose`. A view that takes a branch's name as well as a commit (`/-/tree/SHA/`
+    and `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
+    (RFC 9309) has `*` and `$` only, and `*` in the commit's place takes the branch's pages
+    people read; the reason says so, and `server_targets` gives the server rules that can."""
+    from logtrap import robots
+
+    family = finding.pattern or ""
+    wide = family.startswith(f"/{PATH}/")
+    lines: list[str] = []
+    blocked: list[str] = []
+    refusals: list[str] = []
+    narrowed = False
+    named: dict[str, list[str]] = {}  # route -> URLs, views naming the commit
+    branchy: dict[str, list[str]] = {}  # server route -> URLs, views taking a branch's name too
+    for pattern, urls in sorted(by_pattern.items()):
+        route = commit_route(pattern, wide)
+        if route is None:
+            continue
+        prefix, view, deeper = route
+        if view == REF_KIND:
+            named.setdefault(prefix, []).extend(urls)
+        else:
+            branchy.setdefault(_server_route(prefix, deeper), []).extend(urls)
+    if len(named) > MAX_RULE_LINES:
+        refusals.append(f"the views that name the commit would take more than {MAX_RULE_LINES} lines")
+        named = {}
+    for route, urls in sorted(named.items()):
+        got, status, why = robots.choose(finding.kind, route, urls, content, settings, known)
+        if status == "withheld":
+            refusals.append(why)
+            continue
+        lines += got
+        blocked += urls
+        narrowed = narrowed or status == "narrowed"
+    if branchy:
+        shown = ", ".join(sorted(branchy)[:MAX_RULE_LINES])
+        why_open = (
+            f"the commit id is a path segment after a view that takes a branch's name as well "
+            f"({shown}: `main` as well as a commit): robots.txt (RFC 9309) has only `*` and `$`, "
+            f"no way to say 40 hex digits, so a `*` in the commit's place would block the "
+            f"pages at the branch head people read, and no robots.txt line is drafted for "
+            f"them; the server rules (.htaccess, nginx) refuse the crawler there by a regex "
+            f"of 40 hex digits, or link these views at the branch head, or mark commit-pinned "
+            f"links rel=\"nofollow\""
+        )
+        refusals.insert(0, why_open)
+    if not lines:
+        why = refusals[0] if refusals else "no member names its commit by a path segment"
+        return (), "withheld", why, [u for urls in by_pattern.values() for u in urls]
+    lines = list(dict.fromkeys(lines))
+    ok = (f"blocks all {len(blocked):,} distinct logged URLs of the family's views that name "
+          f"the commit, and none of {len(content):,} content URLs")
+    if not refusals and not narrowed:
+        return tuple(lines), "emitted", ok, blocked
+    return tuple(lines), "narrowed", "; ".join([ok, *(f"left open: {r}" for r in refusals)]), blocked
 
 
 def _level_order(patterns: Sequence[str]) -> list[int]:
@@ -342,6 +647,12 @@ def _literal_levels(patterns: Sequence[str]) -> list[int]:
     depth = min((len(p) for p in paths), default=0)
     return [i for i in range(2, depth - 1)
             if all(p[i] and "{" not in p[i] for p in paths)]
+
+
+def _segment(pattern: str, level: int) -> str:
+    """A pattern's path segment at a level ("" past its end): `/cgit/r/diff/x?id`, 3 -> `diff`."""
+    segs = pattern.partition("?")[0].split("/")
+    return segs[level] if level < len(segs) else ""
 
 
 def _kept(pattern: str, level: int) -> str:

@@ -52,11 +52,13 @@ ADVICE = (
 )
 
 FAMILY_ADVICE = (
-    "These patterns differ only in literal path segments (a code browser's repositories, "
-    "views and files) and together take most of the crawl budget: every file at every "
-    "commit, each URL new, the same bytes again and again. Disallow the views asked for at "
-    "a commit in robots.txt (the rule below keeps the pages people read open), and link "
-    "file views at the branch head, or mark commit-pinned links rel=\"nofollow\"."
+    "These patterns differ only in literal path segments (a code browser's owners, "
+    "repositories, views and files) and together take most of the crawl budget: every file "
+    "at every commit, each URL new, the same bytes again and again. Disallow the views asked "
+    "for at a commit in robots.txt (the rule below keeps the pages people read open); where "
+    "a view takes a branch's name as well as a commit, robots.txt cannot tell them apart, and "
+    "the server rules refuse the crawlers on its commits only. Link file views at the branch "
+    "head, or mark commit-pinned links rel=\"nofollow\"."
 )
 
 _KEYS = [s.HOST, s.PATTERN]
