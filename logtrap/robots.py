@@ -915,7 +915,7 @@ def host_rules(
         done.add(key)
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
-        rule = _rule(finding, traffic, content + others, known, settings)
+        rule = _rule(finding, traffic, _unsearched(finding, content) + others, known, settings)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
         # the trap: another pattern's pages, which no content list holds where only bots
@@ -935,6 +935,34 @@ def host_rules(
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
     return HostRules(rules, len({u for u, _ in content}), total)
+
+
+def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`content` without, for an internal search's finding, the log's pages of its own search:
+    its path, a search parameter (`/search?q=shoes&page=2` people read beside the trap
+    `/search?q`, on a pattern no finding names). A search's results are no content to keep
+    its rule off: they kept `Disallow: /search?q=` from a search bots spammed with 21,000
+    requests. A sitemap's search URL stays content: the admin listed it.
+
+    >>> x = f.Finding("internal_search", "warning", "-", "/{lang}/search?q", 9, 9, (),
+    ...               {"search_params": "q"})
+    >>> _unsearched(x, [("/en/search?page=2&q=a", "log"), ("/en/search?q=a", "sitemap"),
+    ...                 ("/en/search?page=2", "log"), ("/en/shop?q=a", "log")])
+    [('/en/search?q=a', 'sitemap'), ('/en/search?page=2', 'log'), ('/en/shop?q=a', 'log')]
+    """
+    names = {n.lower() for n in str(finding.evidence.get("search_params") or "").split("&") if n}
+    if finding.kind != "internal_search" or not names:
+        return content
+    path = (finding.pattern or "").partition("?")[0]
+    same = re.compile("".join("[^/]+" if _PLACEHOLDER.fullmatch(p) else re.escape(p)
+                              for p in re.split(f"({_PLACEHOLDER.pattern})", path)))
+
+    def searched(url: str) -> bool:
+        where, _, query = url_path(url).partition("?")
+        params = {pair.partition("=")[0].lower() for pair in query.split("&")}
+        return bool(params & names) and same.fullmatch(where) is not None
+
+    return [(u, why) for u, why in content if why == "sitemap" or not searched(u)]
 
 
 def _rule(

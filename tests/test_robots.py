@@ -867,3 +867,18 @@ def test_a_booking_walk_past_the_horizon_is_blocked_from_there_on_the_dates_stil
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /hotel/*/book?checkin={p}" for p in months), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in urls if not allowed(text, u)] == [u for u in urls if u >= "/hotel/7/book?checkin=2028-02"]
+
+
+def test_a_search_rule_is_not_kept_off_by_the_searchs_own_pages_people_read():
+    # bots spammed /search?q= 21,000 times; people's own searches paged on (`&page=2`, a
+    # pattern no finding names) were content, and withheld `Disallow: /search?q=`
+    spam = [f"/search?q=casino-{i}" for i in range(60)]
+    people = [f"/search?q=reset+{i}&page=2" for i in range(5)] + ["/help/reset", "/shop?q=x"]
+    traffic = traffic_of(requests_frame(bots(spam) + humans(people)))
+    findings = to_frame([Finding("internal_search", "critical", "-", "/search?q", 60, 60, tuple(spam[:5]),
+                                 {"search_params": "q", "search_path": True})])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (("Disallow: /search?q=",), "emitted")
+    # a search page the sitemap lists is the admin's content: it still keeps the line off
+    (rule,) = robots.host_rules(findings, traffic, "-", ["/search?q=reset+1&page=2"], Settings()).rules
+    assert rule.status != "emitted" and "/search?q=reset+1&page=2 (sitemap)" in rule.reason
