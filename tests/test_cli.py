@@ -142,7 +142,7 @@ Pattern          Bot requests   Share   Unique URLs   Top bots
 /article/{{n}}                2   33.3%             2   Googlebot 2
 
 {FINDING}
-Rules that block these traps (robots.txt, .htaccess, nginx): run logtrap suggest on the same logs.
+Rules for these traps (robots.txt, .htaccess, nginx), each checked not to block a real page, or why none can be: run logtrap suggest on the same logs.
 """
 
 

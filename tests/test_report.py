@@ -180,7 +180,7 @@ WARNING calendar example.com /calendar?date
   Examples: /calendar?date=2030-01
             /evil/<img src=x onerror=alert(2)>
 
-Rules that block these traps (robots.txt, .htaccess, nginx): run logtrap suggest on the same logs.
+Rules for these traps (robots.txt, .htaccess, nginx), each checked not to block a real page, or why none can be: run logtrap suggest on the same logs.
 """
 
 

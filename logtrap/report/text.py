@@ -399,8 +399,10 @@ def summary_view(analysis: "Analysis", top: int = TOP_PATTERNS) -> list[Renderab
     out = [*budget_view(analysis.patterns, top), "", *findings_view(analysis.findings)]
     out += crowds_view(analysis.crowds)
     if analysis.findings.height:
-        out += ["", "Rules that block these traps (robots.txt, .htaccess, nginx): "
-                    "run [bold]logtrap suggest[/bold] on the same logs."]
+        # not "rules that block them": suggest may withhold every one, and says why
+        out += ["", "Rules for these traps (robots.txt, .htaccess, nginx), each checked not to "
+                    "block a real page, or why none can be: run [bold]logtrap suggest[/bold] on "
+                    "the same logs."]
     return out
 
 
