@@ -117,6 +117,7 @@ class Settings:
     # session_id: one page copied under a new parameter value on nearly every request
     session_id_min_urls: int = 20  # distinct values needed (judgement)
     session_id_min_copies: float = 5.0  # URLs per page with the parameter removed (judgement)
+    session_id_min_named_copies: float = 2.0  # ...for a parameter named as a session (sid, phpsessid): its name says what the copies are; a forum's 9,000 topics crawled 3.8 times each in a week are a trap (judgement)
     session_id_min_new_share: float = 0.5  # distinct values per request: "a new value on nearly every request" (judgement)
     session_id_min_value_length: int = 8  # an unknown parameter's values must look like ids this long (judgement)
 

@@ -509,6 +509,24 @@ def test_session_id_counts_the_pages_of_an_uneven_trap_past_the_url_sample():
     assert row[s.WASTED_REQUESTS] == 9_900 - ev["pages"]
 
 
+def test_session_id_fires_on_a_forums_topics_each_crawled_under_a_few_session_ids():
+    # phpBB: 300 topics, each fetched under 3 or 4 new `sid`s in a week (24% of the bot
+    # budget); 3.5 copies per URL were under the 5 a parameter found by its values needs
+    copies = [(f"/viewtopic.php?f={t % 7}&t={t}&sid={(t * 4 + c) * 7919:032x}", 14000 + 61 * t)
+              for t in range(300) for c in range(3 + t % 2)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in copies]
+    row = _one(_findings(session_id, rows, settings=Settings()))
+    assert (row[s.PATTERN], row["evidence"]["session_param"], row[s.REQUESTS]) == (
+        "/viewtopic.php?f&sid&t", "sid", 1050)
+    # the same copies under a name that says nothing need five per URL
+    named_not = [{**r, s.URL: r[s.URL].replace("sid=", "vid=")} for r in rows[-len(copies):]]
+    assert _findings(session_id, content_rows() + named_not, settings=Settings()).height == 0
+    # and a `sid` naming stories (PHP-Nuke: a page of its own each) is no session
+    stories = [{**BOT, s.URL: f"/modules.php?name=News&file=article&sid={n}", s.BYTES: 9000 + 71 * n}
+               for n in range(300)]
+    assert _findings(session_id, content_rows() + stories, settings=Settings()).height == 0
+
+
 def test_session_id_silent_on_numeric_ids_that_select_content():
     # a shop's product variants (/products/blue-shirt?variant=40123456789): one page per
     # product, each variant id a database number, crawled once each in a week's log. Duplicate

@@ -8,7 +8,8 @@ that select content, such as a product's `?variant=40123456789`). Removing the p
 it copies. A pattern is a session-id trap when
 
 - at least `session_id_min_urls` sampled URLs carry the parameter,
-- they copy few pages: a URL's page has at least `session_id_min_copies` copies, on average
+- they copy few pages: a URL's page has at least `session_id_min_copies` copies (for a
+  parameter named as a session, `session_id_min_named_copies`), on average
   over URLs (`copies_per_url`: a few pages copied fifty times are a trap even among many
   copied once; estimated from the pairs of sampled URLs that copy one page, so that a
   site-wide trap whose pages outnumber the sample is seen too; `urls_per_page` is the plain
@@ -215,7 +216,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .with_columns((pl.col(s.UNIQUE_URLS) / pl.col("pages")).round(1).alias("urls_per_page"))
         .filter(
             (pl.col("sampled_urls") >= settings.session_id_min_urls)
-            & (pl.col("copies_per_url") >= settings.session_id_min_copies)
+            # a session's name says what the copies are: a forum's topics, each crawled under
+            # a few session ids in a week, are the trap however many topics there are
+            & (pl.col("copies_per_url") >= pl.when(named).then(settings.session_id_min_named_copies)
+               .otherwise(settings.session_id_min_copies))
             & (pl.col("new_value_share") >= settings.session_id_min_new_share)
             & (pl.col("one_size_share") >= 0.5)
             # found by its values alone, it needs crawlers' URLs: pages people read under
