@@ -527,6 +527,26 @@ def test_session_id_fires_on_a_forums_topics_each_crawled_under_a_few_session_id
     assert _findings(session_id, content_rows() + stories, settings=Settings()).height == 0
 
 
+def test_session_id_fires_on_a_login_link_that_carries_every_page():
+    # Drupal's /user/login?destination=<the page>: the login form again per page of the site,
+    # its hidden field echoing the page (sizes a few bytes apart), fetched again and again
+    pages = [f"/news/{2020 + i % 5}/story-{i}" for i in range(400)]
+    logins = [(f"/user/login?destination={u}", 14800 + len(u)) for u in pages for _ in range(2)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in logins]
+    row = _one(_findings(session_id, rows))
+    assert (row[s.PATTERN], row["evidence"]["session_param"], row["evidence"]["pages"]) == (
+        "/user/login?destination", "destination", 1)
+    assert row[s.WASTED_REQUESTS] == 799 and row[s.ADVICE] == session_id.RETURN_ADVICE
+    # MediaWiki's returnto takes titles: the name says it all
+    titles = [(f"/index.php?title=Special:UserLogin&returnto=Page_{i}", 9100 + i % 9) for i in range(300)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in titles]
+    assert _one(_findings(session_id, rows))[s.PATTERN] == "/index.php?returnto&title"
+    # a trip's destination is a filter: its values are no pages of the site
+    trips = [(f"/flights?destination={WORDS[i % 9]}-{i}", 14800 + i % 7) for i in range(400)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in trips]
+    assert _findings(session_id, rows).height == 0
+
+
 def test_session_id_silent_on_numeric_ids_that_select_content():
     # a shop's product variants (/products/blue-shirt?variant=40123456789): one page per
     # product, each variant id a database number, crawled once each in a week's log. Duplicate

@@ -26,6 +26,12 @@ what it is: each post again once per comment, the reply form moved under that co
 form's heading names the comment's author, so the copies of a post may differ in size by up to
 `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
 
+So are a login link's return-to parameters (`RETURN_PARAMS`: `/user/login?destination=/news/5`,
+`Special:UserLogin&returnto=Main_Page`, `wp-login.php?redirect_to=`): the login form again for
+every page of the site, echoing the page in a hidden field (within `REPLY_SIZE_SPREAD` of its
+size). Their values are the site's pages, fetched again and again: not new on nearly every
+request, and wasted all the same.
+
 Wasted requests: the pattern's bot requests beyond one per copied page.
 """
 
@@ -59,11 +65,29 @@ REPLY_ADVICE = (
 )
 
 
+# A login or account page's link that carries the page it was clicked on, to go back there
+# after (Drupal's `?destination=`, MediaWiki's `&returnto=`, WordPress's `?redirect_to=`): the
+# login form again for every page of the site. `destination` is a travel site's filter too:
+# it counts only where its values are paths or URLs (`_PATH_VALUE`). Not `redirect` (MediaWiki's
+# `redirect=no` shows a page) nor `next` (a list's cursor).
+RETURN_PARAMS = frozenset({"returnto", "return_to", "returnurl", "return_url", "redirect_to",
+                           "redirect_url", "came_from", "backurl", "back_url", "destination"})
+_PATH_VALUED = frozenset({"destination"})
+_PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
+RETURN_ADVICE = (
+    "Links to the login (or account) page carry the page they were clicked on, to return "
+    "there after: the same form again for every page of the site. Link it without the "
+    "parameter (add it with JavaScript on click, or mark those links rel=\"nofollow\"), then "
+    "Disallow URLs with the parameter in robots.txt; a login page needs no crawling."
+)
+
+
 def named_params(settings: Settings) -> frozenset[str]:
     """The parameter names that say they are a session id or a per-link copy, lowercase: the
-    session names (`patterns.session_params`) and WordPress's `replytocom`. Appended to every
-    link whatever the path, unlike a parameter found by its values alone."""
-    return frozenset(session_params(settings) | {REPLY_PARAM})
+    session names (`patterns.session_params`), WordPress's `replytocom` and the return-to
+    parameters of login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike
+    a parameter found by its values alone."""
+    return frozenset(session_params(settings) | {REPLY_PARAM} | RETURN_PARAMS)
 
 
 _NAME, _BASE = "session_param", "page"
@@ -100,7 +124,11 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     kept = pl.concat_list(
         pl.col("pairs").list.head(pl.col("pos")), pl.col("pairs").list.slice(pl.col("pos") + 1)
     ).list.join("&")
-    query = query.filter(pl.col(_NAME).str.to_lowercase().is_in(known) | looks_like_id).with_columns(
+    # `?destination=paris` is a trip's, `?destination=/news/5` a login link's
+    path_valued = pl.col(_NAME).str.to_lowercase().is_in(sorted(_PATH_VALUED))
+    paths = value.str.contains(_PATH_VALUE).mean().over(*_shape.KEYS, _NAME) >= 0.9
+    named = pl.col(_NAME).str.to_lowercase().is_in(known) & (~path_valued | paths)
+    query = query.filter(named | looks_like_id).with_columns(
         pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.when(kept != "").then(pl.lit("?") + kept))
         .fill_null(_shape.path_of(pl.col(s.URL)))
         .alias(_BASE)
@@ -162,6 +190,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     keys = [*_shape.KEYS, _NAME]
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
     reply = pl.col(_NAME).str.to_lowercase() == REPLY_PARAM
+    returning = pl.col(_NAME).str.to_lowercase().is_in(sorted(RETURN_PARAMS))
     spread = sized.max() - sized.min()
     # a session parameter by its name: its copies may spread over the few bytes a token or
     # nonce takes; one found by its values only must be one exact size (a product's variant
@@ -177,7 +206,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         (
             pl.col("_exact")
             | (named & pl.col("_tight").fill_null(True))
-            | (reply & pl.col("_near").fill_null(False))
+            | ((reply | returning) & pl.col("_near").fill_null(False))
         ).alias("_one_size")
     )
     per_param = (
@@ -220,7 +249,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             # a few session ids in a week, are the trap however many topics there are
             & (pl.col("copies_per_url") >= pl.when(named).then(settings.session_id_min_named_copies)
                .otherwise(settings.session_id_min_copies))
-            & (pl.col("new_value_share") >= settings.session_id_min_new_share)
+            # a login link's return-to values are the site's pages, fetched again and again:
+            # bounded, and wasted all the same
+            & ((pl.col("new_value_share") >= settings.session_id_min_new_share) | returning)
             & (pl.col("one_size_share") >= 0.5)
             # found by its values alone, it needs crawlers' URLs: pages people read under
             # minted-looking ids are a shop's variants (?sku=), not copies
@@ -247,6 +278,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             "new_value_share", "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
         advice=pl.when(reply).then(pl.lit(REPLY_ADVICE))
+        .when(returning).then(pl.lit(RETURN_ADVICE))
         .otherwise(pl.lit(ADVICE)),
     )
 
