@@ -887,6 +887,28 @@ def test_fake_bot_caps_the_address_list():
     assert evidence(out)["fake_address_count"] == 2
 
 
+def test_growing_pattern_host_level_says_filters_where_new_patterns_are_new_parameter_sets():
+    # a shop's layered navigation: each day new sets of filters on the category pages seen
+    # from day one, a pattern each; the advice was about relative links nesting deeper
+    import itertools
+
+    names = ["climate", "color", "material", "price", "size", "style"]
+    sets = [c for n in (2, 3) for c in itertools.combinations(names, n)]
+    rows = articles(50) + [req(f"/c{k}.html", f"/c{k}.html", size=9000 + k) for k in range(4)]
+    for day in range(8):
+        for j in (0, 1):
+            chosen = sets[2 * day + j]
+            path = f"/c{(day + j) % 4}.html"
+            query = "&".join(f"{n}={day}" for n in reversed(chosen))
+            rows.append(req(f"{path}?{query}", f"{path}?{'&'.join(chosen)}",
+                            at=T0 + timedelta(days=day, minutes=j), size=5000))
+    host = growing_pattern.detect(traffic_of(rows), Settings()).filter(pl.col(s.PATTERN).is_null())
+    assert host[s.ADVICE].to_list() == [growing_pattern.FILTERS_ADVICE]
+    # links nesting deeper: new paths, the relative links' advice
+    out = growing_pattern.detect(traffic_of(deeper_each_day(lambda k: f"level{k}")), Settings())
+    assert out.filter(pl.col(s.PATTERN).is_null())[s.ADVICE].to_list() == [growing_pattern.HOST_ADVICE]
+
+
 def test_growing_pattern_host_level_ignores_scanner_probes():
     # a scanner probes two new paths a day on a real site: answered 404, not a growing site
     rows = []

@@ -98,6 +98,17 @@ HOST_ADVICE = (
     "answer 404 for paths that do not exist."
 )
 
+# ...where most of the new patterns are new sets of query parameters on paths already seen
+# (a shop's layered navigation: filters, sorts and views combined on every category)
+FILTERS_ADVICE = (
+    "The number of distinct URL patterns keeps growing: crawlers keep finding new "
+    "combinations of query parameters (filters, sorts and views combined on listings), each "
+    "too thin to judge alone. Link filter combinations with rel=nofollow, keep one canonical "
+    "parameter order (and rel=canonical to the unfiltered page), and stop generating links "
+    "for combinations beyond one or two filters; then Disallow the multi-parameter URLs in "
+    "robots.txt."
+)
+
 COPY_ADVICE = (
     "These URLs are pages of the site under a parameter that does not change them (a "
     "referral or campaign link people share; link previewers and crawlers follow it from "
@@ -489,11 +500,21 @@ def _host_findings(
     if rows.height == 0:
         return f.empty_findings()
     late_start = grid[s.WINDOW][grid.height - n]
-    late = born.filter(pl.col(s.WINDOW) >= late_start).join(traffic.patterns, on=_KEYS)
+    path = _shape.path_of(pl.col(s.PATTERN)).alias("_path")
+    seen = born.filter(pl.col(s.WINDOW) < late_start).select(s.HOST, path).unique()
+    late = (
+        born.filter(pl.col(s.WINDOW) >= late_start)
+        .join(traffic.patterns, on=_KEYS)
+        .with_columns(path)
+        .join(seen.with_columns(pl.lit(True).alias("_seen_path")), on=[s.HOST, "_path"], how="left")
+    )
     totals = late.group_by(s.HOST).agg(
         pl.col(s.REQUESTS).sum(),
         pl.col(s.BOT_REQUESTS).sum().alias(s.WASTED_REQUESTS),
         pl.col(s.PATTERN).sort().head(f.MAX_EXAMPLES).alias("late_patterns"),
+        # new sets of parameters on a path seen before: filters combined, not new paths
+        (pl.col(s.PATTERN).str.contains("?", literal=True) & pl.col("_seen_path").fill_null(False))
+        .mean().alias("_filters_share"),
     ).filter(pl.col(s.WASTED_REQUESTS) > 0)  # new pages people found: no crawl wasted
     late_urls = traffic.urls.join(late.select(_KEYS), on=_KEYS, how="semi")
     examples = _examples(late_urls, [s.HOST])
@@ -532,7 +553,8 @@ def _host_findings(
             "urls_per_size",
             "shell_urls",
         ],
-        advice=HOST_ADVICE,
+        advice=pl.when(pl.col("_filters_share") >= 0.5).then(pl.lit(FILTERS_ADVICE))
+        .otherwise(pl.lit(HOST_ADVICE)),
     )
 
 
