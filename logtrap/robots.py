@@ -313,7 +313,15 @@ _DATE_VALUE = re.compile(r"^\d{4}([-/._]?\d{1,2}){0,2}$")
 
 
 def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
-    """(key parameters, other parameters worth a rule) for a trap's query parameters."""
+    """(key parameters, other parameters worth a rule) for a trap's query parameters: those
+    that vary, then those with one value in every trap URL (MediaWiki's red links,
+    `?title=X&action=edit&redlink=1`: `&redlink=` is the trap's mark where `title` names
+    content and a line by the count of parameters takes the site's other views).
+
+    >>> _key_params("growing_pattern", _pairs(["/w?title=A&action=edit&redlink=1",
+    ...                                         "/w?title=B&action=edit&redlink=1"]))
+    ([], ['title', 'action', 'redlink'])
+    """
     params = _params(pairs)
     hint = _KEY_NAMES.get(kind)
     dated = set()
@@ -322,8 +330,7 @@ def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
         dated = {n for n, vs in values if any(_DATE_VALUE.match(v) for v in vs)}
     key = [n for n, _ in params if n in dated or (hint is not None and hint.match(n))]
     varying = [n for n, count in params if count > 1 and n not in key]
-    rest = varying or [n for n, _ in params if n not in key]
-    return key, rest
+    return key, varying + [n for n, count in params if count == 1 and n not in key]
 
 
 def candidates(

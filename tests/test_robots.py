@@ -882,3 +882,16 @@ def test_a_search_rule_is_not_kept_off_by_the_searchs_own_pages_people_read():
     # a search page the sitemap lists is the admin's content: it still keeps the line off
     (rule,) = robots.host_rules(findings, traffic, "-", ["/search?q=reset+1&page=2"], Settings()).rules
     assert rule.status != "emitted" and "/search?q=reset+1&page=2 (sitemap)" in rule.reason
+
+
+def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
+    # MediaWiki's red links `?title=X&action=edit&redlink=1`: `title` names content and
+    # `?*&*&` took Special:RecentChanges' views; `&redlink=` is the trap's mark
+    red = [f"/index.php?title=Page_{i}&action=edit&redlink=1" for i in range(60)]
+    views = ["/index.php?title=Special:RecentChanges&hidebots=1&limit=100&days=14", "/index.php?title=Main_Page",
+             "/index.php?title=Main_Page&action=history"]
+    traffic = traffic_of(requests_frame(bots(red) + humans(views)))
+    findings = to_frame([Finding("growing_pattern", "warning", "-", "/index.php?action&redlink&title",
+                                 60, 60, tuple(red[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&redlink=",), "narrowed")
