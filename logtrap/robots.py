@@ -783,6 +783,34 @@ def choose(
     return (), "withheld", why
 
 
+def verify(
+    lines: Sequence[str], trap: Sequence[str], content: Sequence[tuple[str, str]],
+    known: Mapping[str, str | None] | None = None,
+) -> tuple[tuple[str, ...], str, str]:
+    """(lines, status, reason) for rule lines given rather than chosen (a parameter's
+    site-wide pair): emitted where they block every trap URL and no content URL, as `choose`
+    checks its own (the bulk matcher, then Protego); else withheld, naming the URL.
+
+    >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")])[1:]
+    ('withheld', 'Disallow: /*?sid= would block content URL /b?sid=2 (sitemap)')
+    """
+    lines = tuple(lines)
+    if not trap:
+        return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
+    urls = _Urls.of(trap, content, known or {})
+    [(on_trap, on_content)] = urls.verdicts([lines])
+    if on_content:
+        hit = urls.content[on_content[0]]
+        line = next((ln for ln in lines if all(blocked(matcher((ln,)), [hit[0]]))), lines[0])
+        return (), "withheld", f"{line} would block content URL {_hit_text(hit)}"
+    if len(on_trap) < len(trap):
+        hit_rows = set(on_trap)
+        missed = next(url for i, url in enumerate(trap) if i not in hit_rows)
+        return (), "withheld", f"{'; '.join(lines)} would not block its logged URL {missed}"
+    ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
+    return _confirmed(lines, "emitted", ok, urls)
+
+
 def _lines(units: Sequence[_Unit]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for u in units for line in u.lines))
 
