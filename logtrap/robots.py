@@ -33,6 +33,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
+from logtrap.detectors import _param as param
 from logtrap.detectors import calendar, growing_pattern, session_id
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -790,6 +791,34 @@ def choose(
     return (), "withheld", why
 
 
+def verify(
+    lines: Sequence[str], trap: Sequence[str], content: Sequence[tuple[str, str]],
+    known: Mapping[str, str | None] | None = None,
+) -> tuple[tuple[str, ...], str, str]:
+    """(lines, status, reason) for rule lines given rather than chosen (a parameter's
+    site-wide pair): emitted where they block every trap URL and no content URL, as `choose`
+    checks its own (the bulk matcher, then Protego); else withheld, naming the URL.
+
+    >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")])[1:]
+    ('withheld', 'Disallow: /*?sid= would block content URL /b?sid=2 (sitemap)')
+    """
+    lines = tuple(lines)
+    if not trap:
+        return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
+    urls = _Urls.of(trap, content, known or {})
+    [(on_trap, on_content)] = urls.verdicts([lines])
+    if on_content:
+        hit = urls.content[on_content[0]]
+        line = next((ln for ln in lines if all(blocked(matcher((ln,)), [hit[0]]))), lines[0])
+        return (), "withheld", f"{line} would block content URL {_hit_text(hit)}"
+    if len(on_trap) < len(trap):
+        hit_rows = set(on_trap)
+        missed = next(url for i, url in enumerate(trap) if i not in hit_rows)
+        return (), "withheld", f"{'; '.join(lines)} would not block its logged URL {missed}"
+    ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
+    return _confirmed(lines, "emitted", ok, urls)
+
+
 def _lines(units: Sequence[_Unit]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for u in units for line in u.lines))
 
@@ -896,6 +925,10 @@ def host_rules(
         pl.col(s.ADVICE).ne_missing(growing_pattern.COPY_ADVICE),
     )
     shaped = set(mine.filter(pl.col(s.KIND).is_in(SHAPE_KINDS))[s.PATTERN].to_list())
+    # the patterns a parameter's site-wide lines rule: their URLs are its trap, no content,
+    # and their symptoms need no rule of their own (detectors/_param.py)
+    covered = param.covered(mine, traffic)
+    shaped |= set(covered[s.PATTERN].to_list())
     # the pages people read on patterns whose pages can be real: no rule may block them,
     # whichever trap's it is (a calendar's rule over `?season=` blocked the seasons people
     # read on its sibling pattern `?season=&week=`)
@@ -905,7 +938,7 @@ def host_rules(
     trapped = set(mine.filter(~own_kind)[s.PATTERN].drop_nulls().to_list())
     own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
     own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
-    traps = mine.select(s.HOST, s.PATTERN).unique()
+    traps = pl.concat([mine.select(s.HOST, s.PATTERN), covered]).unique()
     traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL))
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
@@ -977,8 +1010,11 @@ def _rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> RobotsRule:
     pattern = finding.pattern or ""
-    if family.is_family(pattern):  # a finding over many patterns alike (detectors/_family.py)
-        lines, status, reason, trap = family.robots_rule(finding, traffic, content, known, settings)
+    # a finding over many patterns alike (detectors/_family.py), or made by one parameter
+    # (detectors/_param.py)
+    helper = family if family.is_family(pattern) else param if param.is_param(pattern) else None
+    if helper is not None:
+        lines, status, reason, trap = helper.robots_rule(finding, traffic, content, known, settings)
         examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
         return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)

@@ -19,6 +19,7 @@ from logtrap import robots, robots_file, server_rules
 from logtrap import schema as s
 from logtrap.analysis import Analysis
 from logtrap.detectors import _family
+from logtrap.detectors import _param as param
 from logtrap.detectors.aggressive_bot import deep_route_of, in_routes, route_of, site_folders
 from logtrap.errors import InputError, LogtrapError
 from logtrap.settings import Settings
@@ -130,6 +131,8 @@ def suggest(
         if rules or current is not None:
             by_host[host] = robots_file.render(host, rules, current, content)
         all_robots += rules
+    # a parameter causing the traps of many patterns, ruled pattern by pattern: why
+    notes += param.notes(findings, traffic, settings)
     server = _server_rules(findings, traffic, server, settings)
     if any(r.status != "withheld" and r.lines for r in all_robots):
         notes.append(robots.PITFALL)

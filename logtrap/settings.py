@@ -185,6 +185,10 @@ class Settings:
     growing_pattern_min_new_patterns: int = 5  # new patterns over the last windows, host level (judgement)
     growing_pattern_min_coverage: float = 0.5  # edge windows the logs cover less than half of are left out (judgement)
 
+    # site-wide parameters: one query parameter causing the traps of many patterns of a host is one finding, with one robots.txt rule for the whole site
+    site_param_min_paths: int = 5  # distinct paths the parameter must cause a trap on: a listing, its pages and a sort make two or three patterns of one template; five are the parameter appended across the site's templates (judgement)
+    site_param_min_human_requests: int = 100  # people's requests the host needs before "no person reads a page through the parameter" says anything (as budget_hog_min_human_requests; judgement)
+
     # crowds: an HTTP library, unnamed agent or link previewer sent from many addresses
     crowd_min_addresses: int = 500  # this many addresses are many people's app, not one crawler: a shop's Android app sends okhttp from every phone, while a crawler's fleet, even a large one, has a name (judgement)
     crowd_max_address_share: float = 0.05  # ...as long as no one address sends more than this share of the requests: one scraper among the scripts of its library is no crowd (judgement)

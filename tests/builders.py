@@ -9,6 +9,8 @@ names what the test is about. Times advance one second per row from START unless
 
 from __future__ import annotations
 
+import hashlib
+import random
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -112,3 +114,126 @@ def letters(i: int) -> str:
         i //= 26
         if not i:
             return word
+
+
+# -- a WooCommerce shop ------------------------------------------------------------------------
+
+WOO_CATEGORIES = [
+    "hoodies", "t-shirts", "jackets", "jeans", "shorts", "dresses", "skirts", "sweaters",
+    "socks", "hats", "scarves", "gloves", "sneakers", "boots", "sandals", "bags",
+    "belts", "watches", "sunglasses", "jewellery",
+]  # fmt: skip
+WOO_TAGS = ["organic", "summer", "winter", "sale", "new", "unisex", "vintage", "eco"]
+WOO_ORDERS = ["popularity", "rating", "date", "price", "price-desc"]
+WOO_PER_PAGE = 12  # WooCommerce's default products per listing page
+WOO_BOTS = [
+    {s.IS_BOT: True, s.BOT_NAME: "Googlebot", s.BOT_KIND: "search", s.CLIENT: "66.249.66.1",
+     s.USER_AGENT: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"},
+    {s.IS_BOT: True, s.BOT_NAME: "bingbot", s.BOT_KIND: "search", s.CLIENT: "157.55.39.1",
+     s.USER_AGENT: "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"},
+    {s.IS_BOT: True, s.BOT_NAME: "AhrefsBot", s.BOT_KIND: "seo", s.CLIENT: "54.36.148.1",
+     s.USER_AGENT: "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)"},
+    {s.IS_BOT: True, s.BOT_NAME: "GPTBot", s.BOT_KIND: "ai", s.CLIENT: "20.171.207.1",
+     s.USER_AGENT: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot"},
+]  # fmt: skip
+WOO_BROWSER = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+               "Chrome/124.0.0.0 Safari/537.36")
+
+
+def _stable(text: str, low: int, high: int) -> int:
+    """A number from low to high (excluded), the same for the same text on every run."""
+    return low + int.from_bytes(hashlib.sha1(text.encode()).digest()[:4], "big") % (high - low)
+
+
+def woocommerce(days: int = 10, seed: int = 7, *, products: int = 900) -> list[dict[str, Any]]:
+    """A WooCommerce shop's access log as request rows: people browse the listings (sorting
+    them now and then), read products and add to the cart by AJAX (`POST /?wc-ajax=...`, as
+    the default "AJAX add to cart buttons on archives" does); crawlers read the same pages
+    and also follow every listing's `?add-to-cart=<id>` link, which WooCommerce builds on
+    the listing's own URL (its page and `orderby` kept): a simple product answers the
+    listing again with a "has been added to your cart" notice, a variable one redirects to
+    its product page. The crawlers find a share of those links every day, so each listing's
+    pattern keeps growing (one trap, made by one parameter over many URL patterns).
+    """
+    rng = random.Random(seed)
+    names = [f"{a} {b}" for a in ("Classic", "Organic Cotton", "Slim", "Relaxed", "Vintage Wash",
+                                  "Essential", "Heavyweight", "Lightweight Linen", "Everyday")
+             for b in ("Hoodie", "Tee", "Jacket", "Jeans", "Shorts", "Dress", "Skirt",
+                       "Sweater", "Crew Socks", "Beanie", "Scarf")]  # fmt: skip
+    items = []
+    for i in range(products):
+        pid = 1001 + i
+        name = f"{names[i % len(names)]} {i // len(names) + 1}"
+        items.append({"id": pid, "name": name, "slug": name.lower().replace(" ", "-"),
+                      "category": WOO_CATEGORIES[i % len(WOO_CATEGORIES)],
+                      "tag": WOO_TAGS[_stable(name, 0, len(WOO_TAGS))],
+                      "variable": _stable(f"v{pid}", 0, 5) == 0})  # fmt: skip
+    listings: list[tuple[str, list[dict[str, Any]]]] = [("/shop/", items)]
+    listings += [(f"/product-category/{c}/", [p for p in items if p["category"] == c])
+                 for c in WOO_CATEGORIES]
+    listings += [(f"/product-tag/{t}/", [p for p in items if p["tag"] == t]) for t in WOO_TAGS]
+    pages: list[tuple[str, int, list[dict[str, Any]]]] = []  # (url, size, products shown)
+    for base, shown in listings:
+        for order in [None, *WOO_ORDERS]:
+            ordered = shown if order is None else sorted(
+                shown, key=lambda p: _stable(f"{order}{p['id']}", 0, 10**6))
+            for n in range(0, len(ordered), WOO_PER_PAGE):
+                path = base if n == 0 else f"{base}page/{n // WOO_PER_PAGE + 1}/"
+                url = path if order is None else f"{path}?orderby={order}"
+                pages.append((url, _stable(url, 38_000, 52_000), ordered[n : n + WOO_PER_PAGE]))
+    carts = []  # (url, status, size): what a crawler following an add-to-cart link gets
+    for url, size, shown in pages:
+        for p in shown:
+            link = f"{url}{'&' if '?' in url else '?'}add-to-cart={p['id']}"
+            if p["variable"]:
+                carts.append((link, 302, 0))  # "choose an option": redirected to the product
+            else:  # the listing again, with the notice naming the product
+                carts.append((link, 200, size + 96 + len(p["name"])))
+    rng.shuffle(carts)
+    product_pages = [(f"/product/{p['slug']}/", _stable(p["slug"], 60_000, 90_000)) for p in items]
+    plain = [(u, size) for u, size, _ in pages if "?" not in u]
+    sorted_pages = [(u, size) for u, size, _ in pages if "?" in u]
+    rows: list[dict[str, Any]] = []
+    start = START
+
+    def at(day: int) -> datetime:
+        return start + timedelta(days=day, seconds=rng.randrange(86_400))
+
+    per_day = len(carts) // days + 1
+    for day in range(days):
+        for bot in WOO_BOTS:  # each crawler re-reads part of the catalog every day
+            for url, size in rng.sample(plain, len(plain) // 3) + rng.sample(product_pages, 150):
+                rows.append({**bot, s.TIME: at(day), s.URL: url, s.BYTES: size})
+        for url, status, size in carts[day * per_day : (day + 1) * per_day]:
+            rows.append({**rng.choice(WOO_BOTS), s.TIME: at(day), s.URL: url, s.STATUS: status,
+                         s.BYTES: size})
+        for url, status, size in rng.sample(carts[: day * per_day], min(day * per_day, per_day // 4)):
+            rows.append({**rng.choice(WOO_BOTS), s.TIME: at(day), s.URL: url, s.STATUS: status,
+                         s.BYTES: size})  # a few links fetched again
+        for visit in range(250):  # people
+            client = f"203.0.{rng.randrange(256)}.{rng.randrange(1, 255)}"
+            person = {**HUMAN, s.CLIENT: client, s.USER_AGENT: WOO_BROWSER}
+            when = at(day)
+            trail = [("/", 31_000)] + rng.sample(plain, 2) + rng.sample(product_pages, 2)
+            if rng.random() < 0.3:
+                trail += rng.sample(sorted_pages, 1)  # sorting a listing
+            if rng.random() < 0.2:
+                trail += [("/?wc-ajax=add_to_cart", 420), ("/cart/", 28_000)]
+            for i, (url, size) in enumerate(trail):
+                method = "POST" if "wc-ajax" in url else "GET"
+                rows.append({**person, s.TIME: when + timedelta(seconds=20 * i), s.URL: url,
+                             s.METHOD: method, s.BYTES: size})
+    rows.sort(key=lambda r: r[s.TIME])
+    return rows
+
+
+def combined_lines(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Request rows as an Apache/nginx `combined` log."""
+    out = []
+    for r in rows:
+        r = {**DEFAULTS, **r}
+        when = r[s.TIME].strftime("%d/%b/%Y:%H:%M:%S +0000")
+        size = "-" if r[s.BYTES] is None else r[s.BYTES]
+        out.append(f'{r[s.CLIENT]} - - [{when}] "{r[s.METHOD]} {r[s.URL]} {r[s.PROTOCOL]}" '
+                   f'{r[s.STATUS]} {size} "{r[s.REFERER]}" "{r[s.USER_AGENT]}"\n')
+    return "".join(out)

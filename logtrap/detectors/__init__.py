@@ -15,7 +15,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.detectors import aggressive_bot, budget_hog, fake_bot, growing_pattern
+from logtrap.detectors import _param, aggressive_bot, budget_hog, fake_bot, growing_pattern
 from logtrap.detectors import (
     calendar,
     facets,
@@ -117,6 +117,10 @@ def run_detectors(
     ranked, most severe first: one row per finding in `schema.FINDING_SCHEMA` (kind,
     severity, host, pattern, requests, wasted_requests, examples, evidence as JSON, advice).
 
+    Findings one query parameter causes on many patterns of a host are one finding, of
+    pattern `/{any}?NAME`, where a robots.txt rule for the whole site is safe
+    (`detectors/_param.py`).
+
     Aggregates whose claims were never verified (a `Tally` finished by hand) are verified
     first (`verify_claims`), so that fake_bot is not silently blind. A detector of your own
     that returns anything but a FINDING_SCHEMA frame, or raises, is a `LogtrapError` naming it.
@@ -131,7 +135,9 @@ def run_detectors(
         traffic = verify_claims(traffic, settings)
     frames = [f.empty_findings()]
     frames += [_run(d, traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
-    return f.rank(_not_crowds(pl.concat(frames, how="vertical"), traffic, settings))
+    findings = _not_crowds(pl.concat(frames, how="vertical"), traffic, settings)
+    # one parameter causing the traps of many patterns of a host: one finding (_param.py)
+    return f.rank(_param.merge(findings, traffic, settings))
 
 
 def _run(detector: Detector, traffic: Traffic, settings: Settings) -> pl.DataFrame:
