@@ -955,7 +955,8 @@ def host_rules(
         done.add(key)
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
-        rule = _rule(finding, traffic, _unsearched(finding, content) + others, known, settings)
+        mine_content = _unsearched(finding, content) + others
+        rule = _rule(finding, traffic, mine_content, known, settings)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
         # the trap: another pattern's pages, which no content list holds where only bots
@@ -968,7 +969,7 @@ def host_rules(
             # chosen again with those pages as content (a year rule may spare them), and
             # withheld if it still reaches one
             unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
-            rule = _spanning(_rule(finding, traffic, content + others + unnamed, known, settings),
+            rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
                              untrapped)
         rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
@@ -979,16 +980,19 @@ def host_rules(
 
 def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`content` without, for an internal search's finding, the log's pages of its own search:
-    its path, a search parameter (`/search?q=shoes&page=2` people read beside the trap
-    `/search?q`, on a pattern no finding names). A search's results are no content to keep
-    its rule off: they kept `Disallow: /search?q=` from a search bots spammed with 21,000
-    requests. A sitemap's search URL stays content: the admin listed it.
+    its path, a search parameter with a term (`/search?q=shoes&page=2` people read beside the
+    trap `/search?q`, on a pattern no finding names). A search's results are no content to
+    keep its rule off: they kept `Disallow: /search?q=` from a search bots spammed with 21,000
+    requests. A page with an empty search box (`/search?q=&cat=shoes`, a category's list)
+    stays content, as internal_search leaves it alone; so does a sitemap's search URL: the
+    admin listed it.
 
     >>> x = f.Finding("internal_search", "warning", "-", "/{lang}/search?q", 9, 9, (),
     ...               {"search_params": "q"})
     >>> _unsearched(x, [("/en/search?page=2&q=a", "log"), ("/en/search?q=a", "sitemap"),
-    ...                 ("/en/search?page=2", "log"), ("/en/shop?q=a", "log")])
-    [('/en/search?q=a', 'sitemap'), ('/en/search?page=2', 'log'), ('/en/shop?q=a', 'log')]
+    ...                 ("/en/search?page=2", "log"), ("/en/shop?q=a", "log"),
+    ...                 ("/en/search?q=&cat=bags", "log")])
+    [('/en/search?q=a', 'sitemap'), ('/en/search?page=2', 'log'), ('/en/shop?q=a', 'log'), ('/en/search?q=&cat=bags', 'log')]
     """
     names = {n.lower() for n in str(finding.evidence.get("search_params") or "").split("&") if n}
     if finding.kind != "internal_search" or not names:
@@ -999,8 +1003,9 @@ def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tupl
 
     def searched(url: str) -> bool:
         where, _, query = url_path(url).partition("?")
-        params = {pair.partition("=")[0].lower() for pair in query.split("&")}
-        return bool(params & names) and same.fullmatch(where) is not None
+        terms = {name.lower() for name, _, value in (pair.partition("=") for pair in query.split("&"))
+                 if value and value != "+"}
+        return bool(terms & names) and same.fullmatch(where) is not None
 
     return [(u, why) for u, why in content if why == "sitemap" or not searched(u)]
 

@@ -882,6 +882,11 @@ def test_a_search_rule_is_not_kept_off_by_the_searchs_own_pages_people_read():
     # a search page the sitemap lists is the admin's content: it still keeps the line off
     (rule,) = robots.host_rules(findings, traffic, "-", ["/search?q=reset+1&page=2"], Settings()).rules
     assert rule.status != "emitted" and "/search?q=reset+1&page=2 (sitemap)" in rule.reason
+    # a category's list behind an empty search box is a page people read, not a search
+    lists = traffic_of(requests_frame(bots(spam) + humans(people + ["/search?q=&cat=bags"])))
+    (rule,) = robots.host_rules(findings, lists, "-", [], Settings()).rules
+    assert (rule.lines, rule.reason) == (
+        (), "Disallow: /search?q= would block content URL /search?q=&cat=bags (log)")
 
 
 def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
