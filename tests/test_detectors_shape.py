@@ -521,6 +521,11 @@ def test_session_id_fires_on_a_forums_topics_each_crawled_under_a_few_session_id
     # the same copies under a name that says nothing need five per URL
     named_not = [{**r, s.URL: r[s.URL].replace("sid=", "vid=")} for r in rows[-len(copies):]]
     assert _findings(session_id, content_rows() + named_not, settings=Settings()).height == 0
+    # nor a `sid` naming one of three stores: the same products a few bytes apart per store,
+    # two values or three for 300 URLs; a session mints one per visit
+    stores = [{**BOT, s.URL: f"/product/{n}?sid={k}", s.BYTES: 9000 + 71 * n + k}
+              for n in range(300) for k in (1, 2, 3)]
+    assert _findings(session_id, content_rows() + stores, settings=Settings()).height == 0
     # and a `sid` naming stories (PHP-Nuke: a page of its own each) is no session
     stories = [{**BOT, s.URL: f"/modules.php?name=News&file=article&sid={n}", s.BYTES: 9000 + 71 * n}
                for n in range(300)]

@@ -138,10 +138,11 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         .with_columns(
             pl.col(s.URL).str.extract(r";([^/?;=]+)=", 1).alias(_NAME),
             pl.col(s.URL).str.replace(r";[^/?;=]+=[^/?;]*", "").alias(_BASE),
+            pl.col(s.URL).str.extract(r";[^/?;=]+=([^/?;]*)", 1).alias("value"),
         )
         .filter(pl.col(_NAME).str.to_lowercase().is_in(known))
     )
-    cols = [*urls.columns, _NAME, _BASE]
+    cols = [*urls.columns, _NAME, _BASE, "value"]
     return pl.concat([query.select(cols), matrix.select(cols)])
 
 
@@ -227,6 +228,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .join(
             pairs.group_by(keys).agg(
+                # values per sampled URL: a session mints one per visit, a store's `sid=1..3`
+                # names three stores however many URLs carry them
+                (pl.col("value").n_unique() / pl.len()).alias("_value_share"),
                 pl.col(s.BOT_REQUESTS).sum().alias("sampled_bot"),
                 pl.col(s.REQUESTS).sum().alias("sampled_requests"),
                 pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_sampled"),
@@ -251,6 +255,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
                .otherwise(settings.session_id_min_copies))
             # a login link's return-to values are the site's pages, fetched again and again:
             # bounded, and wasted all the same
+            & (pl.col("_value_share") >= settings.session_id_min_new_share)
             & ((pl.col("new_value_share") >= settings.session_id_min_new_share) | returning)
             & (pl.col("one_size_share") >= 0.5)
             # found by its values alone, it needs crawlers' URLs: pages people read under
