@@ -491,3 +491,18 @@ def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it
         "of 512 requests wasted by its measure (evidence: --json, --markdown)",
         "WARNING growing_pattern b.example /?sid",
     ]
+    # under a finding past the first three of its folder (counted, not shown) the line would
+    # go unseen: the growing pattern keeps its card
+    facets = [finding("facets", "warning", f"/shop/cat{i}?a&b&c", 800 - i) for i in range(5)]
+    findings = to_frame([*facets, finding("growing_pattern", "warning", "/shop/cat4?a&b&c", 700)])
+    console = Console(width=300, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(f.rank(findings)))
+    lines = [line for line in console.export_text().splitlines()
+             if line.startswith(("WARNING", "  Also", "Findings", "  ..."))]
+    assert lines == [
+        "Findings: 0 critical, 6 warning, 0 info",
+        *(f"WARNING facets /shop/cat{i}?a&b&c" for i in range(3)),
+        "  ... and 2 more facets findings under /shop/ (2 warning), likely the same trap: "
+        "/shop/cat3?a&b&c, /shop/cat4?a&b&c (all of them: --json, --markdown)",
+        "WARNING growing_pattern /shop/cat4?a&b&c",
+    ]

@@ -301,15 +301,25 @@ _GENERIC_KINDS = {
 }
 
 
+def _group(x: f.Finding) -> tuple[str, str | None, str]:
+    """The findings of one kind under one folder (`trap_root`): likely one trap's."""
+    return (x.kind, x.host, trap_root(x.pattern))
+
+
 def _folded(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     """Generic findings (`_GENERIC_KINDS`) to show as a line under another finding on the same
     host and pattern, by that finding's index: only under one at least as severe, so a
-    generic finding never loses its rank. The session id's pattern is one trap, not two."""
+    generic finding never loses its rank, and only under one shown in full (not past the
+    first `SHOWN_PER_ROOT` of its group, where the line would go unseen). The session id's
+    pattern is one trap, not two."""
     rank = {sev: i for i, sev in enumerate(s.SEVERITIES)}
     named: dict[tuple[str | None, str], int] = {}
+    seen: dict[tuple[str, str | None, str], int] = {}
     for i, x in enumerate(records):
         if x.kind not in _GENERIC_KINDS and x.pattern is not None:
-            named.setdefault((x.host, x.pattern), i)  # the most severe: records are ranked
+            seen[_group(x)] = seen.get(_group(x), 0) + 1
+            if seen[_group(x)] <= SHOWN_PER_ROOT:
+                named.setdefault((x.host, x.pattern), i)  # the most severe: records are ranked
     under: dict[int, list[f.Finding]] = {}
     for x in records:
         i = named.get((x.host, x.pattern)) if x.kind in _GENERIC_KINDS and x.pattern else None
@@ -341,7 +351,7 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     for i, x in enumerate(records):
         if id(x) in folded:
             continue
-        group = (x.kind, x.host, trap_root(x.pattern))
+        group = _group(x)
         shown[group] = shown.get(group, 0) + 1
         if x.pattern is not None and shown[group] > SHOWN_PER_ROOT:
             hidden.setdefault(group, []).append(x)
