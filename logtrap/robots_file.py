@@ -103,13 +103,24 @@ def _covers(wide: str, narrow: str) -> bool:
 
 
 def _literal(path: str) -> str:
-    """The text every path a robots.txt pattern matches starts with: up to its first `*`/`$`."""
-    return re.split(r"[*$]", path, maxsplit=1)[0]
+    """The text every path a robots.txt pattern matches starts with: up to its first `*`/`$`,
+    and before its first `%` or non-ASCII character (`/käse/` and `/k%C3%A4se/` are one
+    path to a matcher, which normalises both: cut there, they compare as `/k`).
+
+    >>> _literal("/shop/*?*&"), _literal("/k%C3%A4se/brie"), _literal("/käse/brie")
+    ('/shop/', '/k', '/k')
+    """
+    head = re.split(r"[*$]", path, maxsplit=1)[0]
+    return re.split(r"[%\x80-\U0010ffff]", head, maxsplit=1)[0]
 
 
 def _may_meet(a: str, b: str) -> bool:
     """Whether some path may match both robots.txt patterns: not when neither literal start is
-    a start of the other (a sound test: `/account/login` and `/shop/*?*&` never meet)."""
+    a start of the other (a sound test: `/account/login` and `/shop/*?*&` never meet).
+
+    >>> _may_meet("/käse/brie?a", "/k%C3%A4se/*?*&"), _may_meet("/account/login", "/shop/*?*&")
+    (True, False)
+    """
     la, lb = _literal(a), _literal(b)
     return la.startswith(lb) or lb.startswith(la)
 

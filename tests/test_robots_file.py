@@ -127,6 +127,17 @@ def test_a_line_another_line_covers_is_written_once():
     assert verdicts(elsewhere, urls) == verdicts(every_line, urls)
 
 
+def test_an_allow_line_written_in_utf_8_meets_its_percent_encoded_disallow():
+    # `/käse/` and `/k%C3%A4se/` are one path to a matcher: the covered line stays
+    rules = [star_rule(["Disallow: /k%C3%A4se/*?*&*&"], "growing_pattern", "/k%C3%A4se/{name}?a&b&c"),
+             star_rule(["Disallow: /k%C3%A4se/*?*&"], "facets", "/k%C3%A4se/{name}?a&b")]
+    current = "User-agent: *\nAllow: /käse/brie?a\n"
+    merged = robots_file.render("-", rules, current, 5)
+    every_line = current + "Disallow: /k%C3%A4se/*?*&*&\nDisallow: /k%C3%A4se/*?*&\n"
+    urls = ["/k%C3%A4se/brie?a=1&b=2&c=3", "/k%C3%A4se/brie?a=1&b=2", "/k%C3%A4se/brie?a=1"]
+    assert verdicts(merged, urls) == verdicts(every_line, urls) == [False, True, True]
+
+
 _TRAP_URLS = ["/c/x?a=1&b=2&c=3&d=4", "/c/x?a=1&b=2&c=3", "/c/x?a=1&b=2", "/c/x?a=1"]
 # Allow lines that start like a trap URL (where the longest match decides), or anything
 _ALLOWS = st.one_of(
