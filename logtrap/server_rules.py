@@ -380,11 +380,17 @@ def apache(rules: Sequence[ServerRule], status: int = 403) -> str:
 
 def htaccess(rules: Sequence[ServerRule], status: int = 403) -> str:
     """The .htaccess text: header, LiteSpeed section, Apache section, withheld rules."""
+    # a code host's crawl named only where a rule is about one: a shop's admin would wonder
+    code = any(r.kind == "budget_hog" and r.status != "withheld" for r in rules)
     head = [
         "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
         "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's",
         "# every commit, scoped by user agent AND path (fake search bots: by the addresses that",
         "# failed verification).",
+    ] if code else [
+        "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
+        "# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
+        "# agent AND path (fake search bots: by the addresses that failed verification).",
     ]
     if not any(r.status != "withheld" for r in rules):
         return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"

@@ -341,3 +341,13 @@ def test_servers_accept_rules_for_hostile_agents_and_routes(tmp_path, name, rout
     assert done.returncode == 0, done.stderr
     done = nginx_ok(rules, tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_htaccess_header_names_a_code_hosts_crawl_only_where_a_rule_is_about_one():
+    bot = [sr.rule_for("-", "aggressive_bot", "Bytespider", ["/asl/"])]
+    code = [*bot, sr.rule_for("-", "budget_hog", "ClaudeBot", ["/*/*/-/tree/{commit}/"])]
+    heads = [[line for line in sr.htaccess(rules).splitlines()[:4] if line.startswith("# ")]
+             for rules in (bot, code)]
+    assert heads[0][1:] == ["# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
+                            "# agent AND path (fake search bots: by the addresses that failed verification)."]
+    assert heads[1][1] == "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's"
