@@ -777,6 +777,9 @@ def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another
         # October to December too (`$` ends it); January, a real month, stays open
         ("/calendar/{y}/{m}", 9, ["2026/10$", "2026/11$", "2026/12$"]),
         ("/calendar/{y}/{m}", 4, [f"2026/{m}$" for m in range(5, 13)]),
+        # ...and before a query, its `?` ends it: `$` matched no URL of the walk, and the rule
+        # was withheld
+        ("/calendar/{y}/{m}?view=month", 9, ["2026/10?", "2026/11?", "2026/12?"]),
         # and its days: the day's `/` ends the month
         ("/calendar/{y}/{m}/14", 11, ["2026/12/"]),
         # two digits and a trailing slash: `2026/1` is October to December alone
