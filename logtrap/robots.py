@@ -420,8 +420,9 @@ def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
 # two or no digit
 _MONTH = re.compile(r"([-/._]?)(0[1-9]|1[0-2])(?=\d\d(?!\d)|(?!\d))")
 # ...or one or two digits, then the day's separator (2026-5-1, 2026/11/3), or the end of a
-# path whose last segments are the year and the month (2026/5/, 2026/5$: `_segment_dates`)
-_LOOSE_MONTH = re.compile(r"([-/._])(1[0-2]|[1-9])(?:([-/._])(?=\d)|([/$])$)")
+# path whose last segments are the year and the month (2026/5/, 2026/5$, or 2026/5? before
+# a query: `_segment_dates`)
+_LOOSE_MONTH = re.compile(r"([-/._])(1[0-2]|[1-9])(?:([-/._])(?=\d)|([/$?])$)")
 _LAST_YEAR = 2199  # where a walk into the future is blocked to (judgement: `21` ends it)
 
 
@@ -596,12 +597,16 @@ def _segment_dates(path: str, trap: Sequence[str]) -> tuple[str, list[str]] | No
     """(the path before the year, the dates) of a pattern ending in a year, a month and maybe
     a day in segments of their own (`/calendar/{n}/{n}`), written as in the URL from the year
     on, `$` where the path ends after the month (`2026/1$`: `2026/1` would take October to
-    December too); None where a trap URL holds no such date there (an id, not a year).
+    December too), or `?` where a query follows it (`2026/1?` matches `2026/1?view=month`,
+    RFC 9309 matching `?` as itself, and not `2026/10?view=month`; `$` matches neither);
+    None where a trap URL holds no such date there (an id, not a year).
     Only at the path's end: before a page's own segments (`/2012/01/a-post/`) the year is a
     folder of pages, not a calendar's.
 
     >>> _segment_dates("/c/{n}/{n}", ["/c/2026/12", "/c/2027/1"])
     ('/c/', ['2026/12$', '2027/1$'])
+    >>> _segment_dates("/c/{n}/{n}", ["/c/2026/12?view=month", "/c/2027/1?view=list"])
+    ('/c/', ['2026/12?', '2027/1?'])
     >>> _segment_dates("/c/{n}/{n}/", ["/c/2026/12/", "/c/48113/1/"]) is None
     True
     """
@@ -618,7 +623,8 @@ def _segment_dates(path: str, trap: Sequence[str]) -> tuple[str, list[str]] | No
                 or _MONTH_SEGMENT.fullmatch(tail[1]) is None
                 or (day and _DAY_SEGMENT.fullmatch(tail[2]) is None)):
             return None
-        dates.append("/".join(tail) + ("$" if len(tail) == 2 else ""))
+        end = "?" if "?" in url_path(url) else "$"  # the month's end: the query's, or the URL's
+        dates.append("/".join(tail) + (end if len(tail) == 2 else ""))
     return "/".join(segs[:at]) + "/", dates
 
 

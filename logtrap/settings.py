@@ -110,7 +110,7 @@ class Settings:
     calendar_min_dated_share: float = 0.9  # of the pattern's URLs carry a date, so ids never pass (judgement)
     calendar_min_years: float = 5.0  # dates spanning more than five years (judgement)
     calendar_future_years: float = 2.0  # dates beyond the logs' end plus this are wasted (judgement)
-    calendar_min_future_dates: int = 20  # distinct dates beyond that horizon that make a calendar whatever its span: a "next day" walked on, not a few dates announced; no archive has one (judgement)
+    calendar_min_future_dates: int = 20  # distinct dates beyond that horizon, answering one page, that make a calendar whatever its span: a "next day" walked onto "no rooms", not a few dates announced nor a schedule's pages; no archive has one (judgement)
     calendar_empty_share: float = 0.5  # one size for half the dated pages = the empty month (judgement)
     calendar_min_urls_per_size: float = 5.0  # dated pages per distinct size: a few templates repeated (judgement)
 

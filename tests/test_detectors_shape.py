@@ -1029,3 +1029,31 @@ def test_calendar_fires_on_a_booking_walk_past_the_horizon_however_short_its_spa
     assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/hotel/{n}/book?checkin", 151)
     assert (ev["span_years"], ev["latest"], ev["sampled_future_urls"]) == (2.4, "2028-06", 151)
     assert all(u >= "/hotel/7/book?checkin=2028-02-01" for u in row[s.EXAMPLES])
+
+
+def test_calendar_silent_on_sailings_published_past_the_horizon_each_a_page():
+    # a cruise line's weekly sailings of three ships published to September 2028, 2.7 years
+    # ahead, each a page of its own (its prices, its cabins), people viewing some: the 35
+    # sailings a ship past the horizon were 20 distinct dates or more, every one wasted
+    # whatever its answer, and each ship a calendar whose rule blocked its 35 sailings. A
+    # booking calendar's far dates answer one page ("no rooms"); a schedule's are pages apiece
+    from datetime import date, timedelta
+
+    urls = [f"/cruises/{ship}?sailing={date(2026, 1, 3) + timedelta(weeks=w)}"
+            for ship in ("aurora", "borealis", "celeste") for w in range(144)]
+    sailings = [{**BOT, s.URL: u, s.BYTES: 30000 + 97 * i} for i, u in enumerate(urls)]
+    viewed = [{**r, **HUMAN} for r in sailings[::9]]
+    assert max(urls) == "/cruises/celeste?sailing=2028-09-30"
+    assert _findings(calendar, content_rows() + sailings + viewed).height == 0
+
+
+def test_calendar_silent_on_forum_topics_whose_ids_read_as_years():
+    # `/t/{id}/{page}`: topics 1900-2149, one to three pages each, every page its own size, a
+    # few deleted topics answering 404, people reading some. Read as years and months, ids
+    # 2029 on were "the far future", wasted whatever their answer: a calendar whose rule
+    # (`Disallow: /t/2029/`, `/t/203`, ...) blocked 242 of the 500 topic pages
+    urls = [f"/t/{t}/{p}" for t in range(1900, 2150) for p in range(1, 1 + t % 3 + 1)]
+    pages = [{**BOT, s.URL: u, s.BYTES: 10000 + 13 * i} for i, u in enumerate(urls)]
+    deleted = [{**r, s.STATUS: 404, s.BYTES: 3100} for r in pages[::23]]
+    read = [{**r, **HUMAN} for r in pages[:200:10]]
+    assert _findings(calendar, content_rows() + pages + deleted + read).height == 0

@@ -8,20 +8,26 @@ pattern is a calendar trap when
   `calendar_min_dated_share` of the pattern's sampled URLs (so an id space that happens to
   contain some date-shaped numbers never qualifies),
 - the dates span at least `calendar_min_years`, or at least `calendar_min_future_dates`
-  distinct ones lie past the horizon (`horizon`: a booking calendar's check-in dates walked
-  on day by day for two and a half years; an archive, of results, weather, a newspaper's
-  days, has none, a few dates announced that far ahead are too few, and one far date many
-  URLs carry, an offer's expiry, is one), and
-- they show no new content: some are dated later than the logs' end plus
-  `calendar_future_years`, or one 200 size is shared by at least `calendar_empty_share` of the
-  dated pages (the empty month), or the dated pages repeat a few answers (at least
-  `calendar_min_urls_per_size` dated 200 URLs per distinct size).
+  distinct ones lie past the horizon (`horizon`) and answered no page of their own (a booking
+  calendar's check-in dates walked on day by day for two and a half years, onto "no rooms";
+  an archive, of results, weather, a newspaper's days, has none past it, a few dates
+  announced that far ahead are too few, one far date many URLs carry, an offer's expiry, is
+  one, and a schedule published that far ahead, a cruise line's sailings, has pages apiece),
+  and
+- they show no new content: some past the horizon answered no page of their own (at least
+  `calendar_empty_share` of those answered 200 answered one page: the empty month, "no
+  rooms"; or, without a size, the shell or an error, where none answered a page of its own),
+  or one 200 size is shared by at least `calendar_empty_share` of the dated pages (the empty
+  month), or the dated pages repeat a few answers (at least `calendar_min_urls_per_size`
+  dated 200 URLs per distinct size).
 
 A news archive spanning decades stays silent: its months have distinct sizes and none lies in
-the future. Wasted requests: the bot requests to its wasted dates (`marked`: future, empty, or,
-where the dated pages repeat a few answers, those answered a page as many dates got), counted
-on the URL sample and scaled to the pattern: what its robots.txt rule blocks (a month with
-events of its own, a date still bookable, is a page). Evidence counts the future and empty
+the future; so do ids read as years and months (forum topics `/t/{id}/{page}`, ids 1900-2149),
+whose "far future" has a page apiece. Wasted requests: the bot requests to its wasted dates
+(`marked`: empty, past the horizon and no page of its own, or, where the dated pages repeat a
+few answers, those answered a page as many dates got), counted on the URL sample and scaled to
+the pattern: what its robots.txt rule blocks (a month with events of its own, a date still
+bookable, a sailing, is a page, however far ahead). Evidence counts the future and empty
 dates separately, among the sampled URLs (`sampled_urls`). Wasted dates among real ones (an
 empty Sunday between days with events, `_among_real`) no robots.txt line by years or months
 takes without the real dates beside them: `sampled_wasted_among_real` counts them, and the
@@ -163,15 +169,27 @@ def _one_page(rows: pl.DataFrame, settings: Settings, flag: str, size: str) -> p
     )
 
 
+def _repeated(rows: pl.DataFrame, settings: Settings, flag: str) -> pl.DataFrame:
+    """Per pattern, its `rows`' URLs flagged `flag`: whether the page they answered
+    (`_shape.with_answers`) at least `calendar_min_urls_per_size` of its `rows` got."""
+    answers = _shape.with_answers(rows, settings).filter(pl.col(_shape.ANSWER).is_not_null())
+    return answers.select(
+        *_shape.KEYS, s.URL,
+        (pl.len().over(*_shape.KEYS, _shape.ANSWER) >= settings.calendar_min_urls_per_size).alias(flag),
+    )
+
+
 def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame:
     """The URL sample, one row per URL (`_shape.per_url`; `only`: of these patterns), dated
     (`dated`), with `future` (past the logs' end plus `calendar_future_years`), `empty` (a 200
     answered with the pattern's empty page, `empty_size` its size), `repeats` (the pattern's dated
-    pages repeat a few answers: `calendar_min_urls_per_size`) and `wasted` (a date that is
-    future or empty, or repeated: of such a pattern, answered a page as many dates got,
-    `_shape.with_answers`, a month with a page of its own being a page; a year alone only
-    when future and answered as most future years are,
-    `future_size`: announced editions, projections, next year's films are pages of their own)."""
+    pages repeat a few answers: `calendar_min_urls_per_size`), `blank` (a date that answered no
+    page of its own: empty, or past the horizon answered as most dates past it were,
+    `future_size`, or a page as many there got, or, of a pattern that repeats, answered a page
+    as many dates got, `_repeated`) and `wasted` (a blank date, or one past the horizon that says
+    nothing of itself, no size, where none past it has a page of its own; a year alone only
+    when blank and future). A date past the horizon with a page of its own is a page: a
+    sailing published two years ahead, a date still bookable, an announced edition."""
     urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
     urls = dated(urls if only is None else urls.filter(only))
     urls = urls.with_columns((pl.col("months") > horizon(traffic, settings)).fill_null(False).alias("future"))
@@ -183,35 +201,38 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
     repeats = ok_dated.sum().over(_shape.KEYS) >= settings.calendar_min_urls_per_size * (
         pl.col(s.BYTES).filter(ok_dated).n_unique().over(_shape.KEYS)
     )
-    future_alone = sized & pl.col("year_only") & pl.col("future")
     on = [*_shape.KEYS, s.URL]
-    # of a pattern whose pages repeat, the dates answered a page at least
-    # `calendar_min_urls_per_size` dates got (the empty month, a template); a month with a
-    # page of its own is a page, as are two whose sizes fall together by chance
-    answers = _shape.with_answers(urls.filter(ok_dated), settings)
-    repeated = answers.filter(pl.col(_shape.ANSWER).is_not_null()).select(
-        *on, (pl.len().over(*_shape.KEYS, _shape.ANSWER) >= settings.calendar_min_urls_per_size)
-        .alias("_repeated"))
+    future = sized & pl.col("future")
+    # of a pattern whose pages repeat, the dates answered a page as many dates got (the empty
+    # month, a template); and past the horizon, the dates answered one page (as most there
+    # were: "no rooms", the empty month or table) or a page as many there got (the empty
+    # month's grid of five weeks or six): a month with a page of its own is a page, however
+    # far ahead (an event announced, a sailing), as are two whose sizes fall together by chance
+    blank = (pl.col("empty") | pl.col("_future_empty") | pl.col("_future_repeated")
+             | (pl.col("repeats") & pl.col("_repeated")))
+    # a date past the horizon without a size (the shell, an error) says nothing of itself: wasted
+    # unless the pattern's others past it are pages apiece (a schedule's 404 for a cancelled one)
+    own_future = (pl.col("future") & ~pl.col("year_only") & sized & ~pl.col("blank")).any().over(_shape.KEYS)
+    unsized_future = pl.col("future") & ~pl.col("year_only") & ~sized & ~own_future
     return (
         urls.join(_one_page(urls.filter(ok_dated), settings, "empty", "empty_size"), on=on, how="left")
-        .join(_one_page(urls.filter(future_alone), settings, "_future_empty", "future_size"),
+        .join(_one_page(urls.filter(future), settings, "_future_empty", "future_size"), on=on, how="left")
+        .join(_repeated(urls.filter(ok_dated), settings, "_repeated"), on=on, how="left")
+        .join(_repeated(urls.filter(future & ~pl.col("year_only")), settings, "_future_repeated"),
               on=on, how="left")
-        .join(repeated, on=on, how="left")
         .with_columns(
             pl.col("empty").fill_null(False),
             (ok_dated.any().over(_shape.KEYS) & repeats).alias("repeats"),
             pl.col("_future_empty").fill_null(False),
             pl.col("_repeated").fill_null(False),
+            pl.col("_future_repeated").fill_null(False),
         )
         .with_columns(
             pl.when(pl.col("year_only")).then(pl.col("_future_empty"))
-            .otherwise(
-                pl.col("months").is_not_null()
-                & (pl.col("future") | pl.col("empty") | (pl.col("repeats") & pl.col("_repeated")))
-            )
-            .alias("wasted")
+            .otherwise(pl.col("months").is_not_null() & blank).alias("blank")
         )
-        .drop("_repeated")
+        .with_columns((pl.col("blank") | unsized_future).alias("wasted"))
+        .drop("_repeated", "_future_empty", "_future_repeated")
         .pipe(_among_real)
     )
 
@@ -246,7 +267,7 @@ def _among_real(urls: pl.DataFrame) -> pl.DataFrame:
 
 def horizon(traffic: Traffic, settings: Settings) -> int:
     """The last month (year * 12 + month - 1) not in the far future: the logs' end plus
-    `calendar_future_years`; every date past it is wasted.
+    `calendar_future_years`; a date past it is wasted unless it is a page of its own (`marked`).
 
     >>> from logtrap.traffic import Tally
     >>> horizon(Tally().finish(), Settings()) // 12
@@ -260,16 +281,16 @@ class Dates(NamedTuple):
     """A calendar pattern's sampled URLs by what its robots.txt rule may do with them, those
     bots fetched most first (`wasted_urls`)."""
 
-    wasted: list[str]  # future, empty or repeated: what its rule must block
+    wasted: list[str]  # empty, repeated, or future and no page: what its rule must block
     real: list[str]  # answered 200, not wasted: pages of their own, which it must not
     among_real: list[str]  # of the wasted, those between real dates in a month with one (`_among_real`)
     between_real: list[str]  # of the wasted, those between its first and last real months
 
 
 def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> Dates:
-    """The sampled URLs of a calendar pattern whose dates are wasted (future, empty or
-    repeated), those whose dates are pages of their own (a month with events, an announced
-    edition), and the wasted among them (`Dates`)."""
+    """The sampled URLs of a calendar pattern whose dates are wasted (empty, repeated, or
+    future and no page of their own), those whose dates are pages of their own (a month with
+    events, an announced edition, a date still bookable), and the wasted among them (`Dates`)."""
     mine = (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern)
     urls = marked(traffic, settings, mine).sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
     real = ~pl.col("wasted") & pl.col("months").is_not_null() & (pl.col(s.STATUS) == 200)
@@ -298,10 +319,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("months").min().alias("min_months"),
         pl.col("months").max().alias("max_months"),
         pl.col("future").sum().alias("future_urls"),
-        (pl.col("future") & ~pl.col("year_only")).sum().alias("future_dates"),
-        # distinct ones: a walk, not one far date many URLs carry (an offer's expiry)
-        pl.struct("months", "day").filter(pl.col("future") & ~pl.col("year_only")).n_unique()
-        .alias("distinct_future_dates"),
+        (pl.col("future") & wasted & ~pl.col("year_only")).sum().alias("future_dates"),
+        # distinct ones: a walk, not one far date many URLs carry (an offer's expiry); that
+        # answered no page of their own (blank), not a schedule published that far ahead
+        pl.struct("months", "day").filter(pl.col("future") & pl.col("blank") & ~pl.col("year_only"))
+        .n_unique().alias("distinct_future_dates"),
         future_years.alias("future_years"),
         pl.col("year_only").filter(pl.col("months").is_not_null()).all().alias("years_only"),
         pl.col(s.BOT_REQUESTS).filter(wasted).sum().alias("sampled_wasted"),
