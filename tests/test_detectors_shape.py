@@ -894,6 +894,19 @@ def test_internal_search_silent_on_lists_whose_search_box_is_empty():
     assert _one(_findings(internal_search, content_rows() + bots(box, bytes=5000)))[s.PATTERN] == "/search?page&q"
 
 
+def test_internal_search_silent_on_a_repository_named_search():
+    # a code host's repository `dave/search`: its issues and commits are pages of the
+    # repository, not searches; they were 18 findings and `Disallow: /dave/search/issues/`
+    pages = ([f"/dave/search/issues/{i}" for i in range(120)]
+             + [f"/dave/search/commit/{i * 7919:040x}" for i in range(120)])
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 20000 + 13 * i} for i, u in enumerate(pages)]
+    assert _findings(internal_search, rows).height == 0
+    # a search by its path, a term in the path and its pages, is one
+    paged = [f"/search/word-{i}/page/{1 + i % 3}/" for i in range(200)]
+    row = _one(_findings(internal_search, content_rows() + bots(paged, bytes=5000)))
+    assert (row[s.PATTERN], row["evidence"]["search_path"]) == ("/search/word-{n}/page/{n}/", True)
+
+
 def test_internal_search_fires_on_a_search_trap_with_ads_landing_on_a_few_of_its_pages():
     # 600 junk searches crawled again and again; ads land people on 12 of them, 400 visits:
     # people's share of the requests passes a tenth, but they read 2% of the pages

@@ -2,7 +2,8 @@
 
 A pattern is internal search when it has a search parameter (`q`, `s`, `search`, `query`,
 `keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
-`/search/results`, `/suche`, `/recherche`, `/buscar`; DSpace's `/discover?query=`), at least
+`/search/results`, `/suche`, `/recherche`, `/buscar`, last or before one segment more and its
+pages, not inside a repository named `search`; DSpace's `/discover?query=`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
 requests. Named by its parameter alone, most of its URLs must search for something (Gitea's
 issue lists carry an empty `q=` on every link), and for different things (a course catalog's
@@ -54,7 +55,14 @@ _PAGES_READ = 0.1
 # fetched (the searches they type), whatever popular searches crawlers and people share (45%
 # on a blog linking 2,000 related searches; about none on a portal's landing pages; judgement)
 _TYPED_SHARE = 0.3
-_PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
+# A search by its path: the `search` segment (`search.html` too) last, or before one segment
+# more (`/search/results`, `/search/{slug}`, a term in the path) and maybe its pages
+# (`/search/{slug}/page/{n}/`). Not one deep in a path that goes on: a code host's repository
+# named `search` (`/dave/search/issues/{n}`, `/dave/search/commit/{hex}`) is no search
+_PATH = (
+    r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:\.[a-z0-9]+)?"
+    r"(?:/[^/]*)?(?:/page/[^/]+)?/?$"
+)
 # a search page by its name with DSpace's parameters (`/discover?query=&filter=`): an events
 # site's `/discover?category=&page=` is listings, `/discover/travel` pages
 _QUERIED_PATH = r"(?i)(?:^|/)discover\?(?:.*&)?(?:query|filtertype(?:_\{n\}|_[0-9]+)?|scope|fq)(?:&|$)"
