@@ -968,15 +968,22 @@ def host_rules(
         # the trap: another pattern's pages, which no content list holds where only bots
         # fetched them (the list's real pages past page 1). A family's lines reach its
         # members by design.
+        # Every rule but a facet trap's (its lines take the path's every combination of
+        # filters, by design), a family's (they reach its members) and a parameter's for the
+        # whole site (`_reached` leaves site-wide lines out): a `*` spans segments (a code
+        # host's `/tree/*/_posts$` took the branch's `/tree/main/_posts`), and a line by the
+        # count of parameters takes a list's sorted views (`/forumdisplay.php?*&*&`).
         spans = finding.kind == "calendar" or (
-            rule.status == "narrowed" and not family.is_family(finding.pattern or ""))
+            finding.kind != "facets" and not family.is_family(finding.pattern or "")
+            and not param.is_param(finding.pattern))
         reached = _reached(rule, untrapped) if spans else untrapped.clear()
-        if reached.height:
+        # a search's own result pages are the search's wherever they are (`_unsearched`)
+        unnamed = _unsearched(finding, [(u, UNNAMED) for u in reached[s.URL].to_list()])
+        if unnamed:
             # chosen again with those pages as content (a year rule may spare them), and
             # withheld if it still reaches one
-            unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
             rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
-                             untrapped)
+                             untrapped, finding)
         rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
@@ -1148,23 +1155,33 @@ def _untrapped(
         pl.Series(_NORMAL, [known[u] for u in pages[s.URL].to_list()], dtype=pl.String))
 
 
+# A session's or a parameter's line for the whole site (`/*?sid=`, `/*&sid=`, `/*;jsessionid=`):
+# it reaches other patterns by design, every URL carrying the name
+_SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;][^*$]*=$")
+
+
 def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:
-    """The pages of patterns no finding names (URL, PATTERN) the rule's lines block."""
-    if rule.status == "withheld" or not rule.lines or untrapped.height == 0:
+    """The pages of patterns no finding names (URL, PATTERN) the rule's lines block, but by a
+    line for the whole site (`_SITE_WIDE_LINE`)."""
+    lines = [line for line in rule.lines if not _SITE_WIDE_LINE.match(line)]
+    if rule.status == "withheld" or not any(ln.startswith("Disallow") for ln in lines) or untrapped.height == 0:
         return untrapped.clear()
     return untrapped.filter(
-        pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(rule.lines, pl.col(_NORMAL))
+        pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(lines, pl.col(_NORMAL))
     )
 
 
-def _spanning(rule: RobotsRule, untrapped: pl.DataFrame) -> RobotsRule:
-    """A calendar's or a narrowed rule, withheld where it reaches into a page of a pattern no
-    finding names, which no content list holds where only bots fetched it: by a `*` across
-    segments (a variable segment before the date: `/weather/*/2029` and
-    `/weather/station/2029`), by a year prefix (`/events/203` and the event `/events/2031`),
-    or by a shared start (`/c/gloves?page=` and the list's page `/c/gloves?page=9`)."""
+def _spanning(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> RobotsRule:
+    """A rule withheld where it reaches into a page of a pattern no finding names, which no
+    content list holds where only bots fetched it (a search's own result pages aside,
+    `_unsearched`): by a `*` across segments (a variable segment before the date:
+    `/weather/*/2029` and `/weather/station/2029`), by a year prefix (`/events/203` and the
+    event `/events/2031`), by a shared start (`/c/gloves?page=` and the list's page
+    `/c/gloves?page=9`), or by a count of parameters (a list's sorted views)."""
     disallows = [line for line in rule.lines if line.startswith("Disallow")]
     hit = _reached(rule, untrapped)
+    kept = {u for u, _ in _unsearched(finding, [(u, UNNAMED) for u in hit[s.URL].to_list()])}
+    hit = hit.filter(pl.col(s.URL).is_in(list(kept)))
     if hit.height == 0 or not disallows:
         return rule
     url, pattern = hit.sort(s.URL).row(0)[:2]  # the same one every run

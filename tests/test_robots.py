@@ -957,11 +957,12 @@ def test_a_search_rule_is_not_kept_off_by_the_searchs_own_pages_people_read():
     # a search page the sitemap lists is the admin's content: it still keeps the line off
     (rule,) = robots.host_rules(findings, traffic, "-", ["/search?q=reset+1&page=2"], Settings()).rules
     assert rule.status != "emitted" and "/search?q=reset+1&page=2 (sitemap)" in rule.reason
-    # a category's list behind an empty search box is a page people read, not a search
+    # a category's list behind an empty search box is a page people read, not a search: an
+    # Allow line keeps it open (the searches people paged through need none)
     lists = traffic_of(requests_frame(bots(spam) + humans(people + ["/search?q=&cat=bags"])))
     (rule,) = robots.host_rules(findings, lists, "-", [], Settings()).rules
-    assert (rule.lines, rule.reason) == (
-        (), "Disallow: /search?q= would block content URL /search?q=&cat=bags (log)")
+    assert (rule.lines, rule.status) == (
+        ("Disallow: /search?q=", "Allow: /search?q=&cat=bags$"), "narrowed")
 
 
 def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
@@ -975,3 +976,31 @@ def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
                                  60, 60, tuple(red[:5]))])
     (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
     assert (rule.lines, rule.status) == (("Disallow: /index.php?*&redlink=",), "narrowed")
+
+
+def test_a_rule_whose_star_takes_another_patterns_pages_is_chosen_again_around_them():
+    # a code host's file at every commit, `/o/r/blob/{hex}/LICENSE`: `.../blob/*/LICENSE$`
+    # took the branch's `/o/r/blob/main/LICENSE` too (a page only crawlers had fetched)
+    shas = [f"{i * 7919:07x}a{i % 10}" for i in range(60)]
+    files = [f"/o/r/blob/{sha}/LICENSE" for sha in shas]
+    head = ["/o/r/blob/main/LICENSE", "/o/r/blob/dev/LICENSE"]
+    rows = bots(files, bytes=4000) + [{**r, "bytes": 4100 + i} for i, r in enumerate(bots(head))]
+    traffic = traffic_of(requests_frame(rows + humans(["/o/r"])))
+    findings = to_frame([Finding("growing_pattern", "warning", "-", url_pattern(files[0]), 60, 60,
+                                 tuple(files[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (("Disallow: /o/r/blob/*/LICENSE$", "Allow: /o/r/blob/dev/LICENSE$",
+                                          "Allow: /o/r/blob/main/LICENSE$"), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in head if not allowed(text, u)] == [] and [u for u in files if allowed(text, u)] == []
+    # a line by the count of parameters took a forum's sorted views, which crawlers alone read
+    copies = [f"/forumdisplay.php?s={i * 7919:032x}&f={i % 5}&page={i % 3}" for i in range(60)]
+    sorted_views = [f"/forumdisplay.php?f={i}&order=desc&sort=lastpost" for i in range(8)]
+    rows = bots(copies, bytes=5000) + [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(bots(sorted_views))]
+    traffic = traffic_of(requests_frame(rows + humans(["/forumdisplay.php?f=1"])))
+    findings = to_frame([Finding("growing_pattern", "warning", "-", "/forumdisplay.php?f&page&s", 60, 60,
+                                 tuple(copies[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in sorted_views if not allowed(text, u)] == []
+    assert (rule.lines, rule.status) == (("Disallow: /forumdisplay.php?s=",), "narrowed")
