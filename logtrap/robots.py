@@ -1104,24 +1104,25 @@ def _choose_dates(
     pattern: str, trap: list[str], dates: calendar.Dates, content: list[tuple[str, str]],
     settings: Settings, known: Mapping[str, str | None], open_after: int,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
-    """A calendar's rule (`choose`), and the trap URLs it blocks. Where no rule takes all its
-    wasted dates, one for those not among its real ones (first leaving out those between two
-    real dates in a month with one, `Dates.among_real`, then all from its first real month to
-    its last, `Dates.between_real`): robots.txt lines are prefixes, and a line by years or
-    months that took an empty Sunday would take the days with events beside it. The reason
+    """A calendar's rule (`choose`), and the trap URLs it blocks: its wasted dates before its
+    first real month and after its last. Those between (`Dates.between_real`: an empty Sunday
+    among days with events, an empty-looking month inside the years with events) stay open:
+    robots.txt lines are prefixes, and a line by years or months that took them would take
+    the real dates beside them -- those the URL sample shows, and those it does not (two
+    empty days sampled of a January with sixteen events made `/events/2016/01`). The reason
     says which dates stay open, and what stops crawlers there instead."""
-    lines, status, reason = choose("calendar", pattern, trap, content, settings, known, open_after)
-    if lines:
+    inside = set(dates.between_real)
+    left = [u for u in trap if u in inside]
+    if not left:
+        lines, status, reason = choose("calendar", pattern, trap, content, settings, known, open_after)
         return lines, status, reason, trap
-    for among in (set(dates.among_real), set(dates.between_real)):
-        apart = [u for u in trap if u not in among]
-        if len(apart) in (0, len(trap)):
-            continue
-        found, _, why = choose("calendar", pattern, apart, content, settings, known, open_after)
-        if found:
-            return found, "narrowed", f"{why}; {_left_open([u for u in trap if u in among])}", apart
-    left = [u for u in trap if u in set(dates.among_real)] or [u for u in trap if u in set(dates.between_real)]
-    return (), "withheld", f"{reason}; {_left_open(left)}" if left else reason, trap
+    apart = [u for u in trap if u not in inside]
+    if not apart:
+        return (), "withheld", _left_open(left), trap
+    found, _, why = choose("calendar", pattern, apart, content, settings, known, open_after)
+    if found:
+        return found, "narrowed", f"{why}; {_left_open(left)}", apart
+    return (), "withheld", f"{why}; {_left_open(left)}", trap
 
 
 def _left_open(urls: Sequence[str]) -> str:
