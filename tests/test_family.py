@@ -333,6 +333,26 @@ def test_gitea_rule_blocks_the_views_that_name_the_commit():
     assert not any(blocked(robots, code_hosts.pages("gitea")))  # branch heads, commits, homes
 
 
+def test_gitea_view_takes_a_line_per_repository_where_its_line_blocks_a_page_people_read():
+    # people read a library's files at the branch head in its folder `src/commit/`:
+    # `/*/*/src/commit/` spans segments and blocks them, and the view was left open
+    heads = [f"/alice/gitlib/src/branch/main/src/commit/{f}" for f in ("mod.rs", "decode.rs", "encode.rs", "iter.rs")]
+    _, _, rules = code_rules(code_hosts.site("gitea") + code_hosts.read(heads))
+    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 1920)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; narrowed: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/src/branch/main/src/commit/decode.rs (log): 8 lines instead, one per owner "
+        "and repository (a line without * takes only the paths that start with it)"
+    )
+    robots = matcher(rules[0].lines)
+    assert not any(blocked(robots, heads))
+    assert all(blocked(robots, [r[s.URL] for r in code_hosts.crawl("gitea")]))
+
+
 @pytest.mark.parametrize("kind", ["github", "gitlab", "sourcehut"])
 def test_no_robots_line_where_a_view_takes_branch_names_too(kind):
     # /-/tree/SHA/ and /-/tree/main/: robots.txt has `*` and `$` only

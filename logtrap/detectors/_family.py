@@ -47,7 +47,9 @@ blocks no content URL. A view of pages apiece of any other kind stays open.
 
 Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
 a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
-beside `src/branch/`). A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
+beside `src/branch/`); where that line blocks a content URL (a file at the branch head in a
+folder `src/commit/`), a line per owner and repository (`Disallow: /alice/lib/src/commit/`,
+at most `MAX_REPOSITORY_LINES`), which no other path starts with. A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
 `/-/tree/main/`) gets none: RFC 9309 has `*` and `$`, no class of hex digits, and a `*` in the
 commit's place blocks the branch's pages people read. The finding then carries server rules
 (`server_targets`), where a regex can say 40 hex digits: its crawlers, on those views at a
@@ -82,6 +84,11 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
+# Lines a view naming the commit may take, one per owner and repository, where its line across
+# them (`/*/*/src/commit/`) blocks a content URL (judgement: a small forge's repositories; more,
+# and the lines are a list of the repositories the log happened to show, which the next crawl
+# passes by)
+MAX_REPOSITORY_LINES = 40
 # The view before a commit segment that names the kind of ref, so the route takes commits
 # only: Gitea and Forgejo's `src/commit/`, `blame/commit/`, `raw/commit/` beside their
 # `src/branch/` and `src/tag/` (not GitLab's `-/commits/`, which lists a branch's history too)
@@ -556,8 +563,12 @@ def _path_rule(
     """`robots_rule` for a family whose commit is a path segment: a line per view that names
     the kind of ref before the commit (Gitea's `/OWNER/REPO/src/commit/SHA/`, beside
     `src/branch/` and `src/tag/`: `Disallow: /*/*/src/commit/`), each checked by
-    `robots.choose`. A view that takes a branch's name as well as a commit (`/-/tree/SHA/`
-    and `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
+    `robots.choose`. A view whose line blocks a content URL gets a line per owner and
+    repository instead (`_repository_routes`): robots.txt's `*` spans segments, so
+    `/*/*/src/commit/` takes a file at the branch head in a folder `src/commit/`
+    (`/alice/lib/src/branch/main/src/commit/mod.rs`), `/alice/lib/src/commit/` never does.
+    A view that takes a branch's name as well as a commit (`/-/tree/SHA/` and
+    `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
     (RFC 9309) has `*` and `$` only, and `*` in the commit's place takes the branch's pages
     people read; the reason says so, and `server_targets` gives the server rules that can."""
     from logtrap import robots
@@ -566,6 +577,7 @@ def _path_rule(
     wide = family.startswith(f"/{PATH}/")
     lines: list[str] = []
     blocked: list[str] = []
+    notes: list[str] = []  # views narrowed to their repositories, and why
     refusals: list[str] = []
     narrowed = False
     named: dict[str, list[str]] = {}  # route -> URLs, views naming the commit
@@ -584,12 +596,31 @@ def _path_rule(
         named = {}
     for route, urls in sorted(named.items()):
         got, status, why = robots.choose(finding.kind, route, urls, content, settings, known)
-        if status == "withheld":
-            refusals.append(why)
+        if status == "emitted":
+            lines += got
+            blocked += urls
             continue
-        lines += got
-        blocked += urls
-        narrowed = narrowed or status == "narrowed"
+        # its `*` reaches a content URL (a withheld or a narrowed choice: Allow lines would
+        # keep open only the logged pages of a folder named like the view, not its next file)
+        stopped = why.split("; ")[0]
+        repos = _repository_routes(route, urls)
+        if len(repos) > MAX_REPOSITORY_LINES:
+            refusals.append(f"{stopped}, and a line per owner and repository would take "
+                            f"{len(repos):,} lines, more than {MAX_REPOSITORY_LINES}")
+            continue
+        taken = 0
+        for repo, repo_urls in sorted(repos.items()):
+            got, status, why = robots.choose(finding.kind, repo, repo_urls, content, settings, known)
+            if status == "withheld":
+                refusals.append(why)
+                continue
+            lines += got
+            blocked += repo_urls
+            taken += 1
+        if taken:
+            narrowed = True
+            notes.append(f"{stopped}: {taken:,} lines instead, one per owner and repository (a "
+                         f"line without * takes only the paths that start with it)")
     if branchy:
         shown = ", ".join(sorted(branchy)[:MAX_RULE_LINES])
         why_open = (
@@ -610,7 +641,26 @@ def _path_rule(
           f"the commit, and none of {len(content):,} content URLs")
     if not refusals and not narrowed:
         return tuple(lines), "emitted", ok, blocked
-    return tuple(lines), "narrowed", "; ".join([ok, *(f"left open: {r}" for r in refusals)]), blocked
+    reason = "; ".join([ok, *(f"narrowed: {n}" for n in notes), *(f"left open: {r}" for r in refusals)])
+    return tuple(lines), "narrowed", reason, blocked
+
+
+def _repository_routes(route: str, urls: Sequence[str]) -> dict[str, list[str]]:
+    """A view's URLs grouped by their path up to the commit, the owner and repository
+    literal: `/alice/lib/src/commit/` for `/alice/lib/src/commit/SHA/README.md` (`route` the
+    view's, `/{path}/{path}/src/commit/`, as many segments as the URLs' up to the commit).
+    Braces escaped: in a route, `{x}` is a placeholder.
+
+    >>> _repository_routes("/{path}/{path}/src/commit/",
+    ...     ["/a/my-lib/src/commit/5fec6e2/x", "/a/b{c}/src/commit/5fec6e2/x"])
+    {'/a/my-lib/src/commit/': ['/a/my-lib/src/commit/5fec6e2/x'], '/a/b%7Bc%7D/src/commit/': ['/a/b{c}/src/commit/5fec6e2/x']}
+    """
+    at = route.count("/")  # the commit's place among the path's segments
+    out: dict[str, list[str]] = {}
+    for url in urls:
+        prefix = "/".join(url.partition("?")[0].split("/")[:at]) + "/"
+        out.setdefault(prefix.replace("{", "%7B").replace("}", "%7D"), []).append(url)
+    return out
 
 
 def _level_order(patterns: Sequence[str]) -> list[int]:
