@@ -952,6 +952,9 @@ def host_rules(
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
     counted = bot_urls(traffic, host, known)
     untrapped = _untrapped(traffic, mine, traps, host, known)
+    # what a family's lines must not reach: its own patterns and pages at a commit left out
+    families = [p for p in mine[s.PATTERN].drop_nulls().unique().sort().to_list() if family.is_family(p)]
+    unfamilied = family.to_spare(untrapped, traffic, settings, host, families)
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -966,17 +969,19 @@ def host_rules(
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
         # the trap: another pattern's pages, which no content list holds where only bots
-        # fetched them (the list's real pages past page 1). A family's lines reach its
-        # members by design.
-        spans = finding.kind == "calendar" or (
-            rule.status == "narrowed" and not family.is_family(finding.pattern or ""))
-        reached = _reached(rule, untrapped) if spans else untrapped.clear()
+        # fetched them (the list's real pages past page 1); or a family's `*` across
+        # segments (Gitea's `/*/*/src/commit/` and a branch head's folder
+        # `/alice/lib/src/branch/main/src/commit/`), its own patterns left out
+        familied = family.is_family(finding.pattern or "")
+        spare = unfamilied if familied else untrapped
+        spans = finding.kind == "calendar" or familied or rule.status == "narrowed"
+        reached = _reached(rule, spare) if spans else spare.clear()
         if reached.height:
-            # chosen again with those pages as content (a year rule may spare them), and
-            # withheld if it still reaches one
+            # chosen again with those pages as content (a year rule may spare them, a family
+            # takes a line per repository), and withheld if it still reaches one
             unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
             rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
-                             untrapped)
+                             spare)
         rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)

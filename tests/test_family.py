@@ -263,6 +263,46 @@ def test_rule_keeps_the_views_of_a_cgit_under_a_script_path():
     assert not any(blocked(matcher(rule.lines), siblings))
 
 
+def listings_and_tags(tags: int) -> list[dict]:
+    """The crawler fetching each repository's tree listings at every commit too (a page
+    apiece); Googlebot fetching the tree listings of the first `tags` releases of bar.git."""
+    listings = [{**AI, s.URL: f"/cgit/{repo}/tree/{d}?id={sha(repo, c)}", s.BYTES: 4000 + 17 * c + len(d)}
+                for repo in REPOS for d in ("", "src/") for c in range(40)]  # fmt: skip
+    released = [{**code_hosts.GOOGLE, s.URL: f"/cgit/bar.git/tree/{d}?id=v1.{n}", s.BYTES: 3000 + 7 * n + len(d)}
+                for n in range(tags) for d in ("", "src/")]  # fmt: skip
+    return listings + released
+
+
+def test_rule_keeps_open_a_tags_listing_only_a_search_engine_fetched():
+    # `/cgit/*/tree/*?id=` spans the empty segment: the tree at tag v1.0, fetched by Googlebot
+    # only, was blocked; the listings at a commit are the crawl's, and stay blocked
+    rows = crawl() + site() + listings_and_tags(1)
+    traffic = traffic_of(requests_frame(rows))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("narrowed", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/diff/*?id=", "Disallow: /cgit/*/plain/*?id=",
+        "Disallow: /cgit/*/tree/*?id=", "Allow: /cgit/bar.git/tree/?id=v1.0$", "Allow: /cgit/bar.git/tree/src/?id=v1.0$",
+    ), 1440)
+    assert rule.reason == (
+        "blocks all 1,280 distinct logged URLs of the family's 32 patterns and none of 92 content "
+        "URLs; narrowed: Disallow: /cgit/*/tree/*?id= would block content URL /cgit/bar.git/tree/?id=v1.0 "
+        "(log, a page of a pattern no finding names, which the rule's lines reached): Allow lines keep it open"
+    )
+    robots = matcher(rule.lines)
+    assert all(blocked(robots, [r[s.URL] for r in rows if r[s.BOT_NAME] == "ClaudeBot"]))
+    assert not any(blocked(robots, [r[s.URL] for r in rows if r[s.BOT_NAME] != "ClaudeBot"]))
+
+
+def test_rule_withheld_where_it_reaches_more_tags_than_allow_lines_keep_open():
+    traffic = traffic_of(requests_frame(crawl() + site() + listings_and_tags(2)))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("withheld", (), 0)
+    assert rule.reason == (
+        "Disallow: /cgit/*/tree/*?id= would block content URL /cgit/bar.git/tree/?id=v1.1 (log, a "
+        "page of a pattern no finding names, which the rule's lines reached)"
+    )
+
+
 # -- code hosts whose first segment is an owner (tests/code_hosts.py) ---------------------------
 
 
@@ -351,6 +391,59 @@ def test_gitea_view_takes_a_line_per_repository_where_its_line_blocks_a_page_peo
     robots = matcher(rules[0].lines)
     assert not any(blocked(robots, heads))
     assert all(blocked(robots, [r[s.URL] for r in code_hosts.crawl("gitea")]))
+
+
+def heads_in_a_folder_named_commit() -> tuple[list[dict], list[str]]:
+    """Gitea crawled at every commit, the root listing at each commit too (a page apiece);
+    and the branch head of a library with a source folder `src/commit/`, fetched by
+    Googlebot only: (rows, the head's URLs)."""
+    roots = [{**code_hosts.AI, s.URL: f"/{o}/{r}/src/commit/{code_hosts.sha(o, r, c)}", s.BYTES: 5000 + 31 * i}
+             for i, (o, r, c) in enumerate((o, r, c) for o in code_hosts.OWNERS for r in code_hosts.REPOS
+                                           for c in range(code_hosts.COMMITS))]  # fmt: skip
+    heads = [f"/alice/gitlib/src/branch/main/src/commit/{f}" for f in ("mod.rs", "decode.rs", "encode.rs")]
+    heads.append("/alice/gitlib/raw/branch/main/src/commit/mod.rs")
+    fetched = [{**code_hosts.GOOGLE, s.URL: u, s.BYTES: 7000 + 131 * i} for i, u in enumerate(heads)]
+    return code_hosts.site("gitea") + roots + fetched, heads
+
+
+def test_gitea_rule_spares_a_branch_heads_folder_named_like_the_view():
+    # `/*/*/src/commit/` spans segments: it took /alice/gitlib/src/branch/main/src/commit/mod.rs,
+    # a page only Googlebot fetched; the src view takes a line per owner and repository
+    # instead, the other views keep theirs, the listings at a commit stay blocked
+    rows, heads = heads_in_a_folder_named_commit()
+    _, _, rules = code_rules(rows)
+    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 2080)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; narrowed: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/raw/branch/main/src/commit/mod.rs (log, a page of a pattern no finding "
+        "names, which the rule's lines reached): 8 lines instead, one per owner and repository "
+        "(a line without * takes only the paths that start with it)"
+    )
+    robots = matcher(rules[0].lines)
+    assert not any(blocked(robots, heads))
+    assert all(blocked(robots, [r[s.URL] for r in rows if "/commit/" in r[s.URL] and r[s.BOT_NAME] == "ClaudeBot"]))
+    assert not any(blocked(robots, code_hosts.pages("gitea")))
+
+
+def test_gitea_view_stays_open_where_its_repositories_take_too_many_lines(monkeypatch):
+    monkeypatch.setattr(_family, "MAX_REPOSITORY_LINES", 4)
+    rows, heads = heads_in_a_folder_named_commit()
+    _, _, rules = code_rules(rows)
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/"), 1280)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,280 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; left open: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/raw/branch/main/src/commit/mod.rs (log, a page of a pattern no finding "
+        "names, which the rule's lines reached), and a line per owner and repository would take "
+        "8 lines, more than 4"
+    )
+    assert not any(blocked(matcher(rules[0].lines), heads))
 
 
 @pytest.mark.parametrize("kind", ["github", "gitlab", "sourcehut"])

@@ -45,6 +45,12 @@ the same crawl: each is a cut of its commit's page (`/cgit/R/commit/?id=SHA`), w
 open, so the rule takes the view too (`diff_views`) where people do not read it and its line
 blocks no content URL. A view of pages apiece of any other kind stays open.
 
+A `*` spans segments, so a line may reach pages no content list holds, which only bots
+fetched: `robots.host_rules` checks the rule against the host's pages of patterns no finding
+names, all but the family's own and those at a commit (`to_spare`: the crawl's, the view's
+listing at a commit among them), and chooses again with those it reaches as content, or
+withholds it.
+
 Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
 a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
 beside `src/branch/`); where that line blocks a content URL (a file at the branch head in a
@@ -201,6 +207,27 @@ def members(traffic: Traffic, settings: Settings, host: str, family: str) -> lis
     the family's, and its pages stay open)."""
     counted = _members(traffic, settings).filter(pl.col(s.HOST) == host, pl.col(FAMILY) == family)
     return sorted(counted[s.PATTERN].to_list())
+
+
+def to_spare(
+    pages: pl.DataFrame, traffic: Traffic, settings: Settings, host: str, families: Sequence[str]
+) -> pl.DataFrame:
+    """The rows of `pages` (a host's pages of patterns no finding names: URL, PATTERN) that
+    its families' robots.txt lines must not reach (`robots.host_rules` checks them as a
+    calendar's): not of a pattern the rules take by design (their members, their diff
+    views), and with no commit id. A page at a commit is the crawl's, every view at every
+    commit: the view's listing at one (`/cgit/R/tree/?id=SHA`, Gitea's
+    `/alice/lib/src/commit/SHA`), which its line takes by design, a page apiece; a page at a
+    branch head or a tag (`/alice/lib/src/branch/main/src/commit/mod.rs`, `/cgit/R/tree/?id=v1.0`)
+    is one people read and search engines index, which a `*` across segments may reach."""
+    if not families or pages.height == 0:
+        return pages
+    counted = _members(traffic, settings)
+    own = set() if counted.height == 0 else set(
+        counted.filter(pl.col(s.HOST) == host, pl.col(FAMILY).is_in(list(families)))[s.PATTERN])
+    for family in families:
+        own.update(diff_views(traffic, settings, host, family)[s.PATTERN])
+    return pages.filter(~pl.col(s.PATTERN).is_in(sorted(own)), ~commit_like(pl.col(s.URL)))
 
 
 def is_family(pattern: str | None) -> bool:
@@ -443,6 +470,8 @@ def robots_rule(
             status = "narrowed" if narrowed else "emitted"
             reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
                       f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
+            reason += "".join(f"; narrowed: {_narrowing(ls, why)}"
+                              for ls, how, why in chosen if how == "narrowed")
             best = (narrowed, lines, status, reason, level)
         if not narrowed:
             break
@@ -456,6 +485,18 @@ def robots_rule(
     _, lines, status, reason, level = best
     more, note, diffs = _diff_rule(finding, traffic, content, known, settings, level)
     return (*lines, *more), status, reason + note, trap + diffs
+
+
+def _narrowing(lines: Sequence[str], why: str) -> str:
+    """What narrowed a group's line (`robots.choose`'s reason, first clause): the content URL
+    it would block, and what keeps that open.
+
+    >>> _narrowing(["Disallow: /a/*?id=", "Allow: /a/b?id=v1$"],
+    ...            "Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap); Allow lines keep it open; blocks all 2")
+    'Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap): Allow lines keep it open'
+    """
+    kept = "Allow lines keep it open" if any(ln.startswith("Allow") for ln in lines) else "a narrower line"
+    return f"{why.split('; ')[0]}: {kept}"
 
 
 def _diff_rule(
