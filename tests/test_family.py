@@ -13,6 +13,9 @@ import re
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap import server_rules as sr
@@ -468,7 +471,7 @@ def test_the_withheld_rule_says_why_and_what_to_do_instead():
 
 
 def test_server_rules_refuse_the_crawler_on_commits_only():
-    # where robots.txt cannot, a regex can: 40 hex digits in the commit's place
+    # where robots.txt cannot, a regex can: a commit id in the commit's place
     rows = code_hosts.site("gitlab")
     traffic = traffic_of(requests_frame(rows))
     out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
@@ -476,12 +479,64 @@ def test_server_rules_refuse_the_crawler_on_commits_only():
     assert server.select("target", s.KIND, "group", "status", "saved_bot_requests", "other_requests").rows() == [
         (t, "budget_hog", "ClaudeBot", "emitted", 1920, 0) for t in ("litespeed", "apache", "nginx")
     ]
-    condition = ("RewriteCond %{REQUEST_URI} ^/([^/]+/[^/]+/\\x2d/blame/[0-9a-f]{40}|"
-                 "[^/]+/[^/]+/\\x2d/blob/[0-9a-f]{40}|[^/]+/[^/]+/\\x2d/tree/[0-9a-f]{40})/ [NC]")
+    commit = "(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])(?:[0-9a-f]{7,12}|[0-9a-f]{40})"
+    condition = (f"RewriteCond %{{REQUEST_URI}} ^/([^/]+/[^/]+/\\x2d/blame/{commit}|"
+                 f"[^/]+/[^/]+/\\x2d/blob/{commit}|[^/]+/[^/]+/\\x2d/tree/{commit})/ [NC]")
     assert condition in out.htaccess.splitlines()
     route = re.compile(condition.split(" ")[2], sr.FLAGS)
     assert all(route.search(sr.decoded_path(r[s.URL])) for r in code_hosts.crawl("gitlab"))
     assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def short(rows: list[dict], length: int = 8) -> list[dict]:
+    """The rows with each 40-hex commit in their URLs cut to git's short form."""
+    return [{**r, s.URL: "/".join(p[:length] if len(p) == 40 else p for p in r[s.URL].split("/"))} for r in rows]
+
+
+def test_server_rules_refuse_the_crawler_at_short_commit_ids():
+    # GitLab links commits by 8 hex digits: the family counts them, and its server rules
+    # matched none of the crawler's requests (40 hex digits only)
+    crawled = short(code_hosts.crawl("gitlab"))
+    traffic = traffic_of(requests_frame(crawled + code_hosts.read(code_hosts.pages("gitlab"))))
+    findings = budget_hog.detect(traffic, Settings())
+    assert findings.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/{path}/{hex}/{path}", 1896)]
+    out = suggest(findings, traffic, Settings())
+    assert out.rules.select("target", "group", "status", "saved_bot_requests", "other_requests").rows() == [
+        ("robots", "*", "withheld", 0, 0),
+        *((t, "ClaudeBot", "emitted", 1896, 0) for t in ("litespeed", "apache", "nginx")),
+    ]
+    (condition,) = {line for line in out.htaccess.splitlines() if "REQUEST_URI" in line}
+    route = re.compile(condition.split(" ")[2], sr.FLAGS)
+    # the commit ids the family counts, no others: an id of digits alone (24 of the 1,920
+    # requests) is a number to it, and to the rule
+    urls = [r[s.URL] for r in crawled]
+    counted = pl.DataFrame({"url": urls}).select(_family.commit_like(pl.col("url"))).to_series().to_list()
+    assert [bool(route.search(sr.decoded_path(u))) for u in urls] == counted
+    assert counted.count(False) == 24
+    assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def test_server_rules_take_no_branch_named_like_hex_digits_alone():
+    route = re.compile(sr.route_regex(["/*/*/-/tree/{commit}/"]), sr.FLAGS)
+    refused = {name: bool(route.search(f"/g/p/-/tree/{name}/README.md"))
+               for name in ("5fec6e2", "5FEC6E2A", "deadbeef", "20240115", "cafe1234", "5fec6e2a0", "a" * 13,
+                            sha("x"), sha("x")[:39], "main")}  # fmt: skip
+    assert refused == {"5fec6e2": True, "5FEC6E2A": True, "deadbeef": False, "20240115": False,
+                       "cafe1234": True, "5fec6e2a0": True, "a" * 13: False, sha("x"): True,
+                       sha("x")[:39]: False, "main": False}
+
+
+HEX_SEGMENT = st.integers(0, 42).flatmap(lambda n: st.text("0123456789abcdefABCDEFg", min_size=n, max_size=n))
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(segment=HEX_SEGMENT)
+def test_server_rules_tell_a_commit_as_the_family_does(segment):
+    # the server rule's `{commit}` and the family's membership agree on every segment
+    route = re.compile(sr.route_regex(["/*/*/-/tree/{commit}/"]), sr.FLAGS)
+    url = f"/g/p/-/tree/{segment}/README.md"
+    counted = pl.DataFrame({"url": [url]}).select(_family.commit_like(pl.col("url"))).item()
+    assert bool(route.search(url)) is counted
 
 
 def test_no_server_rule_where_robots_lines_do():
