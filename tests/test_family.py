@@ -462,11 +462,12 @@ def test_the_withheld_rule_says_why_and_what_to_do_instead():
     assert rule.reason == (
         "the commit id is a path segment after a view that takes a branch's name as well "
         "(/*/*/-/blame/{commit}/, /*/*/-/blob/{commit}/, /*/*/-/tree/{commit}/: `main` as well as "
-        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say 40 hex digits, so "
-        "a `*` in the commit's place would block the pages at the branch head people read, and no "
-        "robots.txt line is drafted for them; the server rules (.htaccess, nginx) refuse the "
-        "crawler there by a regex of 40 hex digits, or link these views at the branch head, or "
-        "mark commit-pinned links rel=\"nofollow\""
+        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say a commit id, so a "
+        "`*` in the commit's place would block the pages at the branch head people read, and no "
+        "robots.txt line is drafted for them; a server rule (.htaccess, nginx) can refuse a "
+        "crawler there by a regex of a commit id in the commit's place (7 to 12 or 40 hex digits, "
+        "letters and digits mixed), or link these views at the branch head, or mark "
+        "commit-pinned links rel=\"nofollow\""
     )
 
 

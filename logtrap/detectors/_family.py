@@ -58,8 +58,9 @@ folder `src/commit/`), a line per owner and repository (`Disallow: /alice/lib/sr
 at most `MAX_REPOSITORY_LINES`), which no other path starts with. A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
 `/-/tree/main/`) gets none: RFC 9309 has `*` and `$`, no class of hex digits, and a `*` in the
 commit's place blocks the branch's pages people read. The finding then carries server rules
-(`server_targets`), where a regex can say 40 hex digits: its crawlers, on those views at a
-commit only.
+(`server_targets`), where a regex can say a commit id (`server_rules.COMMIT`: 7 to 12 or 40 hex
+digits, letters and digits mixed, as `commit_like`): its crawlers, on those views at a commit
+only.
 """
 
 from __future__ import annotations
@@ -565,8 +566,8 @@ def server_targets(
     traffic: Traffic, settings: Settings, host: str, family: str
 ) -> tuple[list[str], list[str]]:
     """(routes, bots) for server rules against a family's crawl where no robots.txt line can
-    tell its commits from branch names (`_path_rule`): the routes of its views at a 40-hex
-    commit (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as 40 hex digits), and
+    tell its commits from branch names (`_path_rule`): the routes of its views at a commit
+    (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as a commit id), and
     the bots that made at least `CRAWLER_SHARE` of its bot requests, most first. Empty for a
     family whose every view names the commit (`src/commit/`: its robots.txt lines do)."""
     if not in_path(family):
@@ -592,7 +593,7 @@ def server_targets(
 
 def _server_route(prefix: str, deeper: bool) -> str:
     """A server rule's route (`server_rules.route_regex`) for a commit route (`commit_route`):
-    `*` for any one segment, `{commit}` for 40 hex digits, a trailing `/` where the path goes
+    `*` for any one segment, `{commit}` for a commit id, a trailing `/` where the path goes
     on (`/*/*/-/tree/{commit}/`), none where the commit ends it (`/*/*/-/commits/{commit}`)."""
     return re.sub(r"\{[a-z]+\}", "*", prefix) + "{commit}" + ("/" if deeper else "")
 
@@ -667,11 +668,12 @@ def _path_rule(
         why_open = (
             f"the commit id is a path segment after a view that takes a branch's name as well "
             f"({shown}: `main` as well as a commit): robots.txt (RFC 9309) has only `*` and `$`, "
-            f"no way to say 40 hex digits, so a `*` in the commit's place would block the "
-            f"pages at the branch head people read, and no robots.txt line is drafted for "
-            f"them; the server rules (.htaccess, nginx) refuse the crawler there by a regex "
-            f"of 40 hex digits, or link these views at the branch head, or mark commit-pinned "
-            f"links rel=\"nofollow\""
+            f"no way to say a commit id, so a `*` in the commit's place would block the pages "
+            f"at the branch head people read, and no robots.txt line is drafted for them; a "
+            f"server rule (.htaccess, nginx) can refuse a crawler there by a regex of a commit "
+            f"id in the commit's place (7 to 12 or 40 hex digits, letters and digits mixed), "
+            f"or link these views at the branch head, or mark commit-pinned links "
+            f"rel=\"nofollow\""
         )
         refusals.insert(0, why_open)
     if not lines:
