@@ -952,6 +952,9 @@ def host_rules(
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
     counted = bot_urls(traffic, host, known)
     untrapped = _untrapped(traffic, mine, traps, host, known)
+    # what a family's lines must not reach: its own patterns and pages at a commit left out
+    families = [p for p in mine[s.PATTERN].drop_nulls().unique().sort().to_list() if family.is_family(p)]
+    unfamilied = family.to_spare(untrapped, traffic, settings, host, families)
     rules: list[RobotsRule] = []
     done: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
@@ -966,24 +969,26 @@ def host_rules(
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
         # the trap: another pattern's pages, which no content list holds where only bots
-        # fetched them (the list's real pages past page 1). A family's lines reach its
-        # members by design.
+        # fetched them (the list's real pages past page 1); or a family's `*` across
+        # segments (Gitea's `/*/*/src/commit/` and a branch head's folder
+        # `/alice/lib/src/branch/main/src/commit/`), its own patterns left out.
         # Every rule but a facet trap's (its lines take the path's every combination of
-        # filters, by design), a family's (they reach its members) and a parameter's for the
-        # whole site (`_reached` leaves site-wide lines out): a `*` spans segments (a code
-        # host's `/tree/*/_posts$` took the branch's `/tree/main/_posts`), and a line by the
-        # count of parameters takes a list's sorted views (`/forumdisplay.php?*&*&`).
+        # filters, by design) and a parameter's for the whole site (`_reached` leaves
+        # site-wide lines out): a `*` spans segments (a code host's `/tree/*/_posts$` took
+        # the branch's `/tree/main/_posts`), and a line by the count of parameters takes a
+        # list's sorted views (`/forumdisplay.php?*&*&`).
+        familied = family.is_family(finding.pattern or "")
+        spare = unfamilied if familied else untrapped
         spans = finding.kind == "calendar" or (
-            finding.kind != "facets" and not family.is_family(finding.pattern or "")
-            and not param.is_param(finding.pattern))
-        reached = _reached(rule, untrapped) if spans else untrapped.clear()
+            finding.kind != "facets" and not param.is_param(finding.pattern))
+        reached = _reached(rule, spare) if spans else spare.clear()
         # a search's own result pages are the search's wherever they are (`_unsearched`)
         unnamed = _unsearched(finding, [(u, UNNAMED) for u in reached[s.URL].to_list()])
         if unnamed:
-            # chosen again with those pages as content (a year rule may spare them), and
-            # withheld if it still reaches one
+            # chosen again with those pages as content (a year rule may spare them, a family
+            # takes a line per repository), and withheld if it still reaches one
             rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
-                             untrapped, finding)
+                             spare, finding)
         rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)

@@ -3,7 +3,7 @@
 robots.txt is a request, not access control. Bots that hammer a few routes (aggressive_bot),
 ignore the current robots.txt, spoof a search engine's user agent (fake_bot), or crawl a code
 host's views at every commit where robots.txt cannot tell a commit from a branch's name
-(a budget_hog family: `{commit}` in a route is 40 hex digits) get a rule
+(a budget_hog family: `{commit}` in a route is a commit id, `COMMIT`) get a rule
 scoped by user agent AND path -- or, for spoofed user agents, by the addresses that failed
 verification -- never a whole-site ban by default.
 
@@ -161,16 +161,22 @@ def route_regex(routes: Sequence[str]) -> str:
 
 def _segments(route: bytes) -> str:
     """A route's literal regex, a `*` segment (`aggressive_bot.deep_route_of`) any segment,
-    a `{commit}` segment a whole commit id, 40 hex digits (a budget_hog family's views at a
+    a `{commit}` segment a whole commit id (`COMMIT`: a budget_hog family's views at a
     commit, `_family.server_targets`: robots.txt cannot tell them from a branch's name).
 
-    >>> _segments(b"cgit/*/tree"), _segments(b"*/*/blob/{commit}")
-    ('cgit/[^/]+/tree', '[^/]+/[^/]+/blob/[0-9a-f]{40}')
+    >>> _segments(b"cgit/*/tree"), _segments(b"*/*/blob/{commit}")[:24]
+    ('cgit/[^/]+/tree', '[^/]+/[^/]+/blob/(?=[0-9')
     """
     return "/".join(_SEGMENT_REGEX.get(part) or _literal(part) for part in route.split(b"/"))
 
 
-_SEGMENT_REGEX = {b"*": "[^/]+", b"{commit}": "[0-9a-f]{40}"}  # [NC] / ~*: A-F too
+# A whole path segment that is a commit id, as the family's members are told by
+# (`_family.commit_like`): git's short form, 7 to 12 hex digits, or a whole SHA-1, 40; letters
+# and digits mixed, so a branch named `deadbeef` or `20240115` is none (`cafe1234` is, as it
+# is to the family). A group of its own: the route regex alternates routes. Look-aheads: PCRE
+# (Apache, LiteSpeed, nginx) and `re` have them, Polars does not (`_routed_patterns`).
+COMMIT = r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])(?:[0-9a-f]{7,12}|[0-9a-f]{40})"  # [NC] / ~*: A-F too
+_SEGMENT_REGEX = {b"*": "[^/]+", b"{commit}": COMMIT}
 
 
 def address_regex(addresses: Sequence[str]) -> str:
@@ -275,12 +281,16 @@ def _routed_patterns(rule: ServerRule, traffic: Traffic) -> list[str]:
     """The host's patterns with a sampled URL the route regex matches (as the server sees
     the path: %-decoded, one character per byte). Printable-ASCII paths without an escape
     are matched in Polars (ASCII case folding is then all `(?i)` can do); the rest, once
-    each, with `re`."""
+    each, with `re`; all of them with `re` where the regex has a commit id's look-aheads
+    (`COMMIT`), which Polars' regex lacks."""
     urls = traffic.urls.filter(pl.col(s.HOST) == rule.host).select(s.PATTERN, s.URL)
+    route = re.compile(rule.route_regex or "", FLAGS)
+    if "(?=" in (rule.route_regex or ""):
+        hits = [u for u in urls[s.URL].unique().to_list() if route.search(decoded_path(u))]
+        return urls.filter(pl.col(s.URL).is_in(hits))[s.PATTERN].unique().to_list()
     path = pl.col(s.URL).str.splitn("?", 2).struct.field("field_0")
     plain = path.str.contains(r"^[\x20-\x24\x26-\x7E]*$")
     urls = urls.with_columns(plain.alias("plain"), path.str.contains(f"(?i){rule.route_regex}").alias("hit"))
-    route = re.compile(rule.route_regex or "", FLAGS)
     odd = urls.filter(~pl.col("plain"))[s.URL].unique().to_list()
     odd_hits = [u for u in odd if route.search(decoded_path(u))]
     hit = pl.when("plain").then("hit").otherwise(pl.col(s.URL).is_in(odd_hits))

@@ -13,6 +13,9 @@ import re
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap import server_rules as sr
@@ -263,6 +266,46 @@ def test_rule_keeps_the_views_of_a_cgit_under_a_script_path():
     assert not any(blocked(matcher(rule.lines), siblings))
 
 
+def listings_and_tags(tags: int) -> list[dict]:
+    """The crawler fetching each repository's tree listings at every commit too (a page
+    apiece); Googlebot fetching the tree listings of the first `tags` releases of bar.git."""
+    listings = [{**AI, s.URL: f"/cgit/{repo}/tree/{d}?id={sha(repo, c)}", s.BYTES: 4000 + 17 * c + len(d)}
+                for repo in REPOS for d in ("", "src/") for c in range(40)]  # fmt: skip
+    released = [{**code_hosts.GOOGLE, s.URL: f"/cgit/bar.git/tree/{d}?id=v1.{n}", s.BYTES: 3000 + 7 * n + len(d)}
+                for n in range(tags) for d in ("", "src/")]  # fmt: skip
+    return listings + released
+
+
+def test_rule_keeps_open_a_tags_listing_only_a_search_engine_fetched():
+    # `/cgit/*/tree/*?id=` spans the empty segment: the tree at tag v1.0, fetched by Googlebot
+    # only, was blocked; the listings at a commit are the crawl's, and stay blocked
+    rows = crawl() + site() + listings_and_tags(1)
+    traffic = traffic_of(requests_frame(rows))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("narrowed", (
+        "Disallow: /cgit/*/blame/*?id=", "Disallow: /cgit/*/diff/*?id=", "Disallow: /cgit/*/plain/*?id=",
+        "Disallow: /cgit/*/tree/*?id=", "Allow: /cgit/bar.git/tree/?id=v1.0$", "Allow: /cgit/bar.git/tree/src/?id=v1.0$",
+    ), 1440)
+    assert rule.reason == (
+        "blocks all 1,280 distinct logged URLs of the family's 32 patterns and none of 92 content "
+        "URLs; narrowed: Disallow: /cgit/*/tree/*?id= would block content URL /cgit/bar.git/tree/?id=v1.0 "
+        "(log, a page of a pattern no finding names, which the rule's lines reached): Allow lines keep it open"
+    )
+    robots = matcher(rule.lines)
+    assert all(blocked(robots, [r[s.URL] for r in rows if r[s.BOT_NAME] == "ClaudeBot"]))
+    assert not any(blocked(robots, [r[s.URL] for r in rows if r[s.BOT_NAME] != "ClaudeBot"]))
+
+
+def test_rule_withheld_where_it_reaches_more_tags_than_allow_lines_keep_open():
+    traffic = traffic_of(requests_frame(crawl() + site() + listings_and_tags(2)))
+    (rule,) = host_rules(budget_hog.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert (rule.status, rule.lines, rule.saved_bot_requests) == ("withheld", (), 0)
+    assert rule.reason == (
+        "Disallow: /cgit/*/tree/*?id= would block content URL /cgit/bar.git/tree/?id=v1.1 (log, a "
+        "page of a pattern no finding names, which the rule's lines reached)"
+    )
+
+
 # -- code hosts whose first segment is an owner (tests/code_hosts.py) ---------------------------
 
 
@@ -333,6 +376,79 @@ def test_gitea_rule_blocks_the_views_that_name_the_commit():
     assert not any(blocked(robots, code_hosts.pages("gitea")))  # branch heads, commits, homes
 
 
+def test_gitea_view_takes_a_line_per_repository_where_its_line_blocks_a_page_people_read():
+    # people read a library's files at the branch head in its folder `src/commit/`:
+    # `/*/*/src/commit/` spans segments and blocks them, and the view was left open
+    heads = [f"/alice/gitlib/src/branch/main/src/commit/{f}" for f in ("mod.rs", "decode.rs", "encode.rs", "iter.rs")]
+    _, _, rules = code_rules(code_hosts.site("gitea") + code_hosts.read(heads))
+    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 1920)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; narrowed: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/src/branch/main/src/commit/decode.rs (log): 8 lines instead, one per owner "
+        "and repository (a line without * takes only the paths that start with it)"
+    )
+    robots = matcher(rules[0].lines)
+    assert not any(blocked(robots, heads))
+    assert all(blocked(robots, [r[s.URL] for r in code_hosts.crawl("gitea")]))
+
+
+def heads_in_a_folder_named_commit() -> tuple[list[dict], list[str]]:
+    """Gitea crawled at every commit, the root listing at each commit too (a page apiece);
+    and the branch head of a library with a source folder `src/commit/`, fetched by
+    Googlebot only: (rows, the head's URLs)."""
+    roots = [{**code_hosts.AI, s.URL: f"/{o}/{r}/src/commit/{code_hosts.sha(o, r, c)}", s.BYTES: 5000 + 31 * i}
+             for i, (o, r, c) in enumerate((o, r, c) for o in code_hosts.OWNERS for r in code_hosts.REPOS
+                                           for c in range(code_hosts.COMMITS))]  # fmt: skip
+    heads = [f"/alice/gitlib/src/branch/main/src/commit/{f}" for f in ("mod.rs", "decode.rs", "encode.rs")]
+    heads.append("/alice/gitlib/raw/branch/main/src/commit/mod.rs")
+    fetched = [{**code_hosts.GOOGLE, s.URL: u, s.BYTES: 7000 + 131 * i} for i, u in enumerate(heads)]
+    return code_hosts.site("gitea") + roots + fetched, heads
+
+
+def test_gitea_rule_spares_a_branch_heads_folder_named_like_the_view():
+    # `/*/*/src/commit/` spans segments: it took /alice/gitlib/src/branch/main/src/commit/mod.rs,
+    # a page only Googlebot fetched; the src view takes a line per owner and repository
+    # instead, the other views keep theirs, the listings at a commit stay blocked
+    rows, heads = heads_in_a_folder_named_commit()
+    _, _, rules = code_rules(rows)
+    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 2080)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; narrowed: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/raw/branch/main/src/commit/mod.rs (log, a page of a pattern no finding "
+        "names, which the rule's lines reached): 8 lines instead, one per owner and repository "
+        "(a line without * takes only the paths that start with it)"
+    )
+    robots = matcher(rules[0].lines)
+    assert not any(blocked(robots, heads))
+    assert all(blocked(robots, [r[s.URL] for r in rows if "/commit/" in r[s.URL] and r[s.BOT_NAME] == "ClaudeBot"]))
+    assert not any(blocked(robots, code_hosts.pages("gitea")))
+
+
+def test_gitea_view_stays_open_where_its_repositories_take_too_many_lines(monkeypatch):
+    monkeypatch.setattr(_family, "MAX_REPOSITORY_LINES", 4)
+    rows, heads = heads_in_a_folder_named_commit()
+    _, _, rules = code_rules(rows)
+    assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/"), 1280)
+    ]
+    assert rules[0].reason == (
+        "blocks all 1,280 distinct logged URLs of the family's views that name the commit, and "
+        "none of 148 content URLs; left open: Disallow: /*/*/src/commit/ would block content URL "
+        "/alice/gitlib/raw/branch/main/src/commit/mod.rs (log, a page of a pattern no finding "
+        "names, which the rule's lines reached), and a line per owner and repository would take "
+        "8 lines, more than 4"
+    )
+    assert not any(blocked(matcher(rules[0].lines), heads))
+
+
 @pytest.mark.parametrize("kind", ["github", "gitlab", "sourcehut"])
 def test_no_robots_line_where_a_view_takes_branch_names_too(kind):
     # /-/tree/SHA/ and /-/tree/main/: robots.txt has `*` and `$` only
@@ -346,16 +462,17 @@ def test_the_withheld_rule_says_why_and_what_to_do_instead():
     assert rule.reason == (
         "the commit id is a path segment after a view that takes a branch's name as well "
         "(/*/*/-/blame/{commit}/, /*/*/-/blob/{commit}/, /*/*/-/tree/{commit}/: `main` as well as "
-        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say 40 hex digits, so "
-        "a `*` in the commit's place would block the pages at the branch head people read, and no "
-        "robots.txt line is drafted for them; the server rules (.htaccess, nginx) refuse the "
-        "crawler there by a regex of 40 hex digits, or link these views at the branch head, or "
-        "mark commit-pinned links rel=\"nofollow\""
+        "a commit): robots.txt (RFC 9309) has only `*` and `$`, no way to say a commit id, so a "
+        "`*` in the commit's place would block the pages at the branch head people read, and no "
+        "robots.txt line is drafted for them; a server rule (.htaccess, nginx) can refuse a "
+        "crawler there by a regex of a commit id in the commit's place (7 to 12 or 40 hex digits, "
+        "letters and digits mixed), or link these views at the branch head, or mark "
+        "commit-pinned links rel=\"nofollow\""
     )
 
 
 def test_server_rules_refuse_the_crawler_on_commits_only():
-    # where robots.txt cannot, a regex can: 40 hex digits in the commit's place
+    # where robots.txt cannot, a regex can: a commit id in the commit's place
     rows = code_hosts.site("gitlab")
     traffic = traffic_of(requests_frame(rows))
     out = suggest(budget_hog.detect(traffic, Settings()), traffic, Settings())
@@ -363,12 +480,64 @@ def test_server_rules_refuse_the_crawler_on_commits_only():
     assert server.select("target", s.KIND, "group", "status", "saved_bot_requests", "other_requests").rows() == [
         (t, "budget_hog", "ClaudeBot", "emitted", 1920, 0) for t in ("litespeed", "apache", "nginx")
     ]
-    condition = ("RewriteCond %{REQUEST_URI} ^/([^/]+/[^/]+/\\x2d/blame/[0-9a-f]{40}|"
-                 "[^/]+/[^/]+/\\x2d/blob/[0-9a-f]{40}|[^/]+/[^/]+/\\x2d/tree/[0-9a-f]{40})/ [NC]")
+    commit = "(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])(?:[0-9a-f]{7,12}|[0-9a-f]{40})"
+    condition = (f"RewriteCond %{{REQUEST_URI}} ^/([^/]+/[^/]+/\\x2d/blame/{commit}|"
+                 f"[^/]+/[^/]+/\\x2d/blob/{commit}|[^/]+/[^/]+/\\x2d/tree/{commit})/ [NC]")
     assert condition in out.htaccess.splitlines()
     route = re.compile(condition.split(" ")[2], sr.FLAGS)
     assert all(route.search(sr.decoded_path(r[s.URL])) for r in code_hosts.crawl("gitlab"))
     assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def short(rows: list[dict], length: int = 8) -> list[dict]:
+    """The rows with each 40-hex commit in their URLs cut to git's short form."""
+    return [{**r, s.URL: "/".join(p[:length] if len(p) == 40 else p for p in r[s.URL].split("/"))} for r in rows]
+
+
+def test_server_rules_refuse_the_crawler_at_short_commit_ids():
+    # GitLab links commits by 8 hex digits: the family counts them, and its server rules
+    # matched none of the crawler's requests (40 hex digits only)
+    crawled = short(code_hosts.crawl("gitlab"))
+    traffic = traffic_of(requests_frame(crawled + code_hosts.read(code_hosts.pages("gitlab"))))
+    findings = budget_hog.detect(traffic, Settings())
+    assert findings.select(s.PATTERN, s.WASTED_REQUESTS).rows() == [("/{path}/{hex}/{path}", 1896)]
+    out = suggest(findings, traffic, Settings())
+    assert out.rules.select("target", "group", "status", "saved_bot_requests", "other_requests").rows() == [
+        ("robots", "*", "withheld", 0, 0),
+        *((t, "ClaudeBot", "emitted", 1896, 0) for t in ("litespeed", "apache", "nginx")),
+    ]
+    (condition,) = {line for line in out.htaccess.splitlines() if "REQUEST_URI" in line}
+    route = re.compile(condition.split(" ")[2], sr.FLAGS)
+    # the commit ids the family counts, no others: an id of digits alone (24 of the 1,920
+    # requests) is a number to it, and to the rule
+    urls = [r[s.URL] for r in crawled]
+    counted = pl.DataFrame({"url": urls}).select(_family.commit_like(pl.col("url"))).to_series().to_list()
+    assert [bool(route.search(sr.decoded_path(u))) for u in urls] == counted
+    assert counted.count(False) == 24
+    assert not any(route.search(sr.decoded_path(u)) for u in code_hosts.pages("gitlab"))
+
+
+def test_server_rules_take_no_branch_named_like_hex_digits_alone():
+    route = re.compile(sr.route_regex(["/*/*/-/tree/{commit}/"]), sr.FLAGS)
+    refused = {name: bool(route.search(f"/g/p/-/tree/{name}/README.md"))
+               for name in ("5fec6e2", "5FEC6E2A", "deadbeef", "20240115", "cafe1234", "5fec6e2a0", "a" * 13,
+                            sha("x"), sha("x")[:39], "main")}  # fmt: skip
+    assert refused == {"5fec6e2": True, "5FEC6E2A": True, "deadbeef": False, "20240115": False,
+                       "cafe1234": True, "5fec6e2a0": True, "a" * 13: False, sha("x"): True,
+                       sha("x")[:39]: False, "main": False}
+
+
+HEX_SEGMENT = st.integers(0, 42).flatmap(lambda n: st.text("0123456789abcdefABCDEFg", min_size=n, max_size=n))
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(segment=HEX_SEGMENT)
+def test_server_rules_tell_a_commit_as_the_family_does(segment):
+    # the server rule's `{commit}` and the family's membership agree on every segment
+    route = re.compile(sr.route_regex(["/*/*/-/tree/{commit}/"]), sr.FLAGS)
+    url = f"/g/p/-/tree/{segment}/README.md"
+    counted = pl.DataFrame({"url": [url]}).select(_family.commit_like(pl.col("url"))).item()
+    assert bool(route.search(url)) is counted
 
 
 def test_no_server_rule_where_robots_lines_do():

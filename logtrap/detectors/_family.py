@@ -45,13 +45,22 @@ the same crawl: each is a cut of its commit's page (`/cgit/R/commit/?id=SHA`), w
 open, so the rule takes the view too (`diff_views`) where people do not read it and its line
 blocks no content URL. A view of pages apiece of any other kind stays open.
 
+A `*` spans segments, so a line may reach pages no content list holds, which only bots
+fetched: `robots.host_rules` checks the rule against the host's pages of patterns no finding
+names, all but the family's own and those at a commit (`to_spare`: the crawl's, the view's
+listing at a commit among them), and chooses again with those it reaches as content, or
+withholds it.
+
 Where the commit is a path segment (`_path_rule`), a robots.txt line can stop only before it:
 a line per view that names the kind of ref (`REF_KIND`: Gitea's `Disallow: /*/*/src/commit/`,
-beside `src/branch/`). A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
+beside `src/branch/`); where that line blocks a content URL (a file at the branch head in a
+folder `src/commit/`), a line per owner and repository (`Disallow: /alice/lib/src/commit/`,
+at most `MAX_REPOSITORY_LINES`), which no other path starts with. A view that takes a branch's name as well (GitLab's `/-/tree/SHA/` and
 `/-/tree/main/`) gets none: RFC 9309 has `*` and `$`, no class of hex digits, and a `*` in the
 commit's place blocks the branch's pages people read. The finding then carries server rules
-(`server_targets`), where a regex can say 40 hex digits: its crawlers, on those views at a
-commit only.
+(`server_targets`), where a regex can say a commit id (`server_rules.COMMIT`: 7 to 12 or 40 hex
+digits, letters and digits mixed, as `commit_like`): its crawlers, on those views at a commit
+only.
 """
 
 from __future__ import annotations
@@ -82,6 +91,11 @@ MIN_COMMIT_SHARE = 0.9
 MIN_URLS_PER_FETCH = 0.5
 # Lines one family rule may take, one per view (judgement: cgit has about ten views)
 MAX_RULE_LINES = 10
+# Lines a view naming the commit may take, one per owner and repository, where its line across
+# them (`/*/*/src/commit/`) blocks a content URL (judgement: a small forge's repositories; more,
+# and the lines are a list of the repositories the log happened to show, which the next crawl
+# passes by)
+MAX_REPOSITORY_LINES = 40
 # The view before a commit segment that names the kind of ref, so the route takes commits
 # only: Gitea and Forgejo's `src/commit/`, `blame/commit/`, `raw/commit/` beside their
 # `src/branch/` and `src/tag/` (not GitLab's `-/commits/`, which lists a branch's history too)
@@ -194,6 +208,27 @@ def members(traffic: Traffic, settings: Settings, host: str, family: str) -> lis
     the family's, and its pages stay open)."""
     counted = _members(traffic, settings).filter(pl.col(s.HOST) == host, pl.col(FAMILY) == family)
     return sorted(counted[s.PATTERN].to_list())
+
+
+def to_spare(
+    pages: pl.DataFrame, traffic: Traffic, settings: Settings, host: str, families: Sequence[str]
+) -> pl.DataFrame:
+    """The rows of `pages` (a host's pages of patterns no finding names: URL, PATTERN) that
+    its families' robots.txt lines must not reach (`robots.host_rules` checks them as a
+    calendar's): not of a pattern the rules take by design (their members, their diff
+    views), and with no commit id. A page at a commit is the crawl's, every view at every
+    commit: the view's listing at one (`/cgit/R/tree/?id=SHA`, Gitea's
+    `/alice/lib/src/commit/SHA`), which its line takes by design, a page apiece; a page at a
+    branch head or a tag (`/alice/lib/src/branch/main/src/commit/mod.rs`, `/cgit/R/tree/?id=v1.0`)
+    is one people read and search engines index, which a `*` across segments may reach."""
+    if not families or pages.height == 0:
+        return pages
+    counted = _members(traffic, settings)
+    own = set() if counted.height == 0 else set(
+        counted.filter(pl.col(s.HOST) == host, pl.col(FAMILY).is_in(list(families)))[s.PATTERN])
+    for family in families:
+        own.update(diff_views(traffic, settings, host, family)[s.PATTERN])
+    return pages.filter(~pl.col(s.PATTERN).is_in(sorted(own)), ~commit_like(pl.col(s.URL)))
 
 
 def is_family(pattern: str | None) -> bool:
@@ -436,6 +471,8 @@ def robots_rule(
             status = "narrowed" if narrowed else "emitted"
             reason = (f"blocks all {len(trap):,} distinct logged URLs of the family's "
                       f"{len(by_pattern):,} patterns and none of {len(content):,} content URLs")
+            reason += "".join(f"; narrowed: {_narrowing(ls, why)}"
+                              for ls, how, why in chosen if how == "narrowed")
             best = (narrowed, lines, status, reason, level)
         if not narrowed:
             break
@@ -449,6 +486,18 @@ def robots_rule(
     _, lines, status, reason, level = best
     more, note, diffs = _diff_rule(finding, traffic, content, known, settings, level)
     return (*lines, *more), status, reason + note, trap + diffs
+
+
+def _narrowing(lines: Sequence[str], why: str) -> str:
+    """What narrowed a group's line (`robots.choose`'s reason, first clause): the content URL
+    it would block, and what keeps that open.
+
+    >>> _narrowing(["Disallow: /a/*?id=", "Allow: /a/b?id=v1$"],
+    ...            "Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap); Allow lines keep it open; blocks all 2")
+    'Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap): Allow lines keep it open'
+    """
+    kept = "Allow lines keep it open" if any(ln.startswith("Allow") for ln in lines) else "a narrower line"
+    return f"{why.split('; ')[0]}: {kept}"
 
 
 def _diff_rule(
@@ -517,8 +566,8 @@ def server_targets(
     traffic: Traffic, settings: Settings, host: str, family: str
 ) -> tuple[list[str], list[str]]:
     """(routes, bots) for server rules against a family's crawl where no robots.txt line can
-    tell its commits from branch names (`_path_rule`): the routes of its views at a 40-hex
-    commit (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as 40 hex digits), and
+    tell its commits from branch names (`_path_rule`): the routes of its views at a commit
+    (`/*/*/-/tree/{commit}/`: `server_rules` spells `{commit}` as a commit id), and
     the bots that made at least `CRAWLER_SHARE` of its bot requests, most first. Empty for a
     family whose every view names the commit (`src/commit/`: its robots.txt lines do)."""
     if not in_path(family):
@@ -544,7 +593,7 @@ def server_targets(
 
 def _server_route(prefix: str, deeper: bool) -> str:
     """A server rule's route (`server_rules.route_regex`) for a commit route (`commit_route`):
-    `*` for any one segment, `{commit}` for 40 hex digits, a trailing `/` where the path goes
+    `*` for any one segment, `{commit}` for a commit id, a trailing `/` where the path goes
     on (`/*/*/-/tree/{commit}/`), none where the commit ends it (`/*/*/-/commits/{commit}`)."""
     return re.sub(r"\{[a-z]+\}", "*", prefix) + "{commit}" + ("/" if deeper else "")
 
@@ -556,8 +605,12 @@ def _path_rule(
     """`robots_rule` for a family whose commit is a path segment: a line per view that names
     the kind of ref before the commit (Gitea's `/OWNER/REPO/src/commit/SHA/`, beside
     `src/branch/` and `src/tag/`: `Disallow: /*/*/src/commit/`), each checked by
-    `robots.choose`. A view that takes a branch's name as well as a commit (`/-/tree/SHA/`
-    and `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
+    `robots.choose`. A view whose line blocks a content URL gets a line per owner and
+    repository instead (`_repository_routes`): robots.txt's `*` spans segments, so
+    `/*/*/src/commit/` takes a file at the branch head in a folder `src/commit/`
+    (`/alice/lib/src/branch/main/src/commit/mod.rs`), `/alice/lib/src/commit/` never does.
+    A view that takes a branch's name as well as a commit (`/-/tree/SHA/` and
+    `/-/tree/main/`, GitHub's `/blob/`, SourceHut's `/tree/`) gets none: robots.txt
     (RFC 9309) has `*` and `$` only, and `*` in the commit's place takes the branch's pages
     people read; the reason says so, and `server_targets` gives the server rules that can."""
     from logtrap import robots
@@ -566,6 +619,7 @@ def _path_rule(
     wide = family.startswith(f"/{PATH}/")
     lines: list[str] = []
     blocked: list[str] = []
+    notes: list[str] = []  # views narrowed to their repositories, and why
     refusals: list[str] = []
     narrowed = False
     named: dict[str, list[str]] = {}  # route -> URLs, views naming the commit
@@ -584,22 +638,42 @@ def _path_rule(
         named = {}
     for route, urls in sorted(named.items()):
         got, status, why = robots.choose(finding.kind, route, urls, content, settings, known)
-        if status == "withheld":
-            refusals.append(why)
+        if status == "emitted":
+            lines += got
+            blocked += urls
             continue
-        lines += got
-        blocked += urls
-        narrowed = narrowed or status == "narrowed"
+        # its `*` reaches a content URL (a withheld or a narrowed choice: Allow lines would
+        # keep open only the logged pages of a folder named like the view, not its next file)
+        stopped = why.split("; ")[0]
+        repos = _repository_routes(route, urls)
+        if len(repos) > MAX_REPOSITORY_LINES:
+            refusals.append(f"{stopped}, and a line per owner and repository would take "
+                            f"{len(repos):,} lines, more than {MAX_REPOSITORY_LINES}")
+            continue
+        taken = 0
+        for repo, repo_urls in sorted(repos.items()):
+            got, status, why = robots.choose(finding.kind, repo, repo_urls, content, settings, known)
+            if status == "withheld":
+                refusals.append(why)
+                continue
+            lines += got
+            blocked += repo_urls
+            taken += 1
+        if taken:
+            narrowed = True
+            notes.append(f"{stopped}: {taken:,} lines instead, one per owner and repository (a "
+                         f"line without * takes only the paths that start with it)")
     if branchy:
         shown = ", ".join(sorted(branchy)[:MAX_RULE_LINES])
         why_open = (
             f"the commit id is a path segment after a view that takes a branch's name as well "
             f"({shown}: `main` as well as a commit): robots.txt (RFC 9309) has only `*` and `$`, "
-            f"no way to say 40 hex digits, so a `*` in the commit's place would block the "
-            f"pages at the branch head people read, and no robots.txt line is drafted for "
-            f"them; the server rules (.htaccess, nginx) refuse the crawler there by a regex "
-            f"of 40 hex digits, or link these views at the branch head, or mark commit-pinned "
-            f"links rel=\"nofollow\""
+            f"no way to say a commit id, so a `*` in the commit's place would block the pages "
+            f"at the branch head people read, and no robots.txt line is drafted for them; a "
+            f"server rule (.htaccess, nginx) can refuse a crawler there by a regex of a commit "
+            f"id in the commit's place (7 to 12 or 40 hex digits, letters and digits mixed), "
+            f"or link these views at the branch head, or mark commit-pinned links "
+            f"rel=\"nofollow\""
         )
         refusals.insert(0, why_open)
     if not lines:
@@ -610,7 +684,26 @@ def _path_rule(
           f"the commit, and none of {len(content):,} content URLs")
     if not refusals and not narrowed:
         return tuple(lines), "emitted", ok, blocked
-    return tuple(lines), "narrowed", "; ".join([ok, *(f"left open: {r}" for r in refusals)]), blocked
+    reason = "; ".join([ok, *(f"narrowed: {n}" for n in notes), *(f"left open: {r}" for r in refusals)])
+    return tuple(lines), "narrowed", reason, blocked
+
+
+def _repository_routes(route: str, urls: Sequence[str]) -> dict[str, list[str]]:
+    """A view's URLs grouped by their path up to the commit, the owner and repository
+    literal: `/alice/lib/src/commit/` for `/alice/lib/src/commit/SHA/README.md` (`route` the
+    view's, `/{path}/{path}/src/commit/`, as many segments as the URLs' up to the commit).
+    Braces escaped: in a route, `{x}` is a placeholder.
+
+    >>> _repository_routes("/{path}/{path}/src/commit/",
+    ...     ["/a/my-lib/src/commit/5fec6e2/x", "/a/b{c}/src/commit/5fec6e2/x"])
+    {'/a/my-lib/src/commit/': ['/a/my-lib/src/commit/5fec6e2/x'], '/a/b%7Bc%7D/src/commit/': ['/a/b{c}/src/commit/5fec6e2/x']}
+    """
+    at = route.count("/")  # the commit's place among the path's segments
+    out: dict[str, list[str]] = {}
+    for url in urls:
+        prefix = "/".join(url.partition("?")[0].split("/")[:at]) + "/"
+        out.setdefault(prefix.replace("{", "%7B").replace("}", "%7D"), []).append(url)
+    return out
 
 
 def _level_order(patterns: Sequence[str]) -> list[int]:
