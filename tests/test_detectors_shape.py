@@ -1070,3 +1070,21 @@ def test_calendar_silent_on_forum_topics_whose_ids_read_as_years():
     deleted = [{**r, s.STATUS: 404, s.BYTES: 3100} for r in pages[::23]]
     read = [{**r, **HUMAN} for r in pages[:200:10]]
     assert _findings(calendar, content_rows() + pages + deleted + read).height == 0
+
+
+def test_calendar_leaves_open_the_months_beside_the_real_ones_where_its_sample_is_thin():
+    # two empty days sampled of a January whose sixteen events the sample missed made
+    # `Disallow: /events/2016/01`: with part of the pattern sampled, the month before the
+    # first real one and the one after the last are left open with those between
+    from logtrap.detectors.calendar import _among_real
+
+    months = [2015 * 12 + 11, 2016 * 12, 2016 * 12 + 1, 2016 * 12 + 2, 2016 * 12 + 3, 2016 * 12 + 4]
+    urls = pl.DataFrame({
+        s.HOST: "-", s.PATTERN: "/events/{n}/{n}/{n}/", s.URL: [f"/e/{m}" for m in months],
+        "months": months, "day": [1] * 6, s.STATUS: [200] * 6,
+        "wasted": [True, True, False, True, False, True],
+    })
+    for thin, between in ((False, [False, False, False, True, False, False]),
+                          (True, [False, True, False, True, False, True])):
+        flags = pl.DataFrame({s.HOST: ["-"], s.PATTERN: ["/events/{n}/{n}/{n}/"], "_thin": [thin]})
+        assert _among_real(urls, flags)["between_real"].to_list() == between

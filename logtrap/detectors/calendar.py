@@ -233,35 +233,51 @@ def marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) ->
         )
         .with_columns((pl.col("blank") | unsized_future).alias("wasted"))
         .drop("_repeated", "_future_empty", "_future_repeated")
-        .pipe(_among_real)
+        .pipe(_among_real, _thin(traffic))
     )
 
 
-def _among_real(urls: pl.DataFrame) -> pl.DataFrame:
+def _thin(traffic: Traffic) -> pl.DataFrame:
+    """(HOST, PATTERN, `_thin`): whether the URL sample holds only part of the pattern's URLs."""
+    sampled = traffic.urls.group_by(_shape.KEYS).agg(pl.col(s.URL).n_unique().alias("_sampled"))
+    return (
+        _shape.pattern_totals(traffic).select(*_shape.KEYS, s.UNIQUE_URLS)
+        .join(sampled, on=_shape.KEYS, how="left")
+        .select(*_shape.KEYS, (pl.col(s.UNIQUE_URLS) > pl.col("_sampled").fill_null(0)).alias("_thin"))
+    )
+
+
+def _among_real(urls: pl.DataFrame, thin: pl.DataFrame) -> pl.DataFrame:
     """`urls` (`marked`'s) with `among_real`: a wasted date between two dates with a page of
     their own, in a month that has one (an empty Sunday among days with events), which no
     robots.txt line by years or months takes without the real dates beside it (a line per
     date would); and `between_real`: a wasted date in the pattern's first month with a page
-    of its own, its last, or a month between (the empty days after a month's last event too).
+    of its own, its last, or a month between (the empty days after a month's last event too),
+    and, where the URL sample holds only part of the pattern (`thin`), the month before the
+    first and the one after the last: two empty days sampled of a January whose sixteen
+    events the sample missed made it look empty.
     """
     real = pl.col("months").is_not_null() & ~pl.col("wasted") & (pl.col(s.STATUS) == 200)
     months = urls.filter(real).select(*_shape.KEYS, "months").unique()
     when = pl.col("months") * 32 + pl.col("day").fill_null(0)  # a date's place, day by day
     wasted = pl.col("wasted") & pl.col("months").is_not_null()
+    edge = pl.col("_thin").fill_null(False).cast(pl.Int32)
 
-    def between(at: pl.Expr, strict: bool) -> pl.Expr:
+    def between(at: pl.Expr, strict: bool, margin: pl.Expr | int = 0) -> pl.Expr:
         first, last = at.filter(real).min().over(_shape.KEYS), at.filter(real).max().over(_shape.KEYS)
-        return (at > first) & (at < last) if strict else at.is_between(first, last)
+        return (at > first) & (at < last) if strict else at.is_between(first - margin, last + margin)
 
     return (
         urls.join(months.with_columns(pl.lit(True).alias("_real_month")),
                   on=[*_shape.KEYS, "months"], how="left", maintain_order="left")
+        .join(thin, on=_shape.KEYS, how="left", maintain_order="left")
         .with_columns(
             (wasted & pl.col("_real_month").fill_null(False) & between(when, strict=True))
             .fill_null(False).alias("among_real"),
-            (wasted & between(pl.col("months"), strict=False)).fill_null(False).alias("between_real"),
+            (wasted & between(pl.col("months"), strict=False, margin=edge)).fill_null(False)
+            .alias("between_real"),
         )
-        .drop("_real_month")
+        .drop("_real_month", "_thin")
     )
 
 
