@@ -271,9 +271,10 @@ def test_budget_hog_silent_on_one_url_polled_over_and_over():
     people = [req("/", "/", bot=None, size=9000)] * 100 + articles(50, bot=None)
     traffic = traffic_of(polls + articles(100) + people)
     assert budget_hog.detect(traffic, Settings()).height == 0
-    # ten URLs polled so make a URL space, judged as before (one answer: repeated)
-    spread = [req(f"/health?n={i % 10}", "/health?n", at=T0 + timedelta(minutes=i), bot=monitor,
-                  size=2) for i in range(1000)]
+    # ten URLs a crawler fetches so make a URL space, judged as before (one answer: repeated);
+    # a monitor's are its checks, whatever their number (`_shape.monitored`)
+    spread = [req(f"/health?n={i % 10}", "/health?n", at=T0 + timedelta(minutes=i), size=2)
+              for i in range(1000)]
     out = budget_hog.detect(traffic_of(spread + articles(100) + people), Settings())
     assert (out[s.PATTERN].to_list(), evidence(out)["wasteful_because"]) == (
         ["/health?n"], ["repeated_answers", "bots_only"])
@@ -1013,3 +1014,20 @@ def test_growing_pattern_on_a_referral_parameter_people_share_is_info():
         traffic_of(shared_links(lambda n: f"sid={n:08x}", "/blog/{slug}?sid")), Settings())
     assert out.select(s.SEVERITY, s.PATTERN, s.ADVICE).rows() == [
         ("warning", "/blog/{slug}?sid", growing_pattern.ADVICE)]
+
+
+def test_an_uptime_checks_cache_buster_is_no_growing_pattern_nor_budget_hog():
+    # Better Uptime's `/?cb=<epoch>` every minute on a quiet site: a new URL a poll, 13% of
+    # the "bot budget"; a growing_pattern warning (cron exit 3) whose fix sought links
+    monitor = ("Better Uptime Bot", "monitoring")
+    polls = [req(f"/?cb={1700000000 + 60 * i}", "/?cb", at=T0 + timedelta(minutes=i), bot=monitor,
+                 size=9000) for i in range(7 * 1440)]
+    people = [req("/", "/", bot=None, size=9000)] * 100 + articles(50, bot=None)
+    traffic = traffic_of(polls + articles(100) + people)
+    assert growing_pattern.detect(traffic, Settings()).height == 0
+    assert budget_hog.detect(traffic, Settings()).height == 0
+    # the same URLs fetched by a crawler are a growing pattern and the budget's hog
+    crawled = [{**r, s.BOT_NAME: GOOGLE[0], s.BOT_KIND: GOOGLE[1], s.USER_AGENT: GOOGLE[0]} for r in polls]
+    traffic = traffic_of(crawled + articles(100) + people)
+    assert growing_pattern.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]
+    assert budget_hog.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]

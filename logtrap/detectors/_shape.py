@@ -66,6 +66,28 @@ def _totals(traffic: Traffic) -> pl.DataFrame:
     )
 
 
+# Of a pattern's bot requests, monitors' (uptime checks, feed readers: `bots` kind
+# "monitoring") at least this share: the site's own checks, not a crawl (judgement)
+_MONITORED_SHARE = 0.9
+
+
+def monitored(traffic: Traffic) -> pl.DataFrame:
+    """(HOST, PATTERN) of the patterns nearly all of whose bot requests are monitors': an
+    uptime check's cache-buster (`/?cb=<epoch>` every minute) grows a URL a poll, and no
+    robots.txt line or link fix stops it; it is the admin's own. Computed once per agents
+    table."""
+    def compute() -> pl.DataFrame:
+        bots = traffic.agents.filter(pl.col(s.BOT_NAME).is_not_null())
+        return (
+            bots.group_by(KEYS)
+            .agg((pl.col(s.REQUESTS).filter(pl.col(s.BOT_KIND) == "monitoring").sum()
+                  >= _MONITORED_SHARE * pl.col(s.REQUESTS).sum()).alias("_monitored"))
+            .filter("_monitored")
+            .select(KEYS)
+        )
+    return _memo((traffic.agents,), ("monitored",), compute)
+
+
 SHELL = "shell"  # per_url with `shell`: answered 200 with the host's shell size
 
 

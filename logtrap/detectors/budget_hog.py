@@ -101,7 +101,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         (pl.col(s.BOT_SHARE) > settings.budget_hog_share)
         & (pl.col("host_bot_requests") >= settings.budget_hog_min_bot_requests)
         & (pl.col(s.UNIQUE_URLS) >= settings.budget_hog_min_urls)
-    )
+    ).join(_shape.monitored(traffic), on=_KEYS, how="anti")  # the admin's own checks
     candidates = (
         candidates.join(_answer_signals(traffic, candidates, settings), on=_KEYS, how="left")
         .join(_error_shares(traffic), on=_KEYS, how="left")

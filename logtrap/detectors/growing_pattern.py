@@ -155,7 +155,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     frames = [f.empty_findings()]
     shell = _shape.shell_sizes(traffic, settings)
     if grid.height >= max(settings.growing_pattern_min_windows, 2 * n):
-        frames.append(_pattern_findings(traffic, grid, shell, settings))
+        # an uptime check's cache-buster grows too: the admin's own, no crawl (`monitored`)
+        frames.append(_pattern_findings(traffic, grid, shell, settings).join(
+            _shape.monitored(traffic), on=_KEYS, how="anti"))
     if grid.height >= max(settings.growing_pattern_min_windows, 2 * n + 1):  # + discovery
         frames.append(_host_findings(traffic, grid, shell, settings))
     return pl.concat(frames, how="vertical")
