@@ -957,11 +957,15 @@ def host_rules(
     unfamilied = family.to_spare(untrapped, traffic, settings, host, families)
     rules: list[RobotsRule] = []
     done: set[str] = set()
+    withheld: set[str] = set()
     for finding in f.to_records(f.rank(mine)):
         key = finding.pattern or f"{finding.kind}:{','.join(finding.examples)}"
         if key in done or (finding.kind in SYMPTOM_KINDS and key in shaped):
             continue
-        done.add(key)
+        # a pattern two kinds name gets the first kind's rule, or, where that one is
+        # withheld, the next kind's too (a paged search's pagination cannot be ruled by
+        # page numbers; its search can: `/page/{n}/?s`)
+        tried = key in withheld
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
         mine_content = _unsearched(finding, content) + others
@@ -989,6 +993,12 @@ def host_rules(
             # takes a line per repository), and withheld if it still reaches one
             rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
                              spare, finding)
+        if rule.status == "withheld":
+            withheld.add(key)
+            if tried:
+                continue
+        else:
+            done.add(key)
         rules.append(rule)
     together = [line for r in rules if r.status != "withheld" for line in r.lines]
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)

@@ -1002,3 +1002,19 @@ def test_a_rule_whose_star_takes_another_patterns_pages_is_chosen_again_around_t
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in sorted_views if not allowed(text, u)] == []
     assert (rule.lines, rule.status) == (("Disallow: /forumdisplay.php?s=",), "narrowed")
+
+
+def test_a_pattern_whose_first_kinds_rule_is_withheld_gets_the_next_kinds():
+    # WordPress's paged search `/page/{n}/?s=`: pagination's rule is withheld (page 2 of a
+    # search people typed is content to it), and the search's rule was never tried
+    spam = [f"/page/{1 + i % 40}/?s=casino-{i}" for i in range(120)]
+    people = ["/page/2/?s=python+zfs", "/about"]
+    traffic = traffic_of(requests_frame(bots(spam) + humans(people)))
+    findings = to_frame([
+        Finding("pagination", "warning", "-", "/page/{n}/?s", 120, 100, tuple(spam[:5])),
+        Finding("internal_search", "warning", "-", "/page/{n}/?s", 120, 90, tuple(spam[:5]),
+                {"search_params": "s", "search_path": False}),
+    ])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert [(r.kind, r.lines, r.status) for r in rules] == [
+        ("pagination", (), "withheld"), ("internal_search", ("Disallow: /page/*/?s=",), "emitted")]
