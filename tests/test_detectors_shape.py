@@ -907,6 +907,17 @@ def test_internal_search_silent_on_a_repository_named_search():
     assert (row[s.PATTERN], row["evidence"]["search_path"]) == ("/search/word-{n}/page/{n}/", True)
 
 
+def test_internal_search_silent_on_a_session_hash_named_s():
+    # vBulletin's `?s=<32 hex digits>` is its session: four internal_search warnings with
+    # "noindex your search results" advice
+    threads = [f"/showthread.php?s={i * 7919:032x}&t={i % 50}" for i in range(300)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 9000 + 37 * (i % 50)} for i, u in enumerate(threads)]
+    assert _findings(internal_search, rows).height == 0
+    # WordPress's `?s=` holds the words searched for
+    words = [f"/?s={WORDS[i % 9]}+{WORDS[i // 9 % 9]}+{i}" for i in range(300)]
+    assert _one(_findings(internal_search, content_rows() + bots(words, bytes=5000)))[s.PATTERN] == "/?s"
+
+
 def test_internal_search_fires_on_a_search_trap_with_ads_landing_on_a_few_of_its_pages():
     # 600 junk searches crawled again and again; ads land people on 12 of them, 400 visits:
     # people's share of the requests passes a tenth, but they read 2% of the pages

@@ -59,6 +59,14 @@ _TYPED_SHARE = 0.3
 # more (`/search/results`, `/search/{slug}`, a term in the path) and maybe its pages
 # (`/search/{slug}/page/{n}/`). Not one deep in a path that goes on: a code host's repository
 # named `search` (`/dave/search/issues/{n}`, `/dave/search/commit/{hex}`) is no search
+# A search parameter's value that is an id minted per visit, no term: 16 hex digits or more
+# (vBulletin's `s=`, a session hash), or 20 letters and digits or more, digits among them
+_HEX_ID, _LONG_ID, _DIGIT = r"=[0-9a-fA-F]{16,}$", r"=[A-Za-z0-9]{20,}$", r"=.*[0-9]"
+
+
+def _minted(pair: pl.Expr) -> pl.Expr:
+    """A `name=value` pair whose value is a minted id (`_HEX_ID`, or `_LONG_ID` with a digit)."""
+    return pair.str.contains(_HEX_ID) | (pair.str.contains(_LONG_ID) & pair.str.contains(_DIGIT))
 _PATH = (
     r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:\.[a-z0-9]+)?"
     r"(?:/[^/]*)?(?:/page/[^/]+)?/?$"
@@ -128,7 +136,9 @@ def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
     searches differ in what they search for, while a course page's `?term=2024FA` is one of
     a hundred semesters over thousands of courses)."""
     pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
-    terms = pairs.list.eval(pl.element().filter(pl.element().str.contains(_TERM))).list.sort()
+    # a term, not a minted id: vBulletin's `?s=<32 hex digits>` is its session, not a search
+    terms = pairs.list.eval(pl.element().filter(
+        pl.element().str.contains(_TERM) & ~_minted(pl.element()))).list.sort()
     searched = terms.list.len() > 0
     return (
         _shape.per_url(traffic.urls)
