@@ -481,7 +481,7 @@ def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it
              if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings"))]
     assert lines == [
         "Findings: 1 critical, 4 warning, 1 info (2 of them shown as a line under another "
-        "finding on the same pattern)",
+        "finding on the same pattern or family)",
         "CRITICAL budget_hog /cal?date",
         "WARNING calendar /cal?date",
         "  Also growing_pattern (info): its new URLs keep appearing window after window; 100 of "
@@ -505,4 +505,37 @@ def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it
         "  ... and 2 more facets findings under /shop/ (2 warning), likely the same trap: "
         "/shop/cat3?a&b&c, /shop/cat4?a&b&c (all of them: --json, --markdown)",
         "WARNING growing_pattern /shop/cat4?a&b&c",
+    ]
+
+
+def test_findings_on_a_familys_member_patterns_are_one_line_under_it():
+    # a code host's crawl of every file at every commit: 730 per-file cards (growth, random
+    # tokens) beside the family's one; counted in a line under it, where it is as severe
+    from rich.console import Console
+
+    from logtrap.findings import Finding, to_frame
+
+    def finding(kind, severity, pattern, wasted):
+        return Finding(kind, severity, "-", pattern, wasted + 1, wasted, ("/x",), {}, "Fix it.")
+
+    findings = to_frame([
+        finding("budget_hog", "warning", "/cgit/{path}?id", 9000),
+        finding("growing_pattern", "warning", "/cgit/r.git/tree/README?id", 300),
+        finding("random_token", "info", "/cgit/r.git/blame/src/a.c?id", 200),
+        finding("random_token", "info", "/cgit/r.git/tree/src/a.c?id", 100),
+        finding("soft_404", "critical", "/cgit/r.git/plain/x?id", 8000),  # more severe: its card
+        finding("growing_pattern", "warning", "/blog/{slug}?p", 50),  # no member
+    ])
+    console = Console(width=300, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(f.rank(findings)))
+    lines = [line for line in console.export_text().splitlines()
+             if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings"))]
+    assert lines == [
+        "Findings: 1 critical, 3 warning, 2 info (3 of them shown as a line under another finding "
+        "on the same pattern or family)",
+        "CRITICAL soft_404 /cgit/r.git/plain/x?id",
+        "WARNING budget_hog /cgit/{path}?id",
+        "  Also 3 findings on its member patterns, the same crawl: 1 growing_pattern (warning), "
+        "2 random_token (info) (all of them: --json, --markdown)",
+        "WARNING growing_pattern /blog/{slug}?p",
     ]

@@ -659,7 +659,7 @@ def test_a_report_that_cannot_be_written_alerts_again_next_run(tmp_path, monkeyp
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert again.exit_code == 3
     assert again.stdout.startswith("Findings: 2 critical, 0 warning, 0 info (1 of them shown as "
-                                   "a line under another finding on the same pattern)\n\n"
+                                   "a line under another finding on the same pattern or family)\n\n"
                                    "CRITICAL session_id /?sid\n")
     assert [f["kind"] for f in json.loads((tmp_path / "report.json").read_text())["findings"]] \
         == ["session_id", "budget_hog"]

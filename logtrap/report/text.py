@@ -328,6 +328,29 @@ def _folded(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     return under
 
 
+def _members(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
+    """Findings on a family's member patterns (`_family.family_of`, `wide_of`: a code host's
+    per-file growth, random tokens, soft 404s, beside the crawl of every file at every
+    commit), by the family finding's index: counted in one line under it, where it is at
+    least as severe. A Gitea host gave 730 such cards beside the one that names the trap."""
+    from logtrap.detectors import _family  # the detectors import the reports' helpers
+
+    rank = {sev: i for i, sev in enumerate(s.SEVERITIES)}
+    families = {(x.host, x.pattern): i for i, x in enumerate(records) if _family.is_family(x.pattern)}
+    others = [x for x in records if x.pattern is not None and not _family.is_family(x.pattern)]
+    if not families or not others:
+        return {}
+    names = pl.DataFrame({s.PATTERN: [x.pattern for x in others]}, schema={s.PATTERN: pl.String})
+    names = names.select(_family.family_of(pl.col(s.PATTERN)).alias("below"),
+                         _family.wide_of(pl.col(s.PATTERN)).alias("across"))
+    under: dict[int, list[f.Finding]] = {}
+    for x, below, across in zip(others, names["below"], names["across"]):
+        i = families.get((x.host, below), families.get((x.host, across)))
+        if i is not None and rank[records[i].severity] >= rank[x.severity]:
+            under.setdefault(i, []).append(x)
+    return under
+
+
 def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     """Findings by severity, each with its evidence, fix and example URLs; past the first
     `SHOWN_PER_ROOT` of one kind under one folder (`trap_root`), a count, after the last one
@@ -338,12 +361,13 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
     if not records:
         return [Text("No crawler traps found.", style="bold green")]
     under = _folded(records)
-    folded = {id(x) for xs in under.values() for x in xs}
+    members = _members(records)
+    folded = {id(x) for xs in [*under.values(), *members.values()] for x in xs}
     heading = "[bold]Findings[/bold]: " + ", ".join(
         f"{counts[sev]} {sev}" for sev in reversed(s.SEVERITIES))
     if folded:
         heading += (f" ({len(folded)} of them shown as a line under another finding on the "
-                    "same pattern)")
+                    "same pattern or family)")
     out: list[RenderableType] = [heading]
     shown: dict[tuple[str, str | None, str], int] = {}
     hidden: dict[tuple[str, str | None, str], list[f.Finding]] = {}
@@ -372,6 +396,13 @@ def findings_view(findings: pl.DataFrame) -> list[RenderableType]:
             out.append(f"  Also {y.kind} ({y.severity}): {_GENERIC_KINDS[y.kind]}; "
                        f"{waste_sentence(y.kind, y.wasted_requests, y.requests)} by its measure "
                        "(evidence: --json, --markdown)")
+        if members.get(i):
+            kinds: dict[tuple[str, str], int] = {}
+            for y in members[i]:
+                kinds[(y.kind, y.severity)] = kinds.get((y.kind, y.severity), 0) + 1
+            by = ", ".join(f"{n} {kind} ({sev})" for (kind, sev), n in sorted(kinds.items()))
+            out.append(f"  Also {len(members[i])} findings on its member patterns, the same crawl: "
+                       f"{by} (all of them: --json, --markdown)")
         last[group] = len(out)
     for group in sorted(hidden, key=lambda g: last[g], reverse=True):
         kind, host, root = group
