@@ -656,3 +656,17 @@ def test_views_that_name_the_commit_get_lines_the_others_do_not():
         "a branch's name as well (/*/*/blame/{commit}/, /*/*/blob/{commit}/, /*/*/raw/{commit}/:")
     assert _family.server_targets(traffic, Settings(), "-", "/{path}/{hex}/{path}") == (
         ["/*/*/blame/{commit}/", "/*/*/blob/{commit}/", "/*/*/raw/{commit}/"], ["ClaudeBot"])
+
+
+
+def test_a_family_rule_names_three_lines_left_open_and_counts_the_rest():
+    # people read a permalink at a commit in every repository: each repository's line would
+    # block one, and the reason listed all of them (thirty on a review's Gitea, a screen)
+    permalinks = [code_hosts.GITEA["src"][0].format(o=o, r=r, c=code_hosts.sha(o, r, 1), f=code_hosts.FILES[0])
+                  for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS)]
+    _, _, rules = code_rules(code_hosts.site("gitea") + code_hosts.read(permalinks, times=1))
+    (rule,) = rules
+    assert (rule.status, rule.lines) == ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/"))
+    tail = rule.reason.split("; left open: ")
+    assert len(tail) == 1 + 3 and tail[-1].endswith(
+        f"; and {len(permalinks) - 3} more views or repositories left open for the same reason")

@@ -684,8 +684,18 @@ def _path_rule(
           f"the commit, and none of {len(content):,} content URLs")
     if not refusals and not narrowed:
         return tuple(lines), "emitted", ok, blocked
-    reason = "; ".join([ok, *(f"narrowed: {n}" for n in notes), *(f"left open: {r}" for r in refusals)])
+    # a line per repository left open reads as one list: the first few, then a count
+    shown_refusals = [f"left open: {r}" for r in refusals[:_SHOWN_REFUSALS]]
+    if len(refusals) > _SHOWN_REFUSALS:
+        shown_refusals.append(f"and {len(refusals) - _SHOWN_REFUSALS:,} more views or "
+                              "repositories left open for the same reason")
+    reason = "; ".join([ok, *(f"narrowed: {n}" for n in notes), *shown_refusals])
     return tuple(lines), "narrowed", reason, blocked
+
+
+# Lines left open named in a family rule's reason, the rest counted (judgement: a Gitea host
+# with thirty repositories people read permalinks in named them all, a screen of text)
+_SHOWN_REFUSALS = 3
 
 
 def _repository_routes(route: str, urls: Sequence[str]) -> dict[str, list[str]]:
