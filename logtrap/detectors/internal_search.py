@@ -2,8 +2,8 @@
 
 A pattern is internal search when it has a search parameter (`q`, `s`, `search`, `query`,
 `keyword(s)`, `term`, `searchterm`, `text`) or a `search` path segment (`/search`,
-`/search/results`, `/suche`, `/recherche`, `/buscar`, last or before one segment more and its
-pages, not inside a repository named `search`; DSpace's `/discover?query=`), at least
+`/search/results`, `/suche`, `/recherche`, `/buscar`; not a code host's repository named
+`search`, `/dave/search/issues/{n}`; DSpace's `/discover?query=`), at least
 `internal_search_min_urls` distinct URLs, and at least `internal_search_min_bot_requests` bot
 requests. Named by its parameter alone, most of its URLs must search for something (Gitea's
 issue lists carry an empty `q=` on every link), and for different things (a course catalog's
@@ -55,21 +55,14 @@ _PAGES_READ = 0.1
 # fetched (the searches they type), whatever popular searches crawlers and people share (45%
 # on a blog linking 2,000 related searches; about none on a portal's landing pages; judgement)
 _TYPED_SHARE = 0.3
-# A search by its path: the `search` segment (`search.html` too) last, or before one segment
-# more (`/search/results`, `/search/{slug}`, a term in the path) and maybe its pages
-# (`/search/{slug}/page/{n}/`). Not one deep in a path that goes on: a code host's repository
-# named `search` (`/dave/search/issues/{n}`, `/dave/search/commit/{hex}`) is no search
-# A search parameter's value that is an id minted per visit, no term: 16 hex digits or more
-# (vBulletin's `s=`, a session hash), or 20 letters and digits or more, digits among them
-_HEX_ID, _LONG_ID, _DIGIT = r"=[0-9a-fA-F]{16,}$", r"=[A-Za-z0-9]{20,}$", r"=.*[0-9]"
-
-
-def _minted(pair: pl.Expr) -> pl.Expr:
-    """A `name=value` pair whose value is a minted id (`_HEX_ID`, or `_LONG_ID` with a digit)."""
-    return pair.str.contains(_HEX_ID) | (pair.str.contains(_LONG_ID) & pair.str.contains(_DIGIT))
-_PATH = (
-    r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:\.[a-z0-9]+)?"
-    r"(?:/[^/]*)?(?:/page/[^/]+)?/?$"
+# A search by its path: a `search` segment (`/search/results`, `/search/node/{slug}`,
+# `/suche/{slug}/seite/{n}`, `search.html`)...
+_PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
+# ...but a code host's repository named `search` (`/dave/search/issues/{n}`,
+# `/dave/search/commit/{hex}`): a view of the repository after it is no search
+_REPOSITORY = (
+    r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)/"
+    r"(?:issues|pulls|merge_requests|commits?|src|tree|blob|raw|blame|wiki|releases|compare|tags|branches|-)(?:/|$)"
 )
 # a search page by its name with DSpace's parameters (`/discover?query=&filter=`): an events
 # site's `/discover?category=&page=` is listings, `/discover/travel` pages
@@ -189,7 +182,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     rows = (
         totals.with_columns(
             search_params.list.join("&").alias("search_params"),
-            (_shape.path_of(pl.col(s.PATTERN)).str.contains(_PATH)
+            ((_shape.path_of(pl.col(s.PATTERN)).str.contains(_PATH)
+              & ~_shape.path_of(pl.col(s.PATTERN)).str.contains(_REPOSITORY))
              | pl.col(s.PATTERN).str.contains(_QUERIED_PATH)).alias("search_path"),
         )
         .filter(
