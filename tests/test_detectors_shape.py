@@ -901,7 +901,13 @@ def test_internal_search_silent_on_a_repository_named_search():
              + [f"/dave/search/commit/{i * 7919:040x}" for i in range(120)])
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 20000 + 13 * i} for i, u in enumerate(pages)]
     assert _findings(internal_search, rows).height == 0
-    # a search by its path, a term in the path and its pages, is one
+    # nor its issue lists, an empty box on every link (`/search/issues` read as a search path)
+    issues = [f"/dave/search/issues?state=open&q=&type=all&page={i}" for i in range(200)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 20000 + 13 * i} for i, u in enumerate(issues)]
+    assert _findings(internal_search, rows).height == 0
+    # a search by its path, a term in the path and its pages, is one; Drupal's too
+    for node in ([f"/search/node/word-{i}" for i in range(200)],):
+        assert _one(_findings(internal_search, content_rows() + bots(node, bytes=5000)))["evidence"]["search_path"]
     paged = [f"/search/word-{i}/page/{1 + i % 3}/" for i in range(200)]
     row = _one(_findings(internal_search, content_rows() + bots(paged, bytes=5000)))
     assert (row[s.PATTERN], row["evidence"]["search_path"]) == ("/search/word-{n}/page/{n}/", True)

@@ -55,6 +55,16 @@ _PAGES_READ = 0.1
 # fetched (the searches they type), whatever popular searches crawlers and people share (45%
 # on a blog linking 2,000 related searches; about none on a portal's landing pages; judgement)
 _TYPED_SHARE = 0.3
+# A search parameter's value that is an id minted per visit, no term: 16 hex digits or more
+# (vBulletin's `s=`, a session hash), or 20 letters and digits or more, digits among them
+_HEX_ID, _LONG_ID, _DIGIT = r"=[0-9a-fA-F]{16,}$", r"=[A-Za-z0-9]{20,}$", r"=.*[0-9]"
+
+
+def _minted(pair: pl.Expr) -> pl.Expr:
+    """A `name=value` pair whose value is a minted id (`_HEX_ID`, or `_LONG_ID` with a digit)."""
+    return pair.str.contains(_HEX_ID) | (pair.str.contains(_LONG_ID) & pair.str.contains(_DIGIT))
+
+
 # A search by its path: a `search` segment (`/search/results`, `/search/node/{slug}`,
 # `/suche/{slug}/seite/{n}`, `search.html`)...
 _PATH = r"(?i)(?:^|/)(?:search|suche|recherche|buscar|zoeken|szukaj)(?:/|$|\.)"
