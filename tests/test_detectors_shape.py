@@ -521,6 +521,12 @@ def test_session_id_fires_on_a_forums_topics_each_crawled_under_a_few_session_id
     # the same copies under a name that says nothing need five per URL
     named_not = [{**r, s.URL: r[s.URL].replace("sid=", "vid=")} for r in rows[-len(copies):]]
     assert _findings(session_id, content_rows() + named_not, settings=Settings()).height == 0
+    # PHP's trans-sid: a crawler without cookies keeps one session through a visit, twelve
+    # visits of 100 topics each: few values, each a minted id (it was critical, then nothing)
+    visits = [(f"/viewtopic.php?f={t % 7}&t={t}&sid={(v + 1) * 7919:032x}", 14000 + 61 * t)
+              for v in range(12) for t in range(v * 20, v * 20 + 100)]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in visits]
+    assert _one(_findings(session_id, rows, settings=Settings()))[s.PATTERN] == "/viewtopic.php?f&sid&t"
     # nor a `sid` naming one of three stores: the same products a few bytes apart per store,
     # two values or three for 300 URLs; a session mints one per visit
     stores = [{**BOT, s.URL: f"/product/{n}?sid={k}", s.BYTES: 9000 + 71 * n + k}

@@ -91,6 +91,10 @@ def named_params(settings: Settings) -> frozenset[str]:
 
 
 _NAME, _BASE = "session_param", "page"
+# A session id's value: letters and digits, a digit among them, `session_id_min_value_length`
+# long at least (a store's `1`, a language's `en` are not); most of a session's values are
+_MINTED_VALUE = r"^[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*$"
+_MINTED_SHARE = 0.9
 # A parameter found by its values alone: people make at most this share of its requests
 # (judgement: session ids in links are crawlers' URLs; people's repeat visits keep cookies)
 _UNNAMED_MAX_HUMAN_SHARE = 0.1
@@ -229,8 +233,13 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .join(
             pairs.group_by(keys).agg(
                 # values per sampled URL: a session mints one per visit, a store's `sid=1..3`
-                # names three stores however many URLs carry them
+                # names three stores however many URLs carry them; a crawler without cookies
+                # keeps one session through a visit (PHP's trans-sid resumes it), so minted
+                # values count whatever their number
                 (pl.col("value").n_unique() / pl.len()).alias("_value_share"),
+                (pl.col("value").str.contains(_MINTED_VALUE)
+                 & (pl.col("value").str.len_chars() >= settings.session_id_min_value_length))
+                .mean().alias("_minted_share"),
                 pl.col(s.BOT_REQUESTS).sum().alias("sampled_bot"),
                 pl.col(s.REQUESTS).sum().alias("sampled_requests"),
                 pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_sampled"),
@@ -255,7 +264,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
                .otherwise(settings.session_id_min_copies))
             # a login link's return-to values are the site's pages, fetched again and again:
             # bounded, and wasted all the same
-            & (pl.col("_value_share") >= settings.session_id_min_new_share)
+            & ((pl.col("_value_share") >= settings.session_id_min_new_share)
+               | (pl.col("_minted_share") >= _MINTED_SHARE))
             & ((pl.col("new_value_share") >= settings.session_id_min_new_share) | returning)
             & (pl.col("one_size_share") >= 0.5)
             # found by its values alone, it needs crawlers' URLs: pages people read under
