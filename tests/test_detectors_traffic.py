@@ -1026,8 +1026,14 @@ def test_an_uptime_checks_cache_buster_is_no_growing_pattern_nor_budget_hog():
     traffic = traffic_of(polls + articles(100) + people)
     assert growing_pattern.detect(traffic, Settings()).height == 0
     assert budget_hog.detect(traffic, Settings()).height == 0
-    # the same URLs fetched by a crawler are a growing pattern and the budget's hog
+    # the same URLs fetched by a crawler are a growing pattern and the budget's hog; so they
+    # are by a site-audit crawler filed as monitoring that follows every link (Siteimprove)
     crawled = [{**r, s.BOT_NAME: GOOGLE[0], s.BOT_KIND: GOOGLE[1], s.USER_AGENT: GOOGLE[0]} for r in polls]
-    traffic = traffic_of(crawled + articles(100) + people)
-    assert growing_pattern.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]
-    assert budget_hog.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]
+    audit = ("Siteimprove", "monitoring")
+    pages = [req(f"/{name}", f"/{name}", size=7000 + len(name)) for name in ("about", "contact", "news")]
+    audited = [{**r, s.BOT_NAME: audit[0], s.BOT_KIND: audit[1], s.USER_AGENT: audit[0]}
+               for r in polls + articles(100) + pages]
+    for rows in (crawled + articles(100), audited):
+        traffic = traffic_of(rows + people)
+        assert growing_pattern.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]
+        assert budget_hog.detect(traffic, Settings())[s.PATTERN].to_list() == ["/?cb"]

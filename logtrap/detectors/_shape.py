@@ -69,6 +69,9 @@ def _totals(traffic: Traffic) -> pl.DataFrame:
 # Of a pattern's bot requests, monitors' (uptime checks, feed readers: `bots` kind
 # "monitoring") at least this share: the site's own checks, not a crawl (judgement)
 _MONITORED_SHARE = 0.9
+# ...of monitors that fetch at most this many patterns of a host (judgement: an uptime check
+# polls `/`, `/health`, a status page)
+_MONITOR_PATTERNS = 3
 
 
 def monitored(traffic: Traffic) -> pl.DataFrame:
@@ -78,9 +81,14 @@ def monitored(traffic: Traffic) -> pl.DataFrame:
     table."""
     def compute() -> pl.DataFrame:
         bots = traffic.agents.filter(pl.col(s.BOT_NAME).is_not_null())
+        # a check polls a URL or three; a site-audit crawler filed as monitoring
+        # (Siteimprove, Monsido, a link checker) follows every link: a crawl like any
+        polls = (pl.col(s.BOT_KIND) == "monitoring") & (
+            pl.col(s.PATTERN).n_unique().over(s.HOST, s.BOT_NAME) <= _MONITOR_PATTERNS)
         return (
-            bots.group_by(KEYS)
-            .agg((pl.col(s.REQUESTS).filter(pl.col(s.BOT_KIND) == "monitoring").sum()
+            bots.with_columns(polls.alias("_poll"))
+            .group_by(KEYS)
+            .agg((pl.col(s.REQUESTS).filter("_poll").sum()
                   >= _MONITORED_SHARE * pl.col(s.REQUESTS).sum()).alias("_monitored"))
             .filter("_monitored")
             .select(KEYS)
