@@ -1179,7 +1179,10 @@ _SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;][^*$]*=$")
 def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:
     """The pages of patterns no finding names (URL, PATTERN) the rule's lines block, but by a
     line for the whole site (`_SITE_WIDE_LINE`)."""
-    lines = [line for line in rule.lines if not _SITE_WIDE_LINE.match(line)]
+    # a session's lines for the whole site, not another kind's line that reads like one (a
+    # pagination's `/*?page=` for `/{n}?page`)
+    lines = [line for line in rule.lines
+             if rule.kind != session_id.KIND or not _SITE_WIDE_LINE.match(line)]
     if rule.status == "withheld" or not any(ln.startswith("Disallow") for ln in lines) or untrapped.height == 0:
         return untrapped.clear()
     return untrapped.filter(

@@ -1018,3 +1018,13 @@ def test_a_pattern_whose_first_kinds_rule_is_withheld_gets_the_next_kinds():
     rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
     assert [(r.kind, r.lines, r.status) for r in rules] == [
         ("pagination", (), "withheld"), ("internal_search", ("Disallow: /page/*/?s=",), "emitted")]
+
+
+def test_only_a_sessions_site_wide_lines_skip_the_reach_check():
+    # `/*?page=` for a pagination on `/{n}?page` reads like a session's line for the whole
+    # site, and skipped the check that it takes no page of another pattern
+    untrapped = pl.DataFrame({"url": ["/news?page=2"], "pattern": ["/news?page"],
+                              robots._NORMAL: [robots.normal_forms(["/news?page=2"])["/news?page=2"]]})
+    for kind, reached in (("pagination", 1), ("session_id", 0)):
+        rule = robots.RobotsRule("-", kind, "/{n}?page", "*", ("Disallow: /*?page=",), "emitted", "")
+        assert robots._reached(rule, untrapped).height == reached
