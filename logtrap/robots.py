@@ -780,12 +780,17 @@ def choose(
     safe = _cover([u for u in units if not u.content_hits], len(trap))
     if safe is not None:
         return _confirmed(_lines(safe), "narrowed", f"{why}; narrowed: {ok}", urls)
-    hits = sorted({h for u in free for h in u.content_hits})
     # Allow lines only for pages outside the trap's own pattern (a calendar's index page):
-    # allowing pages 2 and 3 of a list would block page 4 the day it exists
-    own = any(source in (OWN, OWN_NOT_LOGGED) for _, source in hits)
-    if kind != "pagination" and not own and len(hits) <= MAX_ALLOW_LINES:
-        lines = _lines(free) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+    # allowing pages 2 and 3 of a list would block page 4 the day it exists. The cover the
+    # Allow lines go with is of units that block none of those (a calendar's decade line
+    # beside its odd far date `/events/2150/2`, not its century line over the years people read)
+    def own_hit(units: Sequence[_Unit]) -> bool:
+        return any(source in (OWN, OWN_NOT_LOGGED) for u in units for _, source in u.content_hits)
+
+    pick = free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))
+    hits = sorted({h for u in pick or () for h in u.content_hits})
+    if kind != "pagination" and pick and len(hits) <= MAX_ALLOW_LINES:
+        lines = _lines(pick) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
         [(on_trap, on_content)] = urls.verdicts([lines])
         if len(on_trap) == len(trap) and not on_content:
             return _confirmed(lines, "narrowed", f"{why}; Allow lines keep it open; {ok}", urls)

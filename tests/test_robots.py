@@ -684,16 +684,22 @@ def _announced(grid, festivals=((2029, 5), (2030, 6))) -> tuple[list[str], list[
 def test_a_calendars_months_announced_past_the_horizon_stay_open():
     # every month past the horizon was wasted whatever its answer: the festivals announced for
     # 2029 and 2030 were blocked with the empty walk. The empty month lists its days (four
-    # sizes, each answered by many months past the horizon): a page as many got is no page;
-    # the walk is blocked from the month after the last festival
+    # sizes, each answered by many months past the horizon): a page as many got is no page.
+    # Each festival a year or more from any other real month is an island: the walk around
+    # them is blocked by years, and an Allow line keeps each open
     from calendar import monthrange
 
     real, walk, festivals, rule = _announced(lambda y, m: 4000 + 25 * monthrange(y, m)[1])
-    months = ["2030-07", "2030-08", "2030-09", "2030-1", *robots.year_prefixes(2031, 2199)]
-    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events?month={p}" for p in months), "narrowed")
+    years = ["2028", "2029", *robots.year_prefixes(2030, 2199)]
+    # (and 2028-01, at the horizon: its answer is no repeated one, so it counts as a page)
+    kept = sorted([*festivals, "/events?month=2028-01"])
+    assert (rule.lines, rule.status) == (
+        tuple(f"Disallow: /events?month={p}" for p in years) + tuple(f"Allow: {u}$" for u in kept),
+        "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real + festivals if not allowed(text, u)] == []
-    assert [u for u in walk if not allowed(text, u)] == [u for u in walk if u >= "/events?month=2030-07"]
+    # the walk within the horizon answers as months with events might: no waste to block
+    assert [u for u in walk if allowed(text, u)] == [u for u in walk if u <= "/events?month=2028-01"]
 
 
 @pytest.mark.xfail(strict=True, reason="a rare empty month (a February of four weeks, four in 34 "
@@ -1028,3 +1034,21 @@ def test_only_a_sessions_site_wide_lines_skip_the_reach_check():
     for kind, reached in (("pagination", 1), ("session_id", 0)):
         rule = robots.RobotsRule("-", kind, "/{n}?page", "*", ("Disallow: /*?page=",), "emitted", "")
         assert robots._reached(rule, untrapped).height == reached
+
+
+def test_one_odd_far_date_bounds_no_run_of_real_months():
+    # a walk to 2199 whose 2150/2 answered an odd size (a page cut short): counted as a real
+    # month, it left every empty month from 2026 to 2150 open (1,490 of them); a real month a
+    # year or more from any other is an island: an Allow line keeps it, the walk is blocked
+    months = [(y, m) for y in range(2020, 2200) for m in range(1, 13)]
+    rows = []
+    for i, (y, m) in enumerate(months):
+        size = 20000 + 131 * i if y < 2026 else (3517 if (y, m) == (2150, 2) else 6100)
+        rows += [{**r, "bytes": size} for r in bots([f"/events/{y}/{m}"])]
+        if y < 2026 and i % 5 == 0:
+            rows += [{**r, "bytes": size} for r in humans([f"/events/{y}/{m}"])]
+    rule = _calendar_rule(rows)
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [f"{y}/{m}" for y, m in months if y >= 2026 and allowed(text, f"/events/{y}/{m}")] == ["2150/2"]
+    assert [f"{y}/{m}" for y, m in months if y < 2026 and not allowed(text, f"/events/{y}/{m}")] == []
+    assert rule.status == "narrowed" and "Allow: /events/2150/2$" in rule.lines
