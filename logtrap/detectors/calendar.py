@@ -259,9 +259,9 @@ def _among_real(urls: pl.DataFrame, thin: pl.DataFrame) -> pl.DataFrame:
     """
     real = pl.col("months").is_not_null() & ~pl.col("wasted") & (pl.col(s.STATUS) == 200)
     months = urls.filter(real).select(*_shape.KEYS, "months").unique().sort(*_shape.KEYS, "months")
-    # a real month far from any other (a page past the horizon answered an odd size, one
-    # announced event) bounds no run: it stays open by the rule's own check, and the empty
-    # walk around it is blocked (one odd 2150 left 1,490 walked months open)
+    # a real month far from any other (a page far past the horizon answered an odd size)
+    # bounds no run: it stays open by the rule's own check, and the empty walk around it is
+    # blocked (one odd 2150 left 1,490 walked months open)
     gap = pl.lit(_ISLAND_MONTHS + 1)
     apart = ((pl.col("months") - pl.col("months").shift(1).over(_shape.KEYS)).fill_null(gap) > _ISLAND_MONTHS) & (
         (pl.col("months").shift(-1).over(_shape.KEYS) - pl.col("months")).fill_null(gap) > _ISLAND_MONTHS)
@@ -296,8 +296,10 @@ def _among_real(urls: pl.DataFrame, thin: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-# Months of wasted dates on each side that make a real month an island (judgement: a year)
-_ISLAND_MONTHS = 12
+# Months of wasted dates on each side that make a real month an island (judgement: events
+# announced a year or three ahead are the run's, their neighbours perhaps outside the URL
+# sample; a real month five years from any other is an odd answer)
+_ISLAND_MONTHS = 60
 
 
 def horizon(traffic: Traffic, settings: Settings) -> int:
