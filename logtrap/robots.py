@@ -990,12 +990,11 @@ def host_rules(
         spare = unfamilied if familied else untrapped
         spans = finding.kind == "calendar" or (
             finding.kind != "facets" and not param.is_param(finding.pattern))
-        reached = _reached(rule, spare) if spans else spare.clear()
-        # a search's own result pages are the search's wherever they are (`_unsearched`)
-        unnamed = _unsearched(finding, [(u, UNNAMED) for u in reached[s.URL].to_list()])
-        if unnamed:
+        reached = _reached(rule, spare, finding) if spans else spare.clear()
+        if reached.height:
             # chosen again with those pages as content (a year rule may spare them, a family
             # takes a line per repository), and withheld if it still reaches one
+            unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
             rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
                              spare, finding)
         if rule.status == "withheld":
@@ -1181,18 +1180,21 @@ def _untrapped(
 _SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;][^*$]*=$")
 
 
-def _reached(rule: RobotsRule, untrapped: pl.DataFrame) -> pl.DataFrame:
+def _reached(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> pl.DataFrame:
     """The pages of patterns no finding names (URL, PATTERN) the rule's lines block, but by a
-    line for the whole site (`_SITE_WIDE_LINE`)."""
+    session's line for the whole site (`_SITE_WIDE_LINE`), and but a search's own result
+    pages (`_unsearched`: the search's wherever they are)."""
     # a session's lines for the whole site, not another kind's line that reads like one (a
     # pagination's `/*?page=` for `/{n}?page`)
     lines = [line for line in rule.lines
              if rule.kind != session_id.KIND or not _SITE_WIDE_LINE.match(line)]
     if rule.status == "withheld" or not any(ln.startswith("Disallow") for ln in lines) or untrapped.height == 0:
         return untrapped.clear()
-    return untrapped.filter(
+    hit = untrapped.filter(
         pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(lines, pl.col(_NORMAL))
     )
+    kept = [u for u, _ in _unsearched(finding, [(u, UNNAMED) for u in hit[s.URL].to_list()])]
+    return hit if len(kept) == hit.height else hit.filter(pl.col(s.URL).is_in(kept))
 
 
 def _spanning(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> RobotsRule:
@@ -1203,9 +1205,7 @@ def _spanning(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> 
     event `/events/2031`), by a shared start (`/c/gloves?page=` and the list's page
     `/c/gloves?page=9`), or by a count of parameters (a list's sorted views)."""
     disallows = [line for line in rule.lines if line.startswith("Disallow")]
-    hit = _reached(rule, untrapped)
-    kept = {u for u, _ in _unsearched(finding, [(u, UNNAMED) for u in hit[s.URL].to_list()])}
-    hit = hit.filter(pl.col(s.URL).is_in(list(kept)))
+    hit = _reached(rule, untrapped, finding)
     if hit.height == 0 or not disallows:
         return rule
     url, pattern = hit.sort(s.URL).row(0)[:2]  # the same one every run

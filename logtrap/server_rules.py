@@ -18,6 +18,7 @@ match the offending requests and no person or search engine.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import unquote_to_bytes
@@ -392,16 +393,12 @@ def htaccess(rules: Sequence[ServerRule], status: int = 403) -> str:
     """The .htaccess text: header, LiteSpeed section, Apache section, withheld rules."""
     # a code host's crawl named only where a rule is about one: a shop's admin would wonder
     code = any(r.kind == "budget_hog" and r.status != "withheld" for r in rules)
-    head = [
-        "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
-        "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's",
-        "# every commit, scoped by user agent AND path (fake search bots: by the addresses that",
-        "# failed verification).",
-    ] if code else [
-        "# Server rules suggested by logtrap. robots.txt is a request, not access control: these",
-        "# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
-        "# agent AND path (fake search bots: by the addresses that failed verification).",
-    ]
+    bots = ("ignore it, hammer a few routes or crawl a code host's every commit" if code
+            else "ignore it or hammer a few routes")
+    head = ["# " + line for line in textwrap.wrap(
+        "Server rules suggested by logtrap. robots.txt is a request, not access control: these "
+        f"refuse the requests of bots that {bots}, scoped by user agent AND path (fake search "
+        "bots: by the addresses that failed verification).", 88)]
     if not any(r.status != "withheld" for r in rules):
         return "\n".join(head + ["# No server rule is needed.", *_withheld(rules)]) + "\n"
     tail = _withheld(rules)

@@ -455,31 +455,36 @@ def test_the_reports_people_read_list_the_patterns_with_most_bot_requests(monkey
     assert len(json.loads(report.to_json(run, SUGGESTIONS))["patterns"]) == 3
 
 
+def _card(kind, severity, pattern, wasted, host="-"):
+    from logtrap.findings import Finding
+
+    return Finding(kind, severity, host, pattern, wasted + 1, wasted, ("/x",), {}, "Fix it.")
+
+
+def _headings(cards) -> list[str]:
+    """The terminal's findings view of `cards`, its headings, "Also" and count lines only."""
+    from rich.console import Console
+
+    from logtrap.findings import to_frame
+
+    console = Console(width=300, color_system=None, record=True)
+    report.print_lines(console, report.findings_view(f.rank(to_frame(cards))))
+    return [line for line in console.export_text().splitlines()
+            if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings", "  ..."))]
+
+
 def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it():
     # the sample shop's /?sid was two warning cards, session_id and growing_pattern: one trap.
     # A generic finding (growing_pattern, budget_hog) goes under a finding at least as severe
     # on the same host and pattern; one more severe, or on another host, keeps its own card
-    from rich.console import Console
-
-    from logtrap.findings import Finding, to_frame
-
-    def finding(kind, severity, pattern, wasted, host="-"):
-        return Finding(kind, severity, host, pattern, wasted + 1, wasted, ("/x",), {}, "Fix it.")
-
-    findings = to_frame([
-        finding("session_id", "warning", "/?sid", 510),
-        finding("growing_pattern", "warning", "/?sid", 511),
-        finding("budget_hog", "critical", "/cal?date", 900),
-        finding("calendar", "warning", "/cal?date", 800),
-        finding("growing_pattern", "info", "/cal?date", 100),
-        finding("growing_pattern", "warning", "/?sid", 300, host="b.example"),
-    ])
-    console = Console(width=300, color_system=None, record=True)
-    report.print_lines(console, report.findings_view(f.rank(findings)))
-    text = console.export_text()
-    lines = [line for line in text.splitlines()
-             if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings"))]
-    assert lines == [
+    assert _headings([
+        _card("session_id", "warning", "/?sid", 510),
+        _card("growing_pattern", "warning", "/?sid", 511),
+        _card("budget_hog", "critical", "/cal?date", 900),
+        _card("calendar", "warning", "/cal?date", 800),
+        _card("growing_pattern", "info", "/cal?date", 100),
+        _card("growing_pattern", "warning", "/?sid", 300, host="b.example"),
+    ]) == [
         "Findings: 1 critical, 4 warning, 1 info (2 of them shown as a line under another "
         "finding on the same pattern or family)",
         "CRITICAL budget_hog /cal?date",
@@ -493,13 +498,8 @@ def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it
     ]
     # under a finding past the first three of its folder (counted, not shown) the line would
     # go unseen: the growing pattern keeps its card
-    facets = [finding("facets", "warning", f"/shop/cat{i}?a&b&c", 800 - i) for i in range(5)]
-    findings = to_frame([*facets, finding("growing_pattern", "warning", "/shop/cat4?a&b&c", 700)])
-    console = Console(width=300, color_system=None, record=True)
-    report.print_lines(console, report.findings_view(f.rank(findings)))
-    lines = [line for line in console.export_text().splitlines()
-             if line.startswith(("WARNING", "  Also", "Findings", "  ..."))]
-    assert lines == [
+    facets = [_card("facets", "warning", f"/shop/cat{i}?a&b&c", 800 - i) for i in range(5)]
+    assert _headings([*facets, _card("growing_pattern", "warning", "/shop/cat4?a&b&c", 700)]) == [
         "Findings: 0 critical, 6 warning, 0 info",
         *(f"WARNING facets /shop/cat{i}?a&b&c" for i in range(3)),
         "  ... and 2 more facets findings under /shop/ (2 warning), likely the same trap: "
@@ -511,26 +511,14 @@ def test_a_growing_pattern_on_a_pattern_another_finding_names_is_a_line_under_it
 def test_findings_on_a_familys_member_patterns_are_one_line_under_it():
     # a code host's crawl of every file at every commit: 730 per-file cards (growth, random
     # tokens) beside the family's one; counted in a line under it, where it is as severe
-    from rich.console import Console
-
-    from logtrap.findings import Finding, to_frame
-
-    def finding(kind, severity, pattern, wasted):
-        return Finding(kind, severity, "-", pattern, wasted + 1, wasted, ("/x",), {}, "Fix it.")
-
-    findings = to_frame([
-        finding("budget_hog", "warning", "/cgit/{path}?id", 9000),
-        finding("growing_pattern", "warning", "/cgit/r.git/tree/README?id", 300),
-        finding("random_token", "info", "/cgit/r.git/blame/src/a.c?id", 200),
-        finding("random_token", "info", "/cgit/r.git/tree/src/a.c?id", 100),
-        finding("soft_404", "critical", "/cgit/r.git/plain/x?id", 8000),  # more severe: its card
-        finding("growing_pattern", "warning", "/blog/{slug}?p", 50),  # no member
-    ])
-    console = Console(width=300, color_system=None, record=True)
-    report.print_lines(console, report.findings_view(f.rank(findings)))
-    lines = [line for line in console.export_text().splitlines()
-             if line.startswith(("CRITICAL", "WARNING", "INFO", "  Also", "Findings"))]
-    assert lines == [
+    assert _headings([
+        _card("budget_hog", "warning", "/cgit/{path}?id", 9000),
+        _card("growing_pattern", "warning", "/cgit/r.git/tree/README?id", 300),
+        _card("random_token", "info", "/cgit/r.git/blame/src/a.c?id", 200),
+        _card("random_token", "info", "/cgit/r.git/tree/src/a.c?id", 100),
+        _card("soft_404", "critical", "/cgit/r.git/plain/x?id", 8000),  # more severe: its card
+        _card("growing_pattern", "warning", "/blog/{slug}?p", 50),  # no member
+    ]) == [
         "Findings: 1 critical, 3 warning, 2 info (3 of them shown as a line under another finding "
         "on the same pattern or family)",
         "CRITICAL soft_404 /cgit/r.git/plain/x?id",

@@ -1027,7 +1027,8 @@ def test_only_a_sessions_site_wide_lines_skip_the_reach_check():
                               robots._NORMAL: [robots.normal_forms(["/news?page=2"])["/news?page=2"]]})
     for kind, reached in (("pagination", 1), ("session_id", 0)):
         rule = robots.RobotsRule("-", kind, "/{n}?page", "*", ("Disallow: /*?page=",), "emitted", "")
-        assert robots._reached(rule, untrapped).height == reached
+        finding = Finding(kind, "warning", "-", "/{n}?page", 1, 1, ())
+        assert robots._reached(rule, untrapped, finding).height == reached
 
 
 def test_one_odd_far_date_bounds_no_run_of_real_months():

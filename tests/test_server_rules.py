@@ -348,6 +348,6 @@ def test_the_htaccess_header_names_a_code_hosts_crawl_only_where_a_rule_is_about
     code = [*bot, sr.rule_for("-", "budget_hog", "ClaudeBot", ["/*/*/-/tree/{commit}/"])]
     heads = [[line for line in sr.htaccess(rules).splitlines()[:4] if line.startswith("# ")]
              for rules in (bot, code)]
-    assert heads[0][1:] == ["# refuse the requests of bots that ignore it or hammer a few routes, scoped by user",
-                            "# agent AND path (fake search bots: by the addresses that failed verification)."]
+    assert heads[0][1:] == ["# refuse the requests of bots that ignore it or hammer a few routes, scoped by user agent",
+                            "# AND path (fake search bots: by the addresses that failed verification)."]
     assert heads[1][1] == "# refuse the requests of bots that ignore it, hammer a few routes or crawl a code host's"

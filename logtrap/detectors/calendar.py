@@ -320,8 +320,7 @@ class Dates(NamedTuple):
 
     wasted: list[str]  # empty, repeated, or future and no page: what its rule must block
     real: list[str]  # answered 200, not wasted: pages of their own, which it must not
-    among_real: list[str]  # of the wasted, those between real dates in a month with one (`_among_real`)
-    between_real: list[str]  # of the wasted, those between its first and last real months
+    between_real: list[str]  # of the wasted, those between its first and last real months (`_among_real`)
 
 
 def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -> Dates:
@@ -332,7 +331,7 @@ def wasted_urls(traffic: Traffic, settings: Settings, host: str, pattern: str) -
     urls = marked(traffic, settings, mine).sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
     real = ~pl.col("wasted") & pl.col("months").is_not_null() & (pl.col(s.STATUS) == 200)
     return Dates(*(urls.filter(c)[s.URL].to_list()
-                   for c in (pl.col("wasted"), real, pl.col("among_real"), pl.col("between_real"))))
+                   for c in (pl.col("wasted"), real, pl.col("between_real"))))
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:

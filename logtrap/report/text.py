@@ -18,6 +18,7 @@ from rich.text import Text
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.detectors import _family
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count,
     evidence_line, finding_subject, not_logged_requests, pattern_label, safe, server_own_note,
@@ -301,6 +302,11 @@ _GENERIC_KINDS = {
 }
 
 
+def _as_severe(a: f.Finding, b: f.Finding) -> bool:
+    """Whether `a` is at least as severe as `b`: a line under it loses `b` no rank."""
+    return s.SEVERITIES.index(a.severity) >= s.SEVERITIES.index(b.severity)
+
+
 def _group(x: f.Finding) -> tuple[str, str | None, str]:
     """The findings of one kind under one folder (`trap_root`): likely one trap's."""
     return (x.kind, x.host, trap_root(x.pattern))
@@ -312,7 +318,6 @@ def _folded(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     generic finding never loses its rank, and only under one shown in full (not past the
     first `SHOWN_PER_ROOT` of its group, where the line would go unseen). The session id's
     pattern is one trap, not two."""
-    rank = {sev: i for i, sev in enumerate(s.SEVERITIES)}
     named: dict[tuple[str | None, str], int] = {}
     seen: dict[tuple[str, str | None, str], int] = {}
     for i, x in enumerate(records):
@@ -323,7 +328,7 @@ def _folded(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     under: dict[int, list[f.Finding]] = {}
     for x in records:
         i = named.get((x.host, x.pattern)) if x.kind in _GENERIC_KINDS and x.pattern else None
-        if i is not None and rank[records[i].severity] >= rank[x.severity]:
+        if i is not None and _as_severe(records[i], x):
             under.setdefault(i, []).append(x)
     return under
 
@@ -333,9 +338,6 @@ def _members(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     per-file growth, random tokens, soft 404s, beside the crawl of every file at every
     commit), by the family finding's index: counted in one line under it, where it is at
     least as severe. A Gitea host gave 730 such cards beside the one that names the trap."""
-    from logtrap.detectors import _family  # the detectors import the reports' helpers
-
-    rank = {sev: i for i, sev in enumerate(s.SEVERITIES)}
     families = {(x.host, x.pattern): i for i, x in enumerate(records) if _family.is_family(x.pattern)}
     others = [x for x in records if x.pattern is not None and not _family.is_family(x.pattern)]
     if not families or not others:
@@ -346,7 +348,7 @@ def _members(records: list[f.Finding]) -> dict[int, list[f.Finding]]:
     under: dict[int, list[f.Finding]] = {}
     for x, below, across in zip(others, names["below"], names["across"]):
         i = families.get((x.host, below), families.get((x.host, across)))
-        if i is not None and rank[records[i].severity] >= rank[x.severity]:
+        if i is not None and _as_severe(records[i], x):
             under.setdefault(i, []).append(x)
     return under
 
