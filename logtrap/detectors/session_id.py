@@ -201,6 +201,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     # nonce takes; one found by its values only must be one exact size (a product's variant
     # pages are one template a few bytes apart, and their ids look minted too)
     named = pl.col(_NAME).str.to_lowercase().is_in(sorted(session_params(settings)))
+    # named for what it copies, as a session's name is: a post's reply links are copies
+    # whatever their number and however often crawlers come back to them
+    copy_named = named | reply
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
         (sized.n_unique() <= 1).alias("_exact"),
@@ -260,17 +263,19 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             (pl.col("sampled_urls") >= settings.session_id_min_urls)
             # a session's name says what the copies are: a forum's topics, each crawled under
             # a few session ids in a week, are the trap however many topics there are
-            & (pl.col("copies_per_url") >= pl.when(named).then(settings.session_id_min_named_copies)
+            & (pl.col("copies_per_url")
+               >= pl.when(copy_named).then(settings.session_id_min_named_copies)
                .otherwise(settings.session_id_min_copies))
-            # a login link's return-to values are the site's pages, fetched again and again:
-            # bounded, and wasted all the same
+            # a login link's return-to values are the site's pages, and a post's reply links
+            # its comments, fetched again and again: bounded, and wasted all the same
             & ((pl.col("_value_share") >= settings.session_id_min_new_share)
                | (pl.col("_minted_share") >= _MINTED_SHARE))
-            & ((pl.col("new_value_share") >= settings.session_id_min_new_share) | returning)
+            & ((pl.col("new_value_share") >= settings.session_id_min_new_share)
+               | reply | returning)
             & (pl.col("one_size_share") >= 0.5)
             # found by its values alone, it needs crawlers' URLs: pages people read under
             # minted-looking ids are a shop's variants (?sku=), not copies
-            & (named | (pl.col("human_requests_sampled")
+            & (copy_named | (pl.col("human_requests_sampled")
                         <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
         )
         # one finding per pattern: its most copied parameter
