@@ -15,7 +15,9 @@ A pattern is a facet trap when
   patterns that pass the other tests together (each with `_MIN_SET_URLS` at least, hardly
   read by people, `_SET_PEOPLE_SHARE`: one trap over every set of filters), and
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
-  answered 200 per distinct response size.
+  answered 200 per distinct response size, and
+- people fetched fewer than `_PEOPLE_READ_SHARE` of the sampled URLs bots were answered 200
+  on: the combinations are the crawlers' own.
 
 A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
 Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
@@ -65,6 +67,12 @@ _MIN_SET_URLS = 10
 # three filters, a few dozen URLs each, mostly "no cars match" but people reading the ones
 # with stock (18%), were a trap whose rule blocked those pages (judgement)
 _SET_PEOPLE_SHARE = 0.05
+# A trap's combinations are the crawlers' own: people open a few of them. Where people also
+# fetched this share of the URLs bots were answered 200 on, the URLs are what the site's own
+# pages link for people (an image resizer's `?url=&w=&q=`, each image in a few widths, one
+# placeholder size in the log), not combinations nobody asked for (judgement: the sample
+# shop's facets, none; a resizer's images, all of them)
+_PEOPLE_READ_SHARE = 0.5
 # Parameters that are no filters: a list's page, whose empty pages past the last one are
 # pagination's trap; and a date's parts where two or more of them vary together as one value
 # (a calendar's `?year=&month=`; a used car's `?make=&model=&year=` is filtered by its year)
@@ -177,6 +185,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .alias("_top_size_urls"),
         order.n_unique().alias("name_orders"),
         pl.col(s.BOT_REQUESTS).filter(ok).sum().alias("sampled_ok_bot"),
+        (pl.col(s.HUMAN_REQUESTS) > 0).filter(ok & (pl.col(s.BOT_REQUESTS) > 0)).mean()
+        .fill_null(0.0).alias("_people_read"),
     )
     shaped = (
         ((pl.col("param_count") >= settings.facets_min_params)
@@ -185,7 +195,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             | (pl.col("_top_size_urls").fill_null(0)
                >= _TOP_SIZE_SHARE * pl.col("sampled_ok_urls").clip(lower_bound=1))))
         | (pl.col("name_orders") >= 2)
-    ) & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size)
+    ) & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size) & (
+        pl.col("_people_read") < _PEOPLE_READ_SHARE
+    )
     path = [s.HOST, "path"]
     rows = (
         patterns.join(sampled, on=_shape.KEYS)
