@@ -730,6 +730,27 @@ def test_pagination_fires_past_the_last_page():
     assert (ev["pages_past_last"], ev["empty_size"], ev["human_requests_past_last"]) == (1000, 1500, 0)
 
 
+def test_pagination_judges_a_shops_collections_paged_past_their_ends_together():
+    # 12 collections, pages 2..4 with products, 5..25 one empty page: under one percent of
+    # the bot budget each, a tenth together (a review shop: 20 findings, all info, that cron
+    # never reported)
+    names = ["shoes", "bags", "dresses", "skirts", "jeans", "tops", "knitwear", "swim",
+             "beauty", "gifts", "home", "kids"]
+    real = [(f"/collections/{n}?page={p}", 9000 + 100 * i + 10 * p)
+            for i, n in enumerate(names) for p in range(2, 5)]
+    rows = [{**who, s.URL: u, s.BYTES: b} for u, b in real for who in (BOT, HUMAN)]
+    rows += bots([f"/collections/{n}?page={p}" for n in names for p in range(5, 26)], bytes=1500)
+    out = _findings(pagination, content_rows() + rows)
+    assert out.height == 12
+    assert set(out[s.SEVERITY]) == {"warning"}
+    row = _one(out.filter(pl.col(s.PATTERN) == "/collections/shoes?page"))
+    assert (row[s.WASTED_REQUESTS], row["evidence"]["sibling_listings"],
+            row["evidence"]["sibling_wasted_requests"]) == (21, 12, 252)
+    # alone, one collection's is info
+    alone = [r for r in rows if "/shoes?" in r[s.URL]]
+    assert _one(_findings(pagination, content_rows() + alone))[s.SEVERITY] == "info"
+
+
 def test_pagination_fires_past_the_last_page_when_a_token_spreads_the_empty_page():
     # the empty listing carries a CSRF token: its size spreads over 1,496-1,504 bytes (it was
     # missed: the empty page had to be one exact size); a page 16 bytes off its middle is no

@@ -17,6 +17,9 @@ site with this trap answers 200 with one constant page (the empty listing). In a
 - it is a trap when at least `pagination_min_urls` sampled pages are past the last and humans
   made at most `pagination_max_human_share` of their requests.
 
+The severity is judged by the trap's sibling listings together (`sibling_wasted_requests`:
+the patterns that differ only in the listing's name, `_LISTING`).
+
 Real pagination (pages 2..8 each with its own size) has no shared size and stays silent.
 Wasted requests: the bot requests to pages past the last, scaled from the sample.
 """
@@ -47,6 +50,11 @@ PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "sta
 _NAMES = "|".join(PAGE_PARAMS)
 _PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
 _SEGMENT = r"/page/([0-9]{1,9})(?:/|$|\?)"
+# A listing's name in its pattern: the last literal segment before the page (`/collections/
+# shoes?page`, `/category/baking/page/{n}/`). Listings that differ only there are siblings,
+# one template's pager: a shop's 20 collections paged past their ends are one trap, a sliver
+# in each (`sibling_wasted_requests`, by which the severity is judged)
+_LISTING = r"/[^/{}?]+((?:/page)?(?:/\{[a-z]+\})*/?(?:\?.*)?)$"
 
 
 def page_number(url: pl.Expr) -> pl.Expr:
@@ -152,7 +160,15 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
     )
-    rows = rows.join(_shape.examples(past), on=_shape.KEYS, how="left")
+    family = [s.HOST, "_siblings"]
+    rows = (
+        rows.join(_shape.examples(past), on=_shape.KEYS, how="left")
+        .with_columns(pl.col(s.PATTERN).str.replace(_LISTING, "/*${1}").alias("_siblings"))
+        .with_columns(
+            pl.len().over(family).alias("sibling_listings"),
+            pl.col(s.WASTED_REQUESTS).sum().over(family).alias("sibling_wasted_requests"),
+        )
+    )
     return _shape.findings(
         KIND,
         rows,
@@ -160,7 +176,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         evidence=[
             "last_page_with_content", "first_page_past_last", "max_page_requested",
             "pages_past_last", "empty_size", "listings", "human_requests_past_last",
-            "unique_urls",
+            "unique_urls", "sibling_listings", "sibling_wasted_requests",
         ],  # fmt: skip
         advice=ADVICE,
+        severity_by="sibling_wasted_requests",
     )
