@@ -304,6 +304,27 @@ def _repeat(path: str) -> str | None:
     return None
 
 
+# What joins several values in one path segment: a store's tags (`/collections/shoes/red+
+# wool`, Shopify's robots.txt disallows `/collections/*+*`), a filter's list (`/c/red,blue`)
+_JOINERS = ("+", "%2B", ",", "%2C")
+
+
+def _joiner(path: str, trap: Sequence[str]) -> str | None:
+    """The joiner (`_JOINERS`) every trap URL holds in its path past the pattern's literal
+    start, when its path has a placeholder; None otherwise.
+
+    >>> _joiner("/c/shoes/{name}", ["/c/shoes/red+wool", "/c/shoes/blue+s+m"])
+    '+'
+    >>> _joiner("/c/shoes/{name}", ["/c/shoes/red+wool", "/c/shoes/blue"]) is None
+    True
+    """
+    start = _PLACEHOLDER.split(path, 1)
+    if len(start) < 2:
+        return None
+    tails = [url_path(u).split("?", 1)[0][len(start[0]):] for u in trap]
+    return next((j for j in _JOINERS if all(j in tail.upper() for tail in tails)), None)
+
+
 # Parameter names that carry each kind's trap value (judgement, from common platforms).
 _KEY_NAMES = {
     "calendar": re.compile(r"(?i)^(date|day|month|year|week|cal|d|m|y|ym|time|from|to)$"),
@@ -383,6 +404,9 @@ def candidates(
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
         units.append(((f"Disallow: {glob}?",), 6))
+    joiner = _joiner(path, trap)
+    if joiner is not None:  # values joined in one segment: `/collections/*+` (Shopify's own)
+        units.append(((f"Disallow: {glob.split('*', 1)[0]}*{joiner}",), 6))
     if "{slug}" in path:  # three words or more: past the pages of one or two words
         words = [_glob(path.replace("{slug}", sep.join(["{w}"] * 3))).rstrip("*")
                  for sep in ("-", "_")]

@@ -225,6 +225,23 @@ def test_a_slug_trap_is_narrowed_past_pages_of_one_or_two_words():
     assert got == [("/tag/{slug}", ("Disallow: /tag/*-*-", "Disallow: /tag/*_*_"), "emitted")]
 
 
+def test_tags_joined_in_one_segment_are_blocked_by_their_joiner():
+    # Shopify's tag filters: one tag is a page people read, two or more joined by `+` the
+    # crawl (a review shop: every rule withheld, `/collections/shoes/` blocks its products)
+    trap = ["/collections/shoes/red+wool", "/collections/shoes/blue+s+m", "/collections/shoes/m+red"]
+    content = [*CONTENT, "/collections/shoes/red", "/collections/shoes/products/red-boot-3"]
+    known = [(u, "log") for u in content]
+    lines, status, _ = robots.choose("growing_pattern", "/collections/shoes/{name}", trap, known, Settings())
+    assert (lines, status) == (("Disallow: /collections/shoes/*+",), "emitted")
+    assert [u for u in content if not allowed("User-agent: *\n" + lines[0], u)] == []
+    # a trap URL of one tag (bots alone fetched it): the line would not block it, and is no
+    # candidate (the folder with Allow lines for the two known pages is chosen)
+    lines, status, _ = robots.choose(
+        "growing_pattern", "/collections/shoes/{name}", [*trap, "/collections/shoes/linen"], known,
+        Settings())
+    assert (lines[0], status) == ("Disallow: /collections/shoes/", "narrowed")
+
+
 def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
     got, rules = rules_for(
         "pagination", ["/shop/shoes?page=99", "/shop/shoes?page=100"],
