@@ -163,6 +163,16 @@ def _names_steps(col: str, tracking: list[str]) -> list[pl.Expr]:
     ]
 
 
+def is_tracking_name(name: str, settings: Settings) -> bool:
+    """`is_tracking` for one name.
+
+    >>> is_tracking_name("srsltid", Settings()), is_tracking_name("sid", Settings())
+    (True, False)
+    """
+    lower = name.lower()
+    return lower.startswith("utm_") or lower in tracking_names(settings)
+
+
 def tracking_names(settings: Settings) -> list[str]:
     """The parameter names that become `{tracking}` (lower case), but `utm_*`, which all do."""
     return sorted(TRACKING_PARAMS | {p.lower() for p in settings.tracking_params})

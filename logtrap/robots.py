@@ -43,6 +43,7 @@ from logtrap.robots_match import (
     matcher,
     normalise,
 )
+from logtrap.patterns import is_tracking_name
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -60,6 +61,13 @@ ROBOTS_KINDS = SHAPE_KINDS + SYMPTOM_KINDS
 # 301 or 308 may be a moved site's old URLs (judgement: a few may answer 404 for products gone
 # since); a trap kind's are its own (short links minted per page view redirect too)
 _MOVED_SHARE = 0.9
+# A session_id finding on a campaign or click id (session_id.TRACKING_ADVICE)
+TRACKING_REASON = (
+    "tracking parameters are on the URLs people land on from ads, newsletters and search "
+    "results (Google adds srsltid to its own): a Disallow keeps search engines from the URL "
+    "people click and from its rel=canonical; point rel=canonical at the URL without them "
+    "(the finding's advice)"
+)
 # Kinds whose own pattern can hold real pages (page 2 of a list, an existing product, a
 # calendar's day with events): the pages people fetched with a 2xx/3xx answer stay allowed.
 OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
@@ -1132,6 +1140,10 @@ def _rule(
             "old URLs to follow them to the new ones and pass their standing on, which a "
             "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
+    elif finding.kind == "session_id" and is_tracking_name(
+        str(finding.evidence.get("session_param", "")), settings
+    ):
+        lines, status, reason = (), "withheld", TRACKING_REASON
     elif dates is not None:
         open_after = calendar.horizon(traffic, settings)
         lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known, open_after)

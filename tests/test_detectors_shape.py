@@ -465,6 +465,14 @@ def test_session_id_fires_on_copies_of_the_home_page():
     assert (ev["session_param"], ev["pages"], ev["new_value_share"], ev["one_size_share"]) == ("sid", 1, 1.0, 1.0)
 
 
+def test_session_id_on_a_click_id_advises_canonical_not_cookies():
+    # Google's srsltid, minted per click: copies of the page like a session's, but no session
+    copies = [f"/?srsltid=AfmBOo{i * 7919:024x}" for i in range(200)]
+    row = _one(_findings(session_id, content_rows() + bots(copies, bytes=18000)))
+    assert (row[s.PATTERN], row["evidence"]["session_param"]) == ("/?{tracking}", "srsltid")
+    assert row[s.ADVICE] == session_id.TRACKING_ADVICE
+
+
 def test_session_id_fires_when_a_token_spreads_the_copies_sizes():
     # each copy carries a CSRF token: 4 pages copied 50 times, each copy within 7 bytes of its
     # page (it was only a growing_pattern, with the wrong advice: the copies had to be one size)

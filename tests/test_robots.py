@@ -760,6 +760,27 @@ def test_a_session_id_found_by_its_values_is_ruled_on_its_path_not_the_site():
     ]
 
 
+def test_a_session_id_on_a_tracking_parameter_gets_no_robots_line():
+    # Google's own srsltid on the links of its results: `Disallow: /*?srsltid=` would keep
+    # Googlebot from the URLs people click (a review site: five such lines on 580 of the 597
+    # tagged URLs people landed on); a session's sid keeps its lines
+    tagged = [f"/integrations/api-{i}?srsltid=AfmBOo{i:030x}" for i in range(40)]
+    named = [f"/shop/item?sid={i:032x}" for i in range(40)]
+    traffic = traffic_of(requests_frame(bots(tagged + named)))
+    findings = to_frame([
+        Finding("session_id", "warning", "-", "/integrations/api-{n}?{tracking}", 40, 39,
+                tuple(tagged[:5]), {"session_param": "srsltid"}),
+        Finding("session_id", "warning", "-", "/shop/item?sid", 40, 39, tuple(named[:5]),
+                {"session_param": "sid"}),
+    ])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert sorted((r.pattern, r.lines, r.status) for r in rules) == [
+        ("/integrations/api-{n}?{tracking}", (), "withheld"),
+        ("/shop/item?sid", ("Disallow: /*?sid=", "Disallow: /*&sid="), "emitted"),
+    ]
+    assert next(r for r in rules if r.status == "withheld").reason == robots.TRACKING_REASON
+
+
 def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another_pattern():
     # `?page=&lang=&currency=` copies of a list: `?*&*&` would block a page people read, and the
     # rule was narrowed to the copies' shared start, `Disallow: /c/gloves?page=`, which took

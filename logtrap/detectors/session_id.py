@@ -42,7 +42,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape
-from logtrap.patterns import session_params
+from logtrap.patterns import is_tracking, session_params
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -64,6 +64,18 @@ REPLY_ADVICE = (
     "robots.txt (WordPress already marks these copies noindex)."
 )
 
+
+# Campaign and click ids (`patterns.TRACKING_PARAMS`, `utm_*`): the URLs people land on from
+# ads, mail and Google's own results (Merchant Center's `srsltid`). Copies all the same, but
+# no robots.txt line's (`robots.TRACKING_REASON`)
+TRACKING_ADVICE = (
+    "Tracking parameters (campaign and click ids) make a copy of each page per campaign or "
+    "click: keep them off the site's own links, and point rel=canonical at the URL without "
+    "them so search engines fold the copies into the page (a redirect that drops them, after "
+    "analytics has read them, ends the copies). Do not Disallow them in robots.txt: people "
+    "land on these URLs from ads, newsletters and search results, and a blocked URL's "
+    "canonical cannot be read."
+)
 
 # A login or account page's link that carries the page it was clicked on, to go back there
 # after (Drupal's `?destination=`, MediaWiki's `&returnto=`, WordPress's `?redirect_to=`): the
@@ -299,6 +311,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         ],  # fmt: skip
         advice=pl.when(reply).then(pl.lit(REPLY_ADVICE))
         .when(returning).then(pl.lit(RETURN_ADVICE))
+        .when(is_tracking(pl.col(_NAME), settings)).then(pl.lit(TRACKING_ADVICE))
         .otherwise(pl.lit(ADVICE)),
     )
 
