@@ -20,6 +20,7 @@ disagree, the rule is withheld and the reason says so.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -765,6 +766,28 @@ def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
     return sorted(chosen, key=lambda u: u.order)
 
 
+def _shared_start(urls: Sequence[str], lines: Sequence[str]) -> str | None:
+    """The start the content URLs a rule blocks share, cut after its last `=`, `&` or `/`,
+    when it is longer than every Disallow line (so that an Allow line by it wins, RFC 9309
+    2.2.2: the longest match) and no `%` or `*` makes its length a guess; else None.
+    An online shop's category lists behind an empty search box (`/search?q=&cat=bags`,
+    `&cat=shoes`, ...): `Allow: /search?q=&cat=` beside `Disallow: /search?q=`.
+
+    >>> _shared_start(["/search?q=&cat=bags", "/search?q=&cat=shoes"], ["Disallow: /search?q="])
+    '/search?q=&cat='
+    >>> _shared_start(["/search?q=&cat=bags", "/search?q=x"], ["Disallow: /search?q="]) is None
+    True
+    """
+    start = os.path.commonprefix(list(urls))
+    cut = max(start.rfind(c) for c in "=&/") + 1
+    start = start[:cut]
+    longest = max((len(ln.split(":", 1)[1].strip()) for ln in lines if ln.startswith("Disallow")),
+                  default=0)
+    if not urls or len(start) <= longest or any(c in start for c in "%*$"):
+        return None
+    return start
+
+
 def _hit_text(hit: tuple[str, str]) -> str:
     return f"{hit[0]} ({hit[1]})"
 
@@ -821,10 +844,16 @@ def choose(
 
     pick = free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))
     hits = sorted({h for u in pick or () for h in u.content_hits})
-    if kind != "pagination" and pick and len(hits) <= MAX_ALLOW_LINES:
-        lines = _lines(pick) + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+    if kind != "pagination" and pick:
+        if len(hits) <= MAX_ALLOW_LINES:
+            allow = tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+        else:  # more pages than Allow lines: one line by their shared start, if it has one
+            [(_, on_content)] = urls.verdicts([_lines(pick)])
+            start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
+            allow = (f"Allow: {escape_value(start)}",) if start else ()
+        lines = _lines(pick) + allow
         [(on_trap, on_content)] = urls.verdicts([lines])
-        if len(on_trap) == len(trap) and not on_content:
+        if allow and len(on_trap) == len(trap) and not on_content:
             return _confirmed(lines, "narrowed", f"{why}; Allow lines keep it open; {ok}", urls)
     if kind == "pagination":
         why += (

@@ -242,6 +242,22 @@ def test_tags_joined_in_one_segment_are_blocked_by_their_joiner():
     assert (lines[0], status) == ("Disallow: /collections/shoes/", "narrowed")
 
 
+def test_a_search_rule_keeps_more_category_lists_open_than_allow_lines_by_their_start():
+    # a shop's category lists behind an empty search box (`/search?q=&cat=bags`): five are
+    # more than Allow lines for each, and `Disallow: /search?q=` over 30 spam searches was
+    # withheld; one Allow line by their shared start keeps them all open
+    trap = [f"/search?q=cheap+pills+{i}" for i in range(30)]
+    lists = [f"/search?q=&cat={c}" for c in ("bags", "shoes", "hats", "coats", "socks")]
+    known = [(u, "log") for u in [*lists, "/"]]
+    lines, status, _ = robots.choose("internal_search", "/search?q", trap, known, Settings())
+    assert (lines, status) == (("Disallow: /search?q=", "Allow: /search?q=&cat="), "narrowed")
+    assert all(allowed("User-agent: *\n" + "\n".join(lines), u) for u in lists)
+    # a logged spam search under that start: the Allow line would open it, no rule
+    _, status, _ = robots.choose(
+        "internal_search", "/search?q", [*trap, "/search?q=&cat=bags&spam=1"], known, Settings())
+    assert status == "withheld"
+
+
 def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
     got, rules = rules_for(
         "pagination", ["/shop/shoes?page=99", "/shop/shoes?page=100"],
