@@ -435,8 +435,9 @@ def candidates(
 _YEAR_FIRST = re.compile(r"(1[5-9]|2[0-9])[0-9]{2}")
 _MAX_DATE_LINES = 12  # lines one date rule may take (judgement: a decade each, a century)
 # lines one rule by years may take (judgement: 2027..2199 takes 11; a run's first and last
-# years by their months up to 6 each)
-_MAX_YEAR_LINES = 24
+# years by their months up to 6 each; two runs, the walk back before a site's first event and
+# on past its last: an events calendar walked to 2012 and to 2040 took 25 and was withheld)
+_MAX_YEAR_LINES = 36
 
 
 def _runs(ordered: Sequence[int]) -> list[tuple[int, int]]:
