@@ -450,6 +450,17 @@ def test_calendar_silent_on_map_tiles_whose_row_and_layer_look_like_a_year_and_a
     assert _findings(calendar, rows).height == 0
 
 
+def test_calendar_silent_on_event_pages_two_of_them_announced_far_ahead():
+    # 300 events with their date in the slug, 2016 to 2026, a page apiece; two announced for
+    # 2029 and 2030, past the horizon, their sizes apart: each was half of "the dates past
+    # it", called the empty page, and a calendar finding named the gala's own page
+    events = [(f"/event/concert-night-{2016 + i // 30}-{i % 12 + 1:02d}-{i % 28 + 1:02d}/",
+               30000 + 97 * i) for i in range(300)]
+    events += [("/event/world-games-2029-06-15/", 51234), ("/event/centenary-gala-2030-09-01/", 56891)]
+    rows = [{**who, s.URL: u, s.BYTES: b} for u, b in events for who in (BOT, BOT, HUMAN)]
+    assert _findings(calendar, content_rows() + rows).height == 0
+
+
 def test_calendar_silent_on_a_decades_long_archive_of_distinct_pages():
     archive = [(f"/archive?month={1990 + i // 12}-{i % 12 + 1:02d}", 20000 + 13 * i) for i in range(400)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in archive]

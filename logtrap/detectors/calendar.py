@@ -155,13 +155,15 @@ def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
 def _one_page(rows: pl.DataFrame, settings: Settings, flag: str, size: str) -> pl.DataFrame:
     """Per pattern, its `rows`' URLs that answered one page (`_shape.one_page`: a nonce, the
     date echoed, gzip spreading it over a few bytes), where they are at least
-    `calendar_empty_share` of its `rows`; flagged `flag`, with `size` the page's most frequent
-    size: the empty month, the empty future table."""
+    `calendar_empty_share` of its `rows`, and two at least (one URL's size is its own page:
+    of an events site's 921 dated pages, the two announced past the horizon, their sizes
+    apart, were each half of "the dates past it" and called wasted); flagged `flag`, with
+    `size` the page's most frequent size: the empty month, the empty future table."""
     inside = _shape.one_page(rows, settings) if rows.height else rows.select(*_shape.KEYS, s.URL, s.BYTES)
-    share = pl.len().over(_shape.KEYS) / pl.col("_rows")
+    n = pl.len().over(_shape.KEYS)
     return (
         inside.join(rows.group_by(_shape.KEYS).agg(pl.len().alias("_rows")), on=_shape.KEYS)
-        .filter(share >= settings.calendar_empty_share)
+        .filter(n >= settings.calendar_empty_share * pl.col("_rows"), n >= 2)
         .select(
             *_shape.KEYS, s.URL, pl.lit(True).alias(flag),
             pl.col(s.BYTES).mode().min().over(_shape.KEYS).cast(pl.Int64).alias(size),
