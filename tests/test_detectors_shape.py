@@ -770,6 +770,20 @@ def test_pagination_judges_a_shops_collections_paged_past_their_ends_together():
     assert _one(_findings(pagination, content_rows() + alone))[s.SEVERITY] == "info"
 
 
+def test_pagination_reads_xenforos_page_segment():
+    # XenForo's 60 threads: /threads/<title>.<id>/page-N, real to page 3, one empty page past
+    # it (a review forum: only a growing pattern, whose advice does not fit)
+    real = [(f"/threads/{_slug(t)}.{100 + t}/page-{p}", 20000 + 211 * t + 37 * p)
+            for t in range(60) for p in range(2, 4)]
+    rows = [{**who, s.URL: u, s.BYTES: b} for u, b in real for who in (BOT, HUMAN)]
+    rows += bots([f"/threads/{_slug(t)}.{100 + t}/page-{p}" for t in range(60) for p in range(4, 30)],
+                 bytes=12480)
+    row = _one(_findings(pagination, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/threads/{name}/page-{n}", 60 * 26)
+    ev = row["evidence"]
+    assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["listings"]) == (3, 4, 60)
+
+
 def test_pagination_fires_past_the_last_page_when_a_token_spreads_the_empty_page():
     # the empty listing carries a CSRF token: its size spreads over 1,496-1,504 bytes (it was
     # missed: the empty page had to be one exact size); a page 16 bytes off its middle is no

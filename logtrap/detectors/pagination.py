@@ -1,8 +1,9 @@
 """pagination: "next" links on empty pages — page numbers past the last page with content.
 
 Page numbers are read from the sampled raw URLs: a `page`, `p`, `pg`, `paged`, `pagenum`,
-`page_num`, `pageno`, `start` or `offset` parameter, or a `/page/7` path. Past the last page a
-site with this trap answers 200 with one constant page (the empty listing). In a pattern:
+`page_num`, `pageno`, `start` or `offset` parameter, or a `/page/7` or `/page-7` (XenForo's)
+path segment. Past the last page a site with this trap answers 200 with one constant page (the
+empty listing). In a pattern:
 
 - the empty page is one page (`_shape.one_page`: sizes within `one_page_bytes` of one value,
   as a CSRF token or nonce spreads it) answering at least `pagination_empty_share` of the
@@ -49,12 +50,12 @@ _FEW_SMALLER = 0.1
 PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "start", "offset")
 _NAMES = "|".join(PAGE_PARAMS)
 _PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
-_SEGMENT = r"/page/([0-9]{1,9})(?:/|$|\?)"
+_SEGMENT = r"/page[/-]([0-9]{1,9})(?:/|$|\?)"
 # A listing's name in its pattern: the last literal segment before the page (`/collections/
 # shoes?page`, `/category/baking/page/{n}/`). Listings that differ only there are siblings,
 # one template's pager: a shop's 20 collections paged past their ends are one trap, a sliver
 # in each (`sibling_wasted_requests`, by which the severity is judged)
-_LISTING = r"/[^/{}?]+((?:/page)?(?:/\{[a-z]+\})*/?(?:\?.*)?)$"
+_LISTING = r"/[^/{}?]+((?:/page(?:-\{n\})?)?(?:/\{[a-z]+\})*/?(?:\?.*)?)$"
 
 
 def page_number(url: pl.Expr) -> pl.Expr:
@@ -72,7 +73,7 @@ def _listing(url: pl.Expr) -> pl.Expr:
     """The URL without its page number: the listing a page belongs to."""
     return url.str.replace(
         rf"([?&](?:{_NAMES})=)[0-9]{{1,9}}", "${1}"
-    ).str.replace(r"/page/[0-9]{1,9}", "/page/")
+    ).str.replace(r"/page([/-])[0-9]{1,9}", "/page${1}")
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
