@@ -413,9 +413,6 @@ def candidates(
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
     if query:
         units.append(((f"Disallow: {glob}?",), 6))
-    joiner = _joiner(path, trap)
-    if joiner is not None:  # values joined in one segment: `/collections/*+` (Shopify's own)
-        units.append(((f"Disallow: {glob.split('*', 1)[0]}*{joiner}",), 6))
     if "{slug}" in path:  # three words or more: past the pages of one or two words
         words = [_glob(path.replace("{slug}", sep.join(["{w}"] * 3))).rstrip("*")
                  for sep in ("-", "_")]
@@ -424,6 +421,10 @@ def candidates(
     exact = glob.rstrip("*")
     if not query and exact == glob:
         units.append(((f"Disallow: {glob}$",), 6))
+    joiner = _joiner(path, trap)
+    if joiner is not None:  # values joined in one segment: `/collections/*+` (Shopify's own),
+        # after the lines above (a search's `/search/*/$` takes one-word searches too)
+        units.append(((f"Disallow: {glob.split('*', 1)[0]}*{joiner}",), 6))
     units.append(((f"Disallow: {exact}",), 7))
     literal = exact.split("*", 1)[0]
     literal = literal[: literal.rfind("/") + 1] if "*" in exact else literal
