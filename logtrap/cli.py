@@ -863,57 +863,59 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     _check_output(state_path, report=False)  # a foreign file there is refused when it is read
 
     from logtrap.analysis import analyze as run_analysis
-    from logtrap.state import read_incremental
+    from logtrap.state import read_incremental, state_lock
 
-    increment = None
-    with _progress(quiet) as on_progress:
-        if state_path is not None:
-            # saved once the reports and alerts are out: a run that fails to write them reads
-            # the same lines, and alerts, again next time
-            increment = read_incremental(logs, state_path, settings, on_progress=on_progress)
-            analysis = increment.analysis
-            failing = increment.alerting(fail_on)
-        else:
-            analysis = run_analysis(logs, settings, on_progress=on_progress)
-            failing = _at_or_above(analysis.findings, fail_on)
+    # one cron run on a state at a time: the next waits for it, then reads what came after
+    with state_lock(state_path):
+        increment = None
+        with _progress(quiet) as on_progress:
+            if state_path is not None:
+                # saved once the reports and alerts are out: a run that fails to write them reads
+                # the same lines, and alerts, again next time
+                increment = read_incremental(logs, state_path, settings, on_progress=on_progress)
+                analysis = increment.analysis
+                failing = increment.alerting(fail_on)
+            else:
+                analysis = run_analysis(logs, settings, on_progress=on_progress)
+                failing = _at_or_above(analysis.findings, fail_on)
 
-    # with --state, which findings no earlier run saw (or saw at a lower severity)
-    new = increment.is_new() if increment is not None else None
-    suggestions = None
-    if json_out or markdown_out or html_out:
-        from logtrap.rules import suggest
+        # with --state, which findings no earlier run saw (or saw at a lower severity)
+        new = increment.is_new() if increment is not None else None
+        suggestions = None
+        if json_out or markdown_out or html_out:
+            from logtrap.rules import suggest
 
-        suggestions = suggest(analysis.findings, analysis.traffic, analysis.settings)
-    if json_out:
-        _write_text(json_out, _json_report(analysis, suggestions, new))
-    if markdown_out:
-        _write_text(markdown_out, report.to_markdown(analysis, suggestions))
-    if html_out:
-        _write_text(html_out, report.to_html(analysis, suggestions))
-    if parquet_out:
-        _write_parquet(parquet_out, {
-            "patterns": analysis.patterns,
-            "findings": analysis.findings if new is None else analysis.findings.with_columns(new),
-            "windows": analysis.traffic.windows,
-            "bots": analysis.bots,
-        })
+            suggestions = suggest(analysis.findings, analysis.traffic, analysis.settings)
+        if json_out:
+            _write_text(json_out, _json_report(analysis, suggestions, new))
+        if markdown_out:
+            _write_text(markdown_out, report.to_markdown(analysis, suggestions))
+        if html_out:
+            _write_text(html_out, report.to_html(analysis, suggestions))
+        if parquet_out:
+            _write_parquet(parquet_out, {
+                "patterns": analysis.patterns,
+                "findings": analysis.findings if new is None else analysis.findings.with_columns(new),
+                "windows": analysis.traffic.windows,
+                "bots": analysis.bots,
+            })
 
-    _read_summary(analysis, quiet)
-    for path in increment.waiting if increment is not None and not quiet else ():
-        click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
-    if STDOUT not in (json_out, markdown_out):
-        if not quiet:
-            report.print_lines(_console(), [*report.summary_view(analysis, top),
-                                            *_new_view(analysis.findings, new)])
-        elif failing.height:
-            report.print_lines(_console(), report.findings_view(failing))
-    # Mostly rejected, the run fails, unsaved: once --format is given, its lines are read
-    # (and alerted on) again.
-    _check_rejected(analysis.stats)
-    if increment is not None:
-        increment.save(alerted=fail_on)
-    if failing.height:
-        sys.exit(EXIT_FINDINGS)
+        _read_summary(analysis, quiet)
+        for path in increment.waiting if increment is not None and not quiet else ():
+            click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
+        if STDOUT not in (json_out, markdown_out):
+            if not quiet:
+                report.print_lines(_console(), [*report.summary_view(analysis, top),
+                                                *_new_view(analysis.findings, new)])
+            elif failing.height:
+                report.print_lines(_console(), report.findings_view(failing))
+        # Mostly rejected, the run fails, unsaved: once --format is given, its lines are read
+        # (and alerted on) again.
+        _check_rejected(analysis.stats)
+        if increment is not None:
+            increment.save(alerted=fail_on)
+        if failing.height:
+            sys.exit(EXIT_FINDINGS)
 
 
 @cli.command(epilog=_TABLE_EXIT_CODES)

@@ -17,7 +17,8 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -342,6 +343,31 @@ class Increment:
             save_state(self.path, replace(self.state, known=known.to_dicts()))
             return
         save_state(self.path, self.state)
+
+
+@contextmanager
+def state_lock(state_path: str | Path | None) -> Iterator[None]:
+    """Hold the state's folder locked (flock) for a run, from its read to its save: two runs on
+    one state at once (an hourly cron run and logrotate's prerotate run) both read the same new
+    lines and both alerted on them; the second waits for the first now, then reads what came
+    after. Nothing where it cannot lock (no state, not a Unix, no such folder: the run says
+    what is wrong with it, a file system without locks)."""
+    fd = None
+    if state_path is not None:
+        try:
+            import fcntl
+
+            fd = os.open(Path(state_path).parent, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # lets go of the lock
 
 
 def read_incremental(

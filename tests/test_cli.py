@@ -573,6 +573,33 @@ def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_regis
     assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
 
 
+def test_a_state_run_holds_its_folder_locked_from_read_to_save(logs, stub_registry, monkeypatch):
+    # an hourly cron run and logrotate's prerotate run on one state at once both read the same
+    # new lines and both alerted on them: another run waits for the lock now
+    import fcntl
+
+    from logtrap import state as state_module
+
+    seen = []
+
+    def probe() -> None:  # could another run lock the state's folder now?
+        fd = os.open(logs, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            seen.append("free")
+        except BlockingIOError:
+            seen.append("locked")
+        finally:
+            os.close(fd)
+
+    read, save = state_module.read_incremental, state_module.Increment.save
+    monkeypatch.setattr(state_module, "read_incremental", lambda *a, **k: (probe(), read(*a, **k))[1])
+    monkeypatch.setattr(state_module.Increment, "save", lambda self, **k: (probe(), save(self, **k))[1])
+    assert run("analyze", "trap.log", "--state", "st.zip", "-q").exit_code == 3
+    probe()
+    assert seen == ["locked", "locked", "free"]  # let go once the run is over
+
+
 def test_state_says_which_findings_are_new_on_screen_and_in_the_json(logs, stub_registry):
     first = run("analyze", "trap.log", "--state", "st.zip", "--json", "out.json")
     assert first.exit_code == 3
