@@ -313,25 +313,41 @@ def _repeat(path: str) -> str | None:
     return None
 
 
-# What joins several values in one path segment: a store's tags (`/collections/shoes/red+
-# wool`, Shopify's robots.txt disallows `/collections/*+*`), a filter's list (`/c/red,blue`)
-_JOINERS = ("+", "%2B", ",", "%2C")
+# What joins several values in one path segment, each as crawlers may write it: a store's
+# tags (`/collections/shoes/red+wool`, Shopify's robots.txt disallows `/collections/*+*`), a
+# filter's list (`/c/red,blue`)
+_JOINERS = (("+", "%2B"), (",", "%2C"))
 
 
-def _joiner(path: str, trap: Sequence[str]) -> str | None:
-    """The joiner (`_JOINERS`) every trap URL holds in its path past the pattern's literal
-    start, when its path has a placeholder; None otherwise.
+def _joined(path: str, trap: Sequence[str]) -> tuple[str, ...]:
+    """Lines by the joiner every trap URL holds in one of the pattern's variable segments (the
+    first such), kept to the pattern up to that segment (`Disallow: /forum/*/tags/*+`, not
+    `/forum/*+`, which takes a thread `/forum/3/c++-tips`), a line per spelling the URLs use;
+    none where no literal segment comes before it (a site-wide `/*+`).
 
-    >>> _joiner("/c/shoes/{name}", ["/c/shoes/red+wool", "/c/shoes/blue+s+m"])
-    '+'
-    >>> _joiner("/c/shoes/{name}", ["/c/shoes/red+wool", "/c/shoes/blue"]) is None
-    True
+    >>> _joined("/c/{n}/{name}", ["/c/3/red+wool", "/c/4/blue%2bs", "/c/5/red"])
+    ()
+    >>> _joined("/{n}/tags/{name}", ["/3/tags/red+wool"]), _joined("/{name}", ["/red+wool"])
+    (('Disallow: /*/tags/*+',), ())
+    >>> _joined("/c/{n}/tags/{name}", ["/c/3/tags/red+wool", "/c/4/tags/blue%2bs"])
+    ('Disallow: /c/*/tags/*+', 'Disallow: /c/*/tags/*%2B')
     """
-    start = _PLACEHOLDER.split(path, 1)
-    if len(start) < 2:
-        return None
-    tails = [url_path(u).split("?", 1)[0][len(start[0]):] for u in trap]
-    return next((j for j in _JOINERS if all(j in tail.upper() for tail in tails)), None)
+    segments = path.split("/")
+    values = [url_path(u).split("?", 1)[0].split("/") for u in trap]
+    if not values or any(len(v) != len(segments) for v in values):
+        return ()
+    for i, segment in enumerate(segments):
+        if not _PLACEHOLDER.search(segment):
+            continue
+        for spellings in _JOINERS:
+            held = [{j for j in spellings if j in v[i].upper()} for v in values]
+            if not all(held):
+                continue
+            if not any(s and not _PLACEHOLDER.search(s) for s in segments[:i]):
+                return ()  # nothing literal before it
+            start = _glob("/".join(segments[:i]))
+            return tuple(f"Disallow: {start}/*{j}" for j in spellings if any(j in h for h in held))
+    return ()
 
 
 # Parameter names that carry each kind's trap value (judgement, from common platforms).
@@ -421,10 +437,10 @@ def candidates(
     exact = glob.rstrip("*")
     if not query and exact == glob:
         units.append(((f"Disallow: {glob}$",), 6))
-    joiner = _joiner(path, trap)
-    if joiner is not None:  # values joined in one segment: `/collections/*+` (Shopify's own),
-        # after the lines above (a search's `/search/*/$` takes one-word searches too)
-        units.append(((f"Disallow: {glob.split('*', 1)[0]}*{joiner}",), 6))
+    joined = _joined(path, trap)
+    if joined:  # values joined in one segment: `/collections/shoes/*+` (Shopify's own), after
+        # the lines above (a search's `/search/*/$` takes one-word searches too)
+        units.append((joined, 6))
     units.append(((f"Disallow: {exact}",), 7))
     literal = exact.split("*", 1)[0]
     literal = literal[: literal.rfind("/") + 1] if "*" in exact else literal

@@ -257,6 +257,13 @@ def test_tags_joined_in_one_segment_are_blocked_by_their_joiner():
     lines, status, _ = robots.choose("growing_pattern", "/collections/shoes/{name}", trap, known, Settings())
     assert (lines, status) == (("Disallow: /collections/shoes/*+",), "emitted")
     assert [u for u in content if not allowed("User-agent: *\n" + lines[0], u)] == []
+    # tags under a forum's numbered boards: the line keeps the pattern up to the tags' segment
+    # (`/forum/*+` took a thread `/forum/3/thread/c++-templates`), a line per spelling of `+`
+    forum = ["/forum/3/tags/red+wool", "/forum/4/tags/blue%2Bsilk"]
+    thread = [("/forum/3/thread/c++-templates", "log")]
+    lines, status, _ = robots.choose("growing_pattern", "/forum/{n}/tags/{name}", forum, thread, Settings())
+    assert (lines, status) == (("Disallow: /forum/*/tags/*+", "Disallow: /forum/*/tags/*%2B"), "emitted")
+    assert allowed("User-agent: *\n" + "\n".join(lines), thread[0][0])
     # a trap URL of one tag (bots alone fetched it): the line would not block it, and is no
     # candidate (the folder with Allow lines for the two known pages is chosen)
     lines, status, _ = robots.choose(
