@@ -806,6 +806,21 @@ def _shared_start(urls: Sequence[str], lines: Sequence[str]) -> str | None:
     return start
 
 
+def _opens(start: str, known: Mapping[str, str | None], content: set[str]) -> bool:
+    """Whether an Allow line by `start` would open a logged URL that is no content (`known`:
+    the host's sampled URLs and their normal forms): another trap's, which the same group's
+    lines block (a search's `Allow: /search?q=&cat=` is longer than a session's
+    `Disallow: /*&sid=`, and wins over its copies `/search?q=&cat=bags&sid=...`).
+
+    >>> known = normal_forms(["/s?q=&c=a", "/s?q=&c=a&sid=1"])
+    >>> _opens("/s?q=&c=", known, {"/s?q=&c=a"}), _opens("/s?q=&c=", known, set(known))
+    (True, False)
+    """
+    head = normal_forms([start])[start] or start
+    return any(form is not None and form.startswith(head) and url not in content
+               for url, form in known.items())
+
+
 def _hit_text(hit: tuple[str, str]) -> str:
     return f"{hit[0]} ({hit[1]})"
 
@@ -868,7 +883,8 @@ def choose(
         else:  # more pages than Allow lines: one line by their shared start, if it has one
             [(_, on_content)] = urls.verdicts([_lines(pick)])
             start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
-            allow = (f"Allow: {escape_value(start)}",) if start else ()
+            allow = (f"Allow: {escape_value(start)}",) if start and not _opens(
+                start, known or {}, {u for u, _ in content}) else ()
         lines = _lines(pick) + allow
         [(on_trap, on_content)] = urls.verdicts([lines])
         if allow and len(on_trap) == len(trap) and not on_content:

@@ -286,6 +286,12 @@ def test_a_search_rule_keeps_more_category_lists_open_than_allow_lines_by_their_
     _, status, _ = robots.choose(
         "internal_search", "/search?q", [*trap, "/search?q=&cat=bags&spam=1"], known, Settings())
     assert status == "withheld"
+    # another trap's logged URL under it (session copies of a list, which `Disallow: /*&sid=`
+    # blocks in the same group): the longer Allow line would open them, no rule
+    copies = [f"/search?q=&cat=bags&sid={i:032x}" for i in range(3)]
+    logged = robots.normal_forms([*trap, *lists, "/", *copies])
+    _, status, _ = robots.choose("internal_search", "/search?q", trap, known, Settings(), logged)
+    assert status == "withheld"
 
 
 def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
