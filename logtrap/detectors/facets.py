@@ -17,7 +17,7 @@ A pattern is a facet trap when
 - they far outnumber their distinct responses: at least `facets_min_urls_per_size` URLs
   answered 200 per distinct response size, and
 - people fetched fewer than `_PEOPLE_READ_SHARE` of the sampled URLs bots were answered 200
-  on: the combinations are the crawlers' own.
+  on, or the names come in several orders: the combinations are the crawlers' own.
 
 A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
 Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
@@ -68,10 +68,12 @@ _MIN_SET_URLS = 10
 # with stock (18%), were a trap whose rule blocked those pages (judgement)
 _SET_PEOPLE_SHARE = 0.05
 # A trap's combinations are the crawlers' own: people open a few of them. Where people also
-# fetched this share of the URLs bots were answered 200 on, the URLs are what the site's own
-# pages link for people (an image resizer's `?url=&w=&q=`, each image in a few widths, one
-# placeholder size in the log), not combinations nobody asked for (judgement: the sample
-# shop's facets, none; a resizer's images, all of them)
+# fetched this share of the URLs bots were answered 200 on, in one order of the names, the
+# URLs are what the site's own pages link for people (an image resizer's `?url=&w=&q=`, each
+# image in a few widths, one placeholder size in the log), not combinations nobody asked for
+# (judgement: the sample shop's facets, none; a resizer's images, all of them). Names in
+# several orders are a crawler's permutations, however many of the site's own links people
+# read beside them.
 _PEOPLE_READ_SHARE = 0.5
 # Parameters that are no filters: a list's page, whose empty pages past the last one are
 # pagination's trap; and a date's parts where two or more of them vary together as one value
@@ -196,7 +198,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
                >= _TOP_SIZE_SHARE * pl.col("sampled_ok_urls").clip(lower_bound=1))))
         | (pl.col("name_orders") >= 2)
     ) & (pl.col("urls_per_size") >= settings.facets_min_urls_per_size) & (
-        pl.col("_people_read") < _PEOPLE_READ_SHARE
+        (pl.col("_people_read") < _PEOPLE_READ_SHARE) | (pl.col("name_orders") >= 2)
     )
     path = [s.HOST, "path"]
     rows = (
