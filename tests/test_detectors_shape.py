@@ -781,6 +781,14 @@ def test_pagination_judges_a_shops_collections_paged_past_their_ends_together():
     # alone, one collection's is info
     alone = [r for r in rows if "/shoes?" in r[s.URL]]
     assert _one(_findings(pagination, content_rows() + alone))[s.SEVERITY] == "info"
+    # listings at the root, or under a placeholder, are no siblings: each is judged alone
+    # (code review: `/news?page` and `/forum?page` made each other warnings)
+    apart = [r for r in rows if "/shoes?" in r[s.URL] or "/bags?" in r[s.URL]]
+    for a, b in (("/news", "/forum"), ("/user/7", "/tag/7")):
+        pair = [{**r, s.URL: r[s.URL].replace("/collections/shoes", a).replace("/collections/bags", b)}
+                for r in apart]
+        out = _findings(pagination, content_rows() + pair)
+        assert (out.height, set(out[s.SEVERITY])) == (2, {"info"}), (a, b)
 
 
 def test_pagination_reads_xenforos_page_segment():

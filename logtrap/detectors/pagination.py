@@ -51,11 +51,12 @@ PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "sta
 _NAMES = "|".join(PAGE_PARAMS)
 _PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
 _SEGMENT = r"/page[/-]([0-9]{1,9})(?:/|$|\?)"
-# A listing's name in its pattern: the last literal segment before the page (`/collections/
-# shoes?page`, `/category/baking/page/{n}/`). Listings that differ only there are siblings,
-# one template's pager: a shop's 20 collections paged past their ends are one trap, a sliver
-# in each (`sibling_wasted_requests`, by which the severity is judged)
-_LISTING = r"/[^/{}?]+((?:/page(?:-\{n\})?)?(?:/\{[a-z]+\})*/?(?:\?.*)?)$"
+# A listing's name in its pattern: a literal segment right before the page, under a literal
+# parent (`/collections/shoes?page`, `/category/baking/page/{n}/`). Listings that differ only
+# there are siblings, one template's pager: a shop's 20 collections paged past their ends are
+# one trap, a sliver in each (`sibling_wasted_requests`, by which the severity is judged).
+# Listings at the root (`/news?page`, `/forum?page`) or under a placeholder are no siblings.
+_LISTING = r"^(/[^{}?]*[^/{}?]/)[^/{}?]+((?:/page(?:/\{n\}|-\{n\}))?/?(?:\?.*)?)$"
 
 
 def page_number(url: pl.Expr) -> pl.Expr:
@@ -164,7 +165,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     family = [s.HOST, "_siblings"]
     rows = (
         rows.join(_shape.examples(past), on=_shape.KEYS, how="left")
-        .with_columns(pl.col(s.PATTERN).str.replace(_LISTING, "/*${1}").alias("_siblings"))
+        .with_columns(pl.col(s.PATTERN).str.replace(_LISTING, "${1}*${2}").alias("_siblings"))
         .with_columns(
             pl.len().over(family).alias("sibling_listings"),
             pl.col(s.WASTED_REQUESTS).sum().over(family).alias("sibling_wasted_requests"),
