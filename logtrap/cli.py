@@ -238,7 +238,9 @@ def log_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--session-param", "session_params", multiple=True, metavar="NAME",
                      help="A query parameter holding a session id on this site (repeatable)."),
         click.option("--tracking-param", "tracking_params", multiple=True, metavar="NAME",
-                     help="A query parameter used for tracking on this site (repeatable)."),
+                     help="A query parameter used for tracking on this site (repeatable): "
+                          "its copies of pages are one pattern, advised rel=canonical, and "
+                          "get no robots.txt line."),
         click.option("--set", "assignments", multiple=True, metavar="NAME=VALUE",
                      help="Any setting by name, e.g. --set url_sample_size=500 (repeatable; "
                           "logtrap settings lists them)."),

@@ -169,8 +169,7 @@ def is_tracking_name(name: str, settings: Settings) -> bool:
     >>> is_tracking_name("srsltid", Settings()), is_tracking_name("sid", Settings())
     (True, False)
     """
-    lower = name.lower()
-    return lower.startswith("utm_") or lower in tracking_names(settings)
+    return bool(pl.select(is_tracking(pl.lit(name), settings)).item())
 
 
 def tracking_names(settings: Settings) -> list[str]:

@@ -6,8 +6,8 @@ content URL: the sitemaps, plus the URLs the log shows as content (on patterns w
 finding: 2xx/3xx answers to people, 2xx to a verified search engine; where the log records no
 user agent, every 2xx/3xx), and the pages people read on any trap's pattern whose pages can be
 real (calendar, pagination, soft_404, the symptoms). A rule that would block content is
-narrowed (another candidate, or Allow lines for a few content URLs) or withheld, and the
-reason names the content URL that stopped it.
+narrowed (another candidate, or Allow lines for a few content URLs, or one by the start more
+of them share) or withheld, and the reason names the content URL that stopped it.
 
 Candidates are judged in bulk by `robots_match` (RFC 9309 matching as Polars expressions,
 equal to Protego's answers by a property test), then the rule chosen is confirmed with
@@ -80,7 +80,9 @@ OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
     "(people's requests cannot be told apart)"
 )
-MAX_ALLOW_LINES = 3  # content URLs allowed back by `Allow: <url>$` before a rule is withheld
+# content URLs allowed back by `Allow: <url>$`; more get one line by their shared start
+# (`_shared_start`), or the rule is withheld
+MAX_ALLOW_LINES = 3
 # Trap and content URLs Protego re-checks per chosen rule besides the ones it must (judgement:
 # a few milliseconds a rule; the property test is what proves the bulk matcher equal)
 CONFIRM_SPREAD = 32
@@ -787,7 +789,7 @@ def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
 def _shared_start(urls: Sequence[str], lines: Sequence[str]) -> str | None:
     """The start the content URLs a rule blocks share, cut after its last `=`, `&` or `/`,
     when it is longer than every Disallow line (so that an Allow line by it wins, RFC 9309
-    2.2.2: the longest match) and no `%` or `*` makes its length a guess; else None.
+    2.2.2: the longest match) and no `%`, `*` or `$` makes its length a guess; else None.
     An online shop's category lists behind an empty search box (`/search?q=&cat=bags`,
     `&cat=shoes`, ...): `Allow: /search?q=&cat=` beside `Disallow: /search?q=`.
 

@@ -22,9 +22,15 @@ it copies. A pattern is a session-id trap when
   looking ids too), which also needs people to make at most a tenth of its requests.
 
 WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
-what it is: each post again once per comment, the reply form moved under that comment. The
-form's heading names the comment's author, so the copies of a post may differ in size by up to
-`REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
+what it is: each post again once per comment, the reply form moved under that comment. As
+for a session's name, two copies a page are enough and people's share is not limited; the
+comments are bounded, so the values need not be new on each request (crawlers come back to
+the same reply links). The form's heading names the comment's author, so the copies of a
+post may differ in size by up to `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
+
+A campaign or click id (`patterns.TRACKING_PARAMS`, `utm_*`, `--tracking-param`) found this
+way gets `TRACKING_ADVICE` (rel=canonical), and no robots.txt line (`robots.TRACKING_REASON`):
+people land on those URLs from ads, mail and search results.
 
 So are a login link's return-to parameters (`RETURN_PARAMS`: `/user/login?destination=/news/5`,
 `Special:UserLogin&returnto=Main_Page`, `wp-login.php?redirect_to=`): the login form again for
