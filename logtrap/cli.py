@@ -905,6 +905,9 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         _read_summary(analysis, quiet)
         for path in increment.waiting if increment is not None and not quiet else ():
             click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
+        for path in analysis.stats.moved if analysis.stats is not None and not quiet else ():
+            click.echo(f"{path}: rotated by logrotate during the run; its lines are read next run",
+                       err=True)
         if STDOUT not in (json_out, markdown_out):
             if not quiet:
                 report.print_lines(_console(), [*report.summary_view(analysis, top),

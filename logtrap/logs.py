@@ -57,6 +57,9 @@ class Source:
     # Leave a last line without its newline unread (cron: the server may be mid-write; the
     # next run reads it whole).
     whole_lines: bool = False
+    # (device, inode, fingerprint) the file had when a cron run planned to read it: read only
+    # if it still has them when its turn comes (`LogStream.moved`)
+    expect: tuple[int, int, str] | None = None
 
 
 @dataclass
@@ -95,6 +98,9 @@ class ReadStats:
     # requests the server made of itself (Apache's `OPTIONS *`), which the analysis leaves
     # out (`analysis.tally_logs`); `read_logs` returns them like any other
     server_requests: int = 0
+    # files not read: no longer the file the run planned (`Source.expect`), rotated while it
+    # read the others; the next run reads them
+    moved: list[str] = field(default_factory=list)
 
 
 _OTHER_HOSTS = 1000  # hosts counted beside the ones asked for (judgement: bounded memory)
@@ -315,7 +321,11 @@ class _Input:
         except OSError as e:
             raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
         self.device, self.inode, self.size = st.st_dev, st.st_ino, st.st_size
-        self._decompress(magic)
+        try:
+            self._decompress(magic)
+        except InputError:  # zstd: the file is not read, and not left open either
+            self.raw.close()
+            raise
 
     def _decompress(self, magic: bytes) -> None:
         """Choose by content, not by name: a rotated `access.log.2` may well be gzip."""
@@ -636,8 +646,12 @@ class LogStream:
             hint="pass the server's LogFormat / log_format string with --format",
         )
 
-    def _open(self, src: Source) -> tuple[_Input, FileRead]:
-        """Open at the source's offset; the fingerprint comes from the stream's start."""
+    def _open(self, src: Source) -> tuple[_Input, FileRead] | None:
+        """Open at the source's offset; the fingerprint comes from the stream's start. None
+        (the path in `stats.moved`) where the file is not the one a cron run planned to read
+        (`Source.expect`): logrotate renamed another file to its name, or copied and truncated
+        it, since the run began. Read by name, it would be read from the other file's offset,
+        its lines counted twice or never; left, the next run finds each file by its content."""
         inp = _Input(src.path)
         fingerprint = ""
         if src.offset > 0 and src.path != STDIN:
@@ -646,6 +660,12 @@ class LogStream:
             finally:
                 inp.close()
             inp = _Input(src.path)
+        if src.expect is not None:
+            device, inode, planned = src.expect
+            if (inp.device, inp.inode) != (device, inode) or (src.offset > 0 and fingerprint != planned):
+                inp.close()
+                self.stats.moved.append(src.path)
+                return None
         start = inp.skip(src.offset) if src.offset > 0 else 0
         info = FileRead(
             path=src.path, device=inp.device, inode=inp.inode, fingerprint=fingerprint,
@@ -657,7 +677,10 @@ class LogStream:
     def _read_file(self, src: Source) -> Iterator[pl.DataFrame]:
         """Whole-line chunks -> (format chosen from the first lines) -> parsed frames."""
         st = self.settings
-        inp, info = self._open(src)
+        opened = self._open(src)
+        if opened is None:
+            return
+        inp, info = opened
         chunks_in = _line_frames(inp, st.batch_bytes, src.whole_lines)
         # A thread blocked on a pipe could not be stopped: stdin is read inline.
         batches = chunks_in if src.path == STDIN else _read_ahead(chunks_in)

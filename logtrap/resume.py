@@ -33,7 +33,7 @@ cannot be fingerprinted: it is left for the next run, unless it is older than te
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -65,11 +65,12 @@ class FileMark:
 
 def plan_sources(
     paths: Sequence[str | Path], marks: Sequence[FileMark]
-) -> tuple[list[Source], list[FileMark], list[str]]:
+) -> tuple[list[Source], dict[str, FileMark], list[str]]:
     """Where to start in each file: after what an earlier run read of the same content (see
     the module docstring); copies of a file read in this run are left out. Also returns the
-    marks resumed (the others stay, for files not given this time) and the compressed files
-    left for the next run, as logrotate is still writing them."""
+    marks resumed, by the path resuming each (the others stay, for files not given this time),
+    and the compressed files left for the next run, as logrotate is still writing them. Each
+    source expects its file as it is now (`Source.expect`)."""
     files = []
     waiting: list[str] = []
     for path in expand_sources(paths):
@@ -129,11 +130,12 @@ def plan_sources(
         else:
             same.append(f)
     sources = [
-        Source(f.path, offset=m.offset, line_no=m.line_no, whole_lines=True)
-        if (m := resume.get(f.path)) else Source(f.path, whole_lines=True)
+        Source(f.path, offset=m.offset if m else 0, line_no=m.line_no if m else 0,
+               whole_lines=True, expect=(f.device, f.inode, f.fingerprint))
         for f in files if f.path not in skip
+        for m in [resume.get(f.path)]
     ]
-    return sources, list(resume.values()), waiting
+    return sources, resume, waiting
 
 
 @dataclass(frozen=True)
@@ -231,10 +233,11 @@ def new_marks(
     sources: Sequence[Source],
     files: Sequence[FileRead],
     earlier: Sequence[FileMark],
-    resumed: Sequence[FileMark],
+    resumed: Mapping[str, FileMark],
 ) -> list[FileMark]:
     """The marks after a run: where each file read stopped, then the earlier marks of files
-    not given this time but still on disk (capped at `_MAX_MARKS` in all)."""
+    not given this time, or not read (rotated during the run: `LogStream.moved`), but still on
+    disk (capped at `_MAX_MARKS` in all)."""
     start_line = {src.path: src.line_no for src in sources}
     now = [
         FileMark(
@@ -250,5 +253,7 @@ def new_marks(
     # Keep marks of files not given this time but still on disk, so a later run that names
     # them again does not read them twice. Only those are capped: a file read now without
     # its mark would be read again from its start.
-    kept = [m for m in earlier if m not in resumed and Path(m.path).exists()]
+    read = {f.path for f in files}
+    done = [m for path, m in resumed.items() if path in read]
+    kept = [m for m in earlier if m not in done and Path(m.path).exists()]
     return now + kept[: max(_MAX_MARKS - len(now), 0)]

@@ -17,7 +17,7 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -460,7 +460,7 @@ def run_incremental(
 
 
 def _check_same_logs(
-    state_path: str | Path, state: State, sources: Sequence[Source], resumed: Sequence[FileMark]
+    state_path: str | Path, state: State, sources: Sequence[Source], resumed: Mapping[str, FileMark]
 ) -> None:
     """A StateError when the state holds the counts of other logs: it read something, none of
     its files is among these, and none of its log families (`_family`) either (one state file
