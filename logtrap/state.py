@@ -47,7 +47,7 @@ ALERTED = "alerted"
 
 _MARK_TYPES: dict[str, Any] = {
     "path": str, "fingerprint": (str, type(None)), "offset": int, "line_no": int,
-    "device": int, "inode": int,
+    "device": int, "inode": int, "size": int,
 }
 
 
