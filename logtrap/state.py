@@ -102,6 +102,9 @@ def load_state(path: str | Path) -> State:
                 for name in archive.namelist()
                 if name.endswith(".parquet")
             }
+            listed = _field(meta, "tables", list, "meta.json", [])  # none before it was kept
+            if missing := sorted(set(map(str, listed)) - set(tables)):
+                raise ValueError(f"its {missing[0]}.parquet is missing")
             return _state_of(meta, tables)
     except StateError:
         raise
@@ -203,6 +206,8 @@ def save_state(path: str | Path, state: State) -> None:
         "address_sample": state.address_sample,
         "files": [asdict(m) for m in state.marks],
         _KNOWN: state.known,
+        # the archive's tables: one gone (a damaged copy) is refused, not taken as empty
+        "tables": sorted(state.tally),
     }
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")

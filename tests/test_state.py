@@ -197,6 +197,22 @@ def test_a_compressed_log_read_to_its_end_is_not_decompressed_again(log):
     assert (analysis.stats.lines, run(log)) == (0, (0, 15))
 
 
+def test_a_state_missing_a_table_is_refused(log):
+    # a damaged copy without windows.parquet was taken as a state with no windows: the
+    # remembered requests and the finding gone, the lines read before never read again
+    log.append("access.log", 10)
+    run(log)
+    state = log.dir / "state"
+    with zipfile.ZipFile(state) as z:
+        files = {name: z.read(name) for name in z.namelist() if name != "windows.parquet"}
+    with zipfile.ZipFile(state, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    with pytest.raises(StateError, match="is not a logtrap state file or is corrupt "
+                       r"\(its windows.parquet is missing\)"):
+        load_state(state)
+
+
 def test_copytruncate_rotation(log):
     log.append("access.log", 10)
     assert run(log) == (10, 10)
@@ -584,6 +600,7 @@ def test_a_state_from_before_names_were_kept_is_continued(tmp_path):
     with zipfile.ZipFile(tmp_path / "state", "w") as z:
         for name, data in files.items():
             z.writestr(name, data)
+    drop_from_meta(tmp_path / "state", "tables")  # nor did they list their tables
     write_products(tmp_path / "access.log", range(10, 40))
     analysis, _ = run_incremental([str(tmp_path / "access.log")], tmp_path / "state")
     assert product_rows(analysis) == [("/products/{name}", 40, 40)]
