@@ -14,6 +14,7 @@ import functools
 import lzma
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -56,7 +57,8 @@ Exit codes:
      on stderr); also more than half the lines read rejected (after the
      output){error}
   2  usage error (unknown option, missing argument)
-{extra}  130  interrupted (Ctrl-C); 141  the reader of stdout left (| head)
+{extra}  130  interrupted (Ctrl-C); 143  terminated (kill); 141  the reader of
+     stdout left (| head)
 """
 
 
@@ -89,6 +91,16 @@ class UserError(click.ClickException):
 
 
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports a program it interrupted
+EXIT_TERMINATED = 143  # kill, a shutdown, `timeout`: 128 + SIGTERM
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is (`main`): it unwinds as Ctrl-C does, so a state
+    being written leaves no temporary file behind (the default action left one for good)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
 EXIT_PIPE = 141  # the reader of stdout left (`| head`): 128 + SIGPIPE, as `cat` ends
 
 
@@ -151,6 +163,8 @@ class _Group(click.Group):
             # no "Aborted!" and exit 1 (Click's): nothing is saved (--state reads the same
             # lines again), and a script sees an interrupt, not an error
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except _Terminated:
+            raise click.exceptions.Exit(EXIT_TERMINATED) from None
         except BrokenPipeError:
             # `logtrap analyze ... | head`: the reader left; say nothing more, as `cat` would
             _quiet_stdout()
@@ -1181,6 +1195,7 @@ def _shown(value: object) -> str:
 
 def main() -> None:
     """The `logtrap` console script."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         cli(prog_name="logtrap")
     except SystemExit as done:

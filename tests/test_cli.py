@@ -9,6 +9,7 @@ import errno
 import gzip
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -970,6 +971,26 @@ def test_ctrl_c_exits_130_without_aborted(logs, monkeypatch):
     result = run("analyze", "clean.log", "--state", "st.zip")
     assert (result.exit_code, result.output) == (130, "")
     assert not (logs / "st.zip").exists()
+
+
+def test_sigterm_exits_143_and_saves_nothing(logs, monkeypatch):
+    # kill, a shutdown, `timeout`: the console script's handler raises where the run is, and
+    # it unwinds as Ctrl-C does (a state being written left its temporary file for good)
+    def terminated(*args, **kwargs):
+        cli_module._terminate(15, None)
+
+    monkeypatch.setattr("logtrap.state.analyze", terminated)
+    result = run("analyze", "clean.log", "--state", "st.zip")
+    assert (result.exit_code, result.output) == (143, "")
+    assert list(logs.glob("*st.zip*")) == []
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(sys, "argv", ["logtrap", "--help"])
+    try:
+        with pytest.raises(SystemExit):
+            cli_module.main()
+        assert signal.getsignal(signal.SIGTERM) is cli_module._terminate
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_a_reader_that_leaves_ends_the_run_quietly(logs):

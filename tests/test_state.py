@@ -687,6 +687,27 @@ def _kill_while_writing(state: Path) -> bool:
     return any(p.name.startswith(".state.") for p in state.parent.iterdir())
 
 
+def test_terminated_mid_write_leaves_no_temporary_file(log):
+    # SIGTERM (a shutdown, `timeout`, kill) while the state was written left its temporary
+    # file for good; the console script turns it into an unwinding, as Ctrl-C
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    state = log.dir / "state"
+    script = CRASHER.replace("import sys\n", "import signal, sys\nfrom logtrap import cli\n"
+                             "signal.signal(signal.SIGTERM, cli._terminate)\n", 1)
+    script = script.replace("while True:\n    save_state", "try:\n    while True:\n        save_state")
+    script += "except cli._Terminated:\n    sys.exit(cli.EXIT_TERMINATED)\n"
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-c", script, str(state)], stdout=subprocess.PIPE,
+                                text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait() == 143
+        assert [p.name for p in state.parent.iterdir() if p.name.startswith(".state.")] == []
+    assert load_state(state).runs in (1, 99)
+
+
 def test_killed_mid_write_leaves_the_old_state_usable(log):
     log.append("access.log", 10)
     assert run(log) == (10, 10)
