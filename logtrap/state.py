@@ -209,6 +209,15 @@ def save_state(path: str | Path, state: State) -> None:
         # the archive's tables: one gone (a damaged copy) is refused, not taken as empty
         "tables": sorted(state.tally),
     }
+    # built in memory, then written: a zip interrupted on the file (Ctrl-C) printed
+    # "Exception ignored in ZipFile.__del__" as Python tidied it up after the file closed
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr("meta.json", json.dumps(meta, indent=1))
+        for name, frame in state.tally.items():
+            buf = io.BytesIO()
+            frame.write_parquet(buf, compression="zstd")
+            archive.writestr(f"{name}.parquet", buf.getvalue())
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:  # no such folder, no permission, a full disk
@@ -216,12 +225,7 @@ def save_state(path: str | Path, state: State) -> None:
                          hint=_WRITE_HINT) from None
     try:
         with os.fdopen(fd, "wb") as raw:
-            with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as archive:
-                archive.writestr("meta.json", json.dumps(meta, indent=1))
-                for name, frame in state.tally.items():
-                    buf = io.BytesIO()
-                    frame.write_parquet(buf, compression="zstd")
-                    archive.writestr(f"{name}.parquet", buf.getvalue())
+            raw.write(packed.getbuffer())
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)

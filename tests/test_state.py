@@ -662,29 +662,47 @@ def test_stdin_cannot_carry_state(tmp_path):
 
 
 CRASHER = """
-import sys
+import os, signal, sys, time
 from pathlib import Path
 import polars as pl
+from logtrap import cli
 from logtrap.state import State, save_state
-# A state with a big table, so writing it takes long enough to be killed mid-write.
-big = pl.DataFrame({"url_hash": pl.int_range(0, 3_000_000, eager=True).cast(pl.UInt64)})
-print("ready", flush=True)
-while True:
-    save_state(Path(sys.argv[1]), State(tally={"url_hashes": big}, runs=99))
+signal.signal(signal.SIGTERM, cli._terminate)  # as the console script does
+
+def fsync(fd):  # the new state is in its temporary file, not yet in place: say so, and wait
+    print("writing", flush=True)
+    time.sleep(60)
+
+os.fsync = fsync
+table = pl.DataFrame({"url_hash": pl.int_range(0, 300_000, eager=True).cast(pl.UInt64)})
+try:
+    save_state(Path(sys.argv[1]), State(tally={"url_hashes": table}, runs=99))
+except cli._Terminated:
+    sys.exit(cli.EXIT_TERMINATED)
 """
 
 
-def _kill_while_writing(state: Path) -> bool:
-    """Start a process that rewrites `state` over and over, kill -9 it; True when the kill
-    caught it mid-write (its temporary file is left behind)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CRASHER, str(state)], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    return any(p.name.startswith(".state.") for p in state.parent.iterdir())
+def _stop_while_writing(state: Path, how: signal.Signals) -> int:
+    """Start a process writing a new `state`, send it `how` once the new state is in its
+    temporary file, not yet in place; its exit code."""
+    proc = subprocess.Popen([sys.executable, "-c", CRASHER, str(state)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    proc.send_signal(how)
+    return proc.wait()
+
+
+def test_killed_mid_write_leaves_the_old_state_usable(log):
+    log.append("access.log", 10)
+    assert run(log) == (10, 10)
+    state = log.dir / "state"
+    assert _stop_while_writing(state, signal.SIGKILL) == -signal.SIGKILL
+    assert len(list(state.parent.glob(".state.*.tmp"))) == 1  # kill -9: nothing can tidy up
+    # The file is the old state, never a torn one, and it resumes where it was.
+    assert load_state(state).runs == 1
+    for leftover in state.parent.glob(".state.*"):
+        leftover.unlink()
+    log.append("access.log", 2)
+    assert run(log) == (2, 12)
 
 
 def test_terminated_mid_write_leaves_no_temporary_file(log):
@@ -693,37 +711,9 @@ def test_terminated_mid_write_leaves_no_temporary_file(log):
     log.append("access.log", 10)
     assert run(log) == (10, 10)
     state = log.dir / "state"
-    script = CRASHER.replace("import sys\n", "import signal, sys\nfrom logtrap import cli\n"
-                             "signal.signal(signal.SIGTERM, cli._terminate)\n", 1)
-    script = script.replace("while True:\n    save_state", "try:\n    while True:\n        save_state")
-    script += "except cli._Terminated:\n    sys.exit(cli.EXIT_TERMINATED)\n"
-    for _ in range(3):
-        proc = subprocess.Popen([sys.executable, "-c", script, str(state)], stdout=subprocess.PIPE,
-                                text=True)
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait() == 143
-        assert [p.name for p in state.parent.iterdir() if p.name.startswith(".state.")] == []
-    assert load_state(state).runs in (1, 99)
-
-
-def test_killed_mid_write_leaves_the_old_state_usable(log):
-    log.append("access.log", 10)
-    assert run(log) == (10, 10)
-    state = log.dir / "state"
-    # Writing takes most of each loop, so a kill nearly always lands mid-write; try a few
-    # times so the test is about that case, not about luck.
-    caught = [_kill_while_writing(state) for _ in range(3)]
-    assert any(caught)
-    # The file is the old state or a complete new one, never a torn one.
-    loaded = load_state(state)
-    assert loaded.runs in (1, 99)
-    for leftover in state.parent.glob(".state.*"):
-        leftover.unlink()
-    if loaded.runs == 1:  # the old state still resumes where it was
-        log.append("access.log", 2)
-        assert run(log) == (2, 12)
+    assert _stop_while_writing(state, signal.SIGTERM) == 143
+    assert list(state.parent.glob(".state.*")) == []
+    assert load_state(state).runs == 1
 
 
 def test_a_state_that_cannot_be_written_is_an_error_not_a_traceback(log):
