@@ -185,17 +185,17 @@ _WRITING_SECONDS = 600
 
 
 def _compressed(path: str) -> tuple[bool, bool]:
-    """(whether this file is compressed (.gz, .bz2, .xz), by its first bytes or, with none yet, by its
-    name; whether it was modified within `_WRITING_SECONDS`: then it may still be being
-    written)."""
+    """(whether this file is compressed in a form logtrap reads (.gz, .bz2, .xz), by its first
+    bytes or, with none yet, by its name; whether it was modified within `_WRITING_SECONDS`:
+    then it may still be being written). zstd is never read: its error stands at once."""
     try:
         st = os.stat(path)
         with open(path, "rb") as f:
             magic = f.read(3)
     except OSError:
         return False, False
-    compressed = compression(magic) is not None or (
-        len(magic) < 3 and path.endswith(COMPRESSED_SUFFIXES))
+    kind = compression(magic)
+    compressed = kind not in (None, "zstd") or (len(magic) < 3 and path.endswith(COMPRESSED_SUFFIXES))
     return compressed, datetime.now().timestamp() - st.st_mtime < _WRITING_SECONDS
 
 

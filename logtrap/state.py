@@ -11,6 +11,7 @@ Which file to read from where, across logrotate, is `logtrap.resume`'s.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -190,6 +191,13 @@ def _known_of(entry: object, where: str) -> dict[str, str | None]:
 _WRITE_HINT = ("the user running logtrap needs to write the state file's folder (a folder of its "
                "own, such as /var/lib/logtrap/, made with mkdir -p); nothing was remembered, so "
                "the next run reads these lines again")
+_FULL_HINT = ("the disk is full (or the user's quota): free some space; nothing was remembered, "
+              "so the next run reads these lines again")
+
+
+def _write_hint(exc: OSError) -> str:
+    """What to do about a state that could not be written: a full disk is no permission."""
+    return _FULL_HINT if exc.errno in (errno.ENOSPC, errno.EDQUOT) else _WRITE_HINT
 
 
 def save_state(path: str | Path, state: State) -> None:
@@ -222,7 +230,7 @@ def save_state(path: str | Path, state: State) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:  # no such folder, no permission, a full disk
         raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
-                         hint=_WRITE_HINT) from None
+                         hint=_write_hint(exc)) from None
     try:
         with os.fdopen(fd, "wb") as raw:
             raw.write(packed.getbuffer())
@@ -232,7 +240,7 @@ def save_state(path: str | Path, state: State) -> None:
     except OSError as exc:  # a full disk, or the path became a folder: the old state is kept
         Path(tmp).unlink(missing_ok=True)
         raise StateError(f"cannot write state {path}: {exc.strerror or exc}",
-                         hint=_WRITE_HINT) from None
+                         hint=_write_hint(exc)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -724,6 +724,30 @@ def test_a_state_that_cannot_be_written_is_an_error_not_a_traceback(log):
     assert list(log.dir.glob("**/.state.*")) == []  # nothing left behind
 
 
+def test_a_state_on_a_full_disk_says_so(log, monkeypatch):
+    # the hint was the folder's permissions, whatever the error
+    log.append("access.log", 3)
+
+    def full_disk(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(StateError, match="cannot write state .*: No space left on device") as err:
+        run_incremental([str(log.dir / "access.log")], log.dir / "state", Settings())
+    assert err.value.hint == ("the disk is full (or the user's quota): free some space; nothing "
+                              "was remembered, so the next run reads these lines again")
+
+
+def test_a_zstd_log_under_cron_is_refused_at_once_with_its_way_in(log):
+    # it waited ten minutes as "being written", then was called damaged
+    log.append("access.log", 3)
+    zst = log.dir / "access.log.2.zst"
+    zst.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(60))
+    with pytest.raises(InputError, match="compressed with zstd") as err:
+        run(log)
+    assert err.value.hint.startswith(f"decompress it on the way in (zstd -dc {zst} | logtrap")
+
+
 def test_a_state_is_saved_only_when_asked(log):
     # for a caller that sends the findings out after the read: saved once they are out
     log.append("access.log", 4)
