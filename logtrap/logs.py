@@ -652,7 +652,13 @@ class LogStream:
         (`Source.expect`): logrotate renamed another file to its name, or copied and truncated
         it, since the run began. Read by name, it would be read from the other file's offset,
         its lines counted twice or never; left, the next run finds each file by its content."""
-        inp = _Input(src.path)
+        try:
+            inp = _Input(src.path)
+        except InputError:
+            if src.expect is None or os.path.exists(src.path):
+                raise
+            self.stats.moved.append(src.path)  # compressed and removed since the run began
+            return None
         fingerprint = ""
         if src.offset > 0 and src.path != STDIN:
             try:

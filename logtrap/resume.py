@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -246,9 +246,11 @@ def new_marks(
     earlier: Sequence[FileMark],
     resumed: Mapping[str, FileMark],
 ) -> list[FileMark]:
-    """The marks after a run: where each file read stopped, then the earlier marks of files
-    not given this time, or not read (rotated during the run: `LogStream.moved`), but still on
-    disk (capped at `_MAX_MARKS` in all)."""
+    """The marks after a run: where each file read stopped; the marks of files given and not
+    read (a compressed file unchanged since, one rotated during the run: `LogStream.moved`),
+    under the name the file had when the run began; then the earlier marks of files not given
+    this time but still on disk (capped at `_MAX_MARKS` in all, only these: a mark of a file
+    given, dropped, would have it read again from its start)."""
     start_line = {src.path: src.line_no for src in sources}
     now = [
         FileMark(
@@ -266,6 +268,7 @@ def new_marks(
     # them again does not read them twice. Only those are capped: a file read now without
     # its mark would be read again from its start.
     read = {f.path for f in files}
-    done = [m for path, m in resumed.items() if path in read]
-    kept = [m for m in earlier if m not in done and Path(m.path).exists()]
-    return now + kept[: max(_MAX_MARKS - len(now), 0)]
+    unread = [replace(m, path=path) for path, m in resumed.items() if path not in read]
+    given = list(resumed.values())
+    kept = [m for m in earlier if m not in given and Path(m.path).exists()]
+    return now + unread + kept[: max(_MAX_MARKS - len(now) - len(unread), 0)]

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -375,7 +376,14 @@ def state_lock(state_path: str | Path | None) -> Iterator[None]:
             import fcntl
 
             fd = os.open(Path(state_path).parent, os.O_RDONLY)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            # polled: Ctrl-C ends the wait (a blocking flock is restarted after SIGINT once
+            # Polars is imported, and waited on for the other run to finish)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    time.sleep(0.2)
         except (ImportError, OSError):
             if fd is not None:
                 os.close(fd)

@@ -213,6 +213,74 @@ def test_a_state_missing_a_table_is_refused(log):
         load_state(state)
 
 
+def test_marks_of_files_given_and_not_read_are_kept_past_the_cap(log, monkeypatch):
+    # unchanged .gz files are not read, so their marks are not renewed: past the cap on marks
+    # kept (200; 3 here) the oldest were dropped and those files read again, every run
+    monkeypatch.setattr(resume, "_MAX_MARKS", 3)
+    for day in range(5):
+        log.append("access.log", 2)
+        gzip_file(log.dir / "access.log", log.dir / f"access.log-2026010{day + 1}.gz")
+    log.append("access.log", 1)
+    assert run(log) == (11, 11)
+    assert run(log) == (0, 11)
+    assert run(log) == (0, 11)
+
+
+def test_a_compressed_log_renamed_while_no_file_has_its_old_name_keeps_its_mark(log):
+    # a run between logrotate's renames: access.log.1.gz is access.log.2.gz, no new .1.gz yet;
+    # the mark kept the old name, which no file had, and was dropped: read again next run
+    log.append("access.log", 10)
+    gzip_file(log.dir / "access.log", log.dir / "access.log.1.gz")
+    log.append("access.log", 5)
+    assert run(log) == (15, 15)
+    os.rename(log.dir / "access.log.1.gz", log.dir / "access.log.2.gz")
+    assert run(log) == (0, 15)
+    assert run(log) == (0, 15)
+
+
+def test_a_log_removed_before_its_turn_is_left_to_the_next_run(log, monkeypatch):
+    # dateext and delaycompress: yesterday's log compressed and removed after the run planned
+    # it stopped the run with "No such file"
+    log.append("access.log", 10)
+    os.rename(log.dir / "access.log", log.dir / "access.log-20260101")
+    log.append("access.log", 3)
+    plan = state_module.plan_sources
+
+    def plan_then_compress(*args):
+        planned = plan(*args)
+        gzip_file(log.dir / "access.log-20260101", log.dir / "access.log-20260101.gz")
+        return planned
+
+    monkeypatch.setattr(state_module, "plan_sources", plan_then_compress)
+    analysis, _ = run_incremental([str(log.dir / "access.log*")], log.dir / "state", Settings())
+    assert (analysis.stats.lines, analysis.stats.moved) == (3, [str(log.dir / "access.log-20260101")])
+    monkeypatch.setattr(state_module, "plan_sources", plan)
+    assert run(log) == (10, 13)
+    assert run(log) == (0, 13)
+
+
+def test_ctrl_c_ends_a_run_waiting_for_the_state(log):
+    # polars' import made a blocking flock restart after SIGINT: Ctrl-C waited for the other run
+    log.append("access.log", 3)
+    with state_module.state_lock(log.dir / "state"):
+        proc = subprocess.Popen([sys.executable, "-m", "logtrap", "analyze", str(log.dir / "access.log"),
+                                 "--state", str(log.dir / "state")], stderr=subprocess.PIPE)
+        fds = Path(f"/proc/{proc.pid}/fd")
+        while not any(os.path.realpath(f) == str(log.dir) for f in _links(fds)):  # it waits
+            assert proc.poll() is None
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130  # while the lock is still held
+    assert not (log.dir / "state").exists()
+
+
+def _links(fds: Path) -> list[str]:
+    try:
+        return [os.readlink(f) for f in fds.iterdir()]
+    except OSError:  # a descriptor closed while listed
+        return []
+
+
 def test_copytruncate_rotation(log):
     log.append("access.log", 10)
     assert run(log) == (10, 10)
