@@ -26,6 +26,7 @@ from logtrap import traffic
 from logtrap.analysis import analyze
 from logtrap.cli import cli
 from logtrap.errors import InputError, StateError
+from logtrap.logs import ReadStats
 from logtrap.settings import Settings
 from logtrap.state import load_state, read_incremental, run_incremental
 
@@ -98,6 +99,22 @@ def rotate_with_unread_lines(log: Log) -> bytes:
     return gzip.compress((log.dir / "access.log.1").read_bytes())
 
 
+def run_rotated_after_planning(log: Log, monkeypatch, rotate) -> ReadStats:
+    """One cron run in which logrotate does `rotate()` after the run planned where to start in
+    each file, before it reads them; the run's read stats."""
+    plan = state_module.plan_sources
+
+    def plan_then_rotate(*args):
+        planned = plan(*args)
+        rotate()
+        return planned
+
+    with monkeypatch.context() as patched:
+        patched.setattr(state_module, "plan_sources", plan_then_rotate)
+        analysis, _ = run_incremental([str(log.dir / "access.log*")], log.dir / "state", Settings())
+    return analysis.stats
+
+
 @pytest.fixture
 def log(tmp_path):
     return Log(tmp_path)
@@ -135,20 +152,14 @@ def test_a_rotation_while_a_run_reads_leaves_the_moved_files_to_the_next_run(log
     assert run(log) == (10, 10)
     os.rename(log.dir / "access.log", log.dir / "access.log.1")
     log.append("access.log", 8)
-    plan = state_module.plan_sources
 
-    def plan_then_rotate(*args):
-        planned = plan(*args)
+    def rotate():
         os.rename(log.dir / "access.log.1", log.dir / "access.log.2")
         os.rename(log.dir / "access.log", log.dir / "access.log.1")
         log.append("access.log", 4)
-        return planned
 
-    monkeypatch.setattr(state_module, "plan_sources", plan_then_rotate)
-    analysis, _ = run_incremental([str(log.dir / "access.log*")], log.dir / "state", Settings())
-    assert (analysis.stats.lines, analysis.stats.moved) == (
-        0, [str(log.dir / "access.log.1"), str(log.dir / "access.log")])
-    monkeypatch.setattr(state_module, "plan_sources", plan)
+    stats = run_rotated_after_planning(log, monkeypatch, rotate)
+    assert (stats.lines, stats.moved) == (0, [str(log.dir / "access.log.1"), str(log.dir / "access.log")])
     assert run(log) == (12, 22)  # the 8 lines of the old live log and the 4 of the new one
     assert run(log) == (0, 22)
 
@@ -160,20 +171,15 @@ def test_copytruncate_while_a_run_reads_leaves_the_log_to_the_next_run(log, monk
     log.append("access.log", 10)
     assert run(log) == (10, 10)
     log.append("access.log", 2)
-    plan = state_module.plan_sources
 
-    def plan_then_copytruncate(*args):
-        planned = plan(*args)
+    def copytruncate():
         shutil.copy(log.dir / "access.log", log.dir / "access.log.1")
         with open(log.dir / "access.log", "r+") as f:
             f.truncate(0)
         log.append("access.log", 3)
-        return planned
 
-    monkeypatch.setattr(state_module, "plan_sources", plan_then_copytruncate)
-    analysis, _ = run_incremental([str(log.dir / "access.log*")], log.dir / "state", Settings())
-    assert (analysis.stats.lines, analysis.stats.moved) == (0, [str(log.dir / "access.log")])
-    monkeypatch.setattr(state_module, "plan_sources", plan)
+    stats = run_rotated_after_planning(log, monkeypatch, copytruncate)
+    assert (stats.lines, stats.moved) == (0, [str(log.dir / "access.log")])
     assert run(log) == (5, 15)
     assert run(log) == (0, 15)
 
@@ -244,17 +250,12 @@ def test_a_log_removed_before_its_turn_is_left_to_the_next_run(log, monkeypatch)
     log.append("access.log", 10)
     os.rename(log.dir / "access.log", log.dir / "access.log-20260101")
     log.append("access.log", 3)
-    plan = state_module.plan_sources
 
-    def plan_then_compress(*args):
-        planned = plan(*args)
+    def compress():
         gzip_file(log.dir / "access.log-20260101", log.dir / "access.log-20260101.gz")
-        return planned
 
-    monkeypatch.setattr(state_module, "plan_sources", plan_then_compress)
-    analysis, _ = run_incremental([str(log.dir / "access.log*")], log.dir / "state", Settings())
-    assert (analysis.stats.lines, analysis.stats.moved) == (3, [str(log.dir / "access.log-20260101")])
-    monkeypatch.setattr(state_module, "plan_sources", plan)
+    stats = run_rotated_after_planning(log, monkeypatch, compress)
+    assert (stats.lines, stats.moved) == (3, [str(log.dir / "access.log-20260101")])
     assert run(log) == (10, 13)
     assert run(log) == (0, 13)
 
