@@ -36,6 +36,7 @@ from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
 from logtrap.detectors import calendar, growing_pattern, session_id
+from logtrap.patterns import is_tracking_name
 from logtrap.robots_match import (
     CHECK_AGENT,
     absolute,
@@ -44,7 +45,6 @@ from logtrap.robots_match import (
     matcher,
     normalise,
 )
-from logtrap.patterns import is_tracking_name
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -879,17 +879,18 @@ def choose(
 
     pick = free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))
     hits = sorted({h for u in pick or () for h in u.content_hits})
-    if kind != "pagination" and pick:
-        if len(hits) <= MAX_ALLOW_LINES:
-            allow = tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
-        else:  # more pages than Allow lines: one line by their shared start, if it has one
-            [(_, on_content)] = urls.verdicts([_lines(pick)])
-            start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
-            allow = (f"Allow: {escape_value(start)}",) if start and not _opens(
-                start, known or {}, {u for u, _ in content}) else ()
+    allow: tuple[str, ...] | None = None
+    if kind != "pagination" and pick and len(hits) <= MAX_ALLOW_LINES:
+        allow = tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+    elif kind != "pagination" and pick:  # more pages than Allow lines: one by their shared start
+        [(_, on_content)] = urls.verdicts([_lines(pick)])
+        start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
+        if start and not _opens(start, known or {}, {u for u, _ in content}):
+            allow = (f"Allow: {escape_value(start)}",)
+    if allow is not None:
         lines = _lines(pick) + allow
         [(on_trap, on_content)] = urls.verdicts([lines])
-        if allow and len(on_trap) == len(trap) and not on_content:
+        if len(on_trap) == len(trap) and not on_content:
             return _confirmed(lines, "narrowed", f"{why}; Allow lines keep it open; {ok}", urls)
     if kind == "pagination":
         why += (
