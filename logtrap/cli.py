@@ -920,7 +920,7 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
         for path in increment.waiting if increment is not None and not quiet else ():
             click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
         for path in analysis.stats.moved if analysis.stats is not None and not quiet else ():
-            click.echo(f"{path}: rotated by logrotate during the run; its lines are read next run",
+            click.echo(f"{path}: rotated or removed during the run; its lines are read next run",
                        err=True)
         if STDOUT not in (json_out, markdown_out):
             if not quiet:
