@@ -36,7 +36,7 @@ from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
 from logtrap.detectors import calendar, growing_pattern, session_id
-from logtrap.patterns import is_tracking_name
+from logtrap.patterns import TRACKING, is_tracking_name
 from logtrap.robots_match import (
     CHECK_AGENT,
     absolute,
@@ -315,24 +315,28 @@ def _repeat(path: str) -> str | None:
     return None
 
 
-# What joins several values in one path segment, each as crawlers may write it: a store's
-# tags (`/collections/shoes/red+wool`, Shopify's robots.txt disallows `/collections/*+*`), a
-# filter's list (`/c/red,blue`)
-_JOINERS = (("+", "%2B"), (",", "%2C"))
+# What joins several values in one path segment: a store's tags (`/collections/shoes/red+wool`,
+# Shopify's robots.txt disallows `/collections/*+*`), a filter's list (`/c/red,blue`). Written
+# as is: escaped (`%2B`), it is a name's own character (Stack Overflow's `/tagged/c%2b%2b`, a
+# real tag), and a URL holding one is no joined URL. RFC 9309 matchers take `+` and `%2B` alike
+# (Protego does), so the `+` line reaches such names too: they must not be among the trap's,
+# and none unseen (the line is a candidate only where the URL sample holds the whole pattern).
+_JOINERS = ("+", ",")
 
 
 def _joined(path: str, trap: Sequence[str]) -> tuple[str, ...]:
-    """Lines by the joiner every trap URL holds in one of the pattern's variable segments (the
-    first such), kept to the pattern up to that segment (`Disallow: /forum/*/tags/*+`, not
-    `/forum/*+`, which takes a thread `/forum/3/c++-tips`), a line per spelling the URLs use;
-    none where no literal segment comes before it (a site-wide `/*+`).
+    """The line by the joiner every trap URL holds, as is, in one of the pattern's variable
+    segments (the first such), kept to the pattern up to that segment
+    (`Disallow: /forum/*/tags/*+`, not `/forum/*+`, which takes a thread `/forum/3/c++-tips`);
+    none where a trap URL holds it escaped only (a tag `c%2b%2b`), or no literal segment comes
+    before it (a site-wide `/*+`).
 
-    >>> _joined("/c/{n}/{name}", ["/c/3/red+wool", "/c/4/blue%2bs", "/c/5/red"])
+    >>> _joined("/c/{n}/tags/{name}", ["/c/3/tags/red+wool", "/c/4/tags/blue+s"])
+    ('Disallow: /c/*/tags/*+',)
+    >>> _joined("/c/{n}/tags/{name}", ["/c/3/tags/red+wool", "/c/4/tags/c%2b%2b"])
     ()
     >>> _joined("/{n}/tags/{name}", ["/3/tags/red+wool"]), _joined("/{name}", ["/red+wool"])
     (('Disallow: /*/tags/*+',), ())
-    >>> _joined("/c/{n}/tags/{name}", ["/c/3/tags/red+wool", "/c/4/tags/blue%2bs"])
-    ('Disallow: /c/*/tags/*+', 'Disallow: /c/*/tags/*%2B')
     """
     segments = path.split("/")
     values = [url_path(u).split("?", 1)[0].split("/") for u in trap]
@@ -341,14 +345,12 @@ def _joined(path: str, trap: Sequence[str]) -> tuple[str, ...]:
     for i, segment in enumerate(segments):
         if not _PLACEHOLDER.search(segment):
             continue
-        for spellings in _JOINERS:
-            held = [{j for j in spellings if j in v[i].upper()} for v in values]
-            if not all(held):
+        for joiner in _JOINERS:
+            if not all(joiner in v[i] for v in values):
                 continue
             if not any(s and not _PLACEHOLDER.search(s) for s in segments[:i]):
                 return ()  # nothing literal before it
-            start = _glob("/".join(segments[:i]))
-            return tuple(f"Disallow: {start}/*{j}" for j in spellings if any(j in h for h in held))
+            return (f"Disallow: {_glob('/'.join(segments[:i]))}/*{joiner}",)
     return ()
 
 
@@ -383,10 +385,12 @@ def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def candidates(
-    kind: str, pattern: str, trap: Sequence[str], settings: Settings, open_after: int | None = None
+    kind: str, pattern: str, trap: Sequence[str], settings: Settings, open_after: int | None = None,
+    *, whole: bool = False,
 ) -> list[_Unit]:
     """Candidate rules for a trap, narrowest first (tier order), as units of lines
-    (`open_after`: a calendar's horizon, see `date_spans`).
+    (`open_after`: a calendar's horizon, see `date_spans`; `whole`: the URL sample holds the
+    trap's whole pattern, which a joiner's line needs, `_joined`).
 
     >>> [u.lines[0] for u in candidates("random_token", "/s/{token}", ["/s/a8fk21qz"], Settings())]
     ['Disallow: /s/']
@@ -439,7 +443,7 @@ def candidates(
     exact = glob.rstrip("*")
     if not query and exact == glob:
         units.append(((f"Disallow: {glob}$",), 6))
-    joined = _joined(path, trap)
+    joined = _joined(path, trap) if whole else ()
     if joined:  # values joined in one segment: `/collections/shoes/*+` (Shopify's own), after
         # the lines above (a search's `/search/*/$` takes one-word searches too)
         units.append((joined, 6))
@@ -840,9 +844,11 @@ def normal_forms(urls: Sequence[str]) -> dict[str, str | None]:
 def choose(
     kind: str, pattern: str, trap: Sequence[str], content: Sequence[tuple[str, str]],
     settings: Settings, known: Mapping[str, str | None] | None = None, open_after: int | None = None,
+    *, whole: bool = False,
 ) -> tuple[tuple[str, ...], str, str]:
     """(lines, status, reason): the narrowest verified rule for a trap's URLs (`known`:
-    normal forms already computed, see `normal_forms`; `open_after`, see `date_spans`).
+    normal forms already computed, see `normal_forms`; `open_after`, see `date_spans`; `whole`,
+    see `candidates`).
 
     >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
     ...     [("/calendar", "sitemap")], Settings())
@@ -851,7 +857,7 @@ def choose(
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
-    units = _checked(candidates(kind, pattern, trap, settings, open_after), urls)
+    units = _checked(candidates(kind, pattern, trap, settings, open_after, whole=whole), urls)
     free = _cover(units, len(trap))
     if free is None:
         some = frozenset().union(*(u.blocks for u in units))
@@ -1206,16 +1212,19 @@ def _rule(
             "old URLs to follow them to the new ones and pass their standing on, which a "
             "Disallow would stop (link the new URLs instead, and let the redirects be crawled)"
         )
-    elif finding.kind == "session_id" and is_tracking_name(
-        str(finding.evidence.get("session_param", "")), settings
-    ):
+    elif (finding.kind == "session_id"
+          and is_tracking_name(str(finding.evidence.get("session_param", "")), settings)) or (
+          pattern.partition("?")[2] == TRACKING):  # a page's copies by tracking parameters alone
         lines, status, reason = (), "withheld", TRACKING_REASON
     elif dates is not None:
         open_after = calendar.horizon(traffic, settings)
         lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known, open_after)
         trap, left_open = blocked, len(trap) - len(blocked)
     else:
-        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known)
+        # a joiner's line reaches names with the joiner of their own (a tag `c%2b%2b`): only
+        # where the sample holds every URL of the pattern can none be unseen
+        whole = rows.height < settings.url_sample_size
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known, whole=whole)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples,
                       left_open if lines else 0)
