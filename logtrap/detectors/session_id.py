@@ -23,9 +23,11 @@ it copies. A pattern is a session-id trap when
 
 WordPress's comment reply links (`?replytocom=ID`) are the same trap under a name that says
 what it is: each post again once per comment, the reply form moved under that comment. As
-for a session's name, two copies a page are enough and people's share is not limited; the
-comments are bounded, so the values need not be new on each request (crawlers come back to
-the same reply links). The form's heading names the comment's author, so the copies of a
+for a session's name, two copies a page are enough; the comments are bounded, so the values
+need not be new on each request (crawlers come back to the same reply links); people make at
+most a tenth of its requests, as for an id found by its values (WordPress moves the form with
+JavaScript: people hardly open the links, where a site's own `replytocom` permalinks of
+answers are pages people read). The form's heading names the comment's author, so the copies of a
 post may differ in size by up to `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
 
 A campaign or click id (`patterns.TRACKING_PARAMS`, `utm_*`, `--tracking-param`) found this
@@ -221,7 +223,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     named = pl.col(_NAME).str.to_lowercase().is_in(sorted(session_params(settings)))
     # named for what it copies, as a session's name is: a post's reply links are copies
     # whatever their number and however often crawlers come back to them
-    copy_named = named | reply
+    copy_named = named | reply  # (people's share still limited: below)
     pages = pairs.group_by(*keys, _BASE).agg(
         pl.len().alias("copies"),
         (sized.n_unique() <= 1).alias("_exact"),
@@ -291,9 +293,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & ((pl.col("new_value_share") >= settings.session_id_min_new_share)
                | reply | returning)
             & (pl.col("one_size_share") >= 0.5)
-            # found by its values alone, it needs crawlers' URLs: pages people read under
-            # minted-looking ids are a shop's variants (?sku=), not copies
-            & (copy_named | (pl.col("human_requests_sampled")
+            # found by its values alone, or a reply link, it needs crawlers' URLs: pages people
+            # read under minted-looking ids are a shop's variants (?sku=), not copies, and a
+            # Q&A site's answer permalinks `?replytocom=` people open from their mail are pages
+            & (named | (pl.col("human_requests_sampled")
                         <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
         )
         # one finding per pattern: its most copied parameter
