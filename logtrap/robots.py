@@ -1077,7 +1077,11 @@ def host_rules(
         tried = key in withheld
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
-        mine_content = _unsearched(finding, content) + others
+        # where the first kind's rule was withheld, the pages people read on the pattern stay
+        # content for the next (a shop's category lists `/search?q=&cat=boots&page=3`: their
+        # search's narrowed `/search?*&*&` took them; a search's own results do not count)
+        mine = content + (_own_pages(traffic, host, key) if tried and finding.pattern else [])
+        mine_content = _unsearched(finding, mine) + others
         rule = _rule(finding, traffic, mine_content, known, settings)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond

@@ -307,6 +307,22 @@ def test_a_search_rule_keeps_more_category_lists_open_than_allow_lines_by_their_
     assert status == "withheld"
 
 
+def test_the_next_kinds_rule_keeps_the_pages_people_read_on_the_pattern():
+    # category lists behind an empty search box, paged: people read pages 2..4, bots walk to
+    # 300. Pagination's rule is withheld for people's pages; internal_search's, tried next, was
+    # narrowed to `/search?*&*&` and took them (an adversarial review: 24 pages blocked)
+    cats = ("bags", "boots", "hats", "socks")
+    read = [f"/search?q=&cat={c}&page={p}" for c in cats for p in range(2, 5)]
+    walk = [f"/search?q=&cat={c}&page={p}" for c in cats for p in range(5, 60)]
+    pattern = url_pattern(walk[0])
+    traffic = traffic_of(requests_frame(bots(read + walk) + humans(read)))
+    findings = to_frame([Finding(kind, "warning", "-", pattern, 240, 220, tuple(walk[:5]))
+                         for kind in ("pagination", "internal_search")])
+    rules = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    lines = [ln for r in rules for ln in r.lines]
+    assert [u for u in read if not allowed("User-agent: *\n" + "\n".join(lines), u)] == []
+
+
 def test_pagination_past_the_last_page_is_withheld_with_the_source_fix():
     got, rules = rules_for(
         "pagination", ["/shop/shoes?page=99", "/shop/shoes?page=100"],
