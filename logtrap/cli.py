@@ -881,8 +881,13 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
     from logtrap.analysis import analyze as run_analysis
     from logtrap.state import read_incremental, state_lock
 
+    def waiting() -> None:
+        if not quiet:  # a person at a shell; cron hears nothing of a short wait
+            click.echo(f"{state_path}: another logtrap run is using it; waiting for it to "
+                       "finish (Ctrl-C to stop)", err=True)
+
     # one cron run on a state at a time: the next waits for it, then reads what came after
-    with state_lock(state_path):
+    with state_lock(state_path, waiting):
         increment = None
         with _progress(quiet) as on_progress:
             if state_path is not None:

@@ -823,8 +823,10 @@ def _opens(start: str, known: Mapping[str, str | None], content: set[str]) -> bo
     (True, False)
     """
     head = normal_forms([start])[start] or start
-    return any(form is not None and form.startswith(head) and url not in content
-               for url, form in known.items())
+    logged = pl.DataFrame({s.URL: list(known), _NORMAL: list(known.values())},
+                          schema={s.URL: pl.String, _NORMAL: pl.String})
+    under = pl.col(_NORMAL).str.starts_with(head) & ~pl.col(s.URL).is_in(sorted(content))
+    return bool(logged.select(under.any()).item())
 
 
 def _hit_text(hit: tuple[str, str]) -> str:

@@ -19,7 +19,7 @@ import re
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -364,12 +364,14 @@ class Increment:
 
 
 @contextmanager
-def state_lock(state_path: str | Path | None) -> Iterator[None]:
+def state_lock(
+    state_path: str | Path | None, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
     """Hold the state's folder locked (flock) for a run, from its read to its save: two runs on
     one state at once (an hourly cron run and logrotate's prerotate run) both read the same new
-    lines and both alerted on them; the second waits for the first now, then reads what came
-    after. Nothing where it cannot lock (no state, not a Unix, no such folder: the run says
-    what is wrong with it, a file system without locks)."""
+    lines and both alerted on them; the second waits for the first now (`on_wait` called once
+    when it must), then reads what came after. Nothing where it cannot lock (no state, not a
+    Unix, no such folder: the run says what is wrong with it, a file system without locks)."""
     fd = None
     if state_path is not None:
         try:
@@ -383,6 +385,9 @@ def state_lock(state_path: str | Path | None) -> Iterator[None]:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    if on_wait is not None:
+                        on_wait()
+                        on_wait = None
                     time.sleep(0.2)
         except (ImportError, OSError):
             if fd is not None:

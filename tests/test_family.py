@@ -376,14 +376,19 @@ def test_gitea_rule_blocks_the_views_that_name_the_commit():
     assert not any(blocked(robots, code_hosts.pages("gitea")))  # branch heads, commits, homes
 
 
+# Gitea's src view, a line per owner and repository: where `/*/*/src/commit/` would reach a
+# branch head's folder named `src/commit/`
+SRC_PER_REPO = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS
+                     for r in sorted(code_hosts.REPOS))
+
+
 def test_gitea_view_takes_a_line_per_repository_where_its_line_blocks_a_page_people_read():
     # people read a library's files at the branch head in its folder `src/commit/`:
     # `/*/*/src/commit/` spans segments and blocks them, and the view was left open
     heads = [f"/alice/gitlib/src/branch/main/src/commit/{f}" for f in ("mod.rs", "decode.rs", "encode.rs", "iter.rs")]
     _, _, rules = code_rules(code_hosts.site("gitea") + code_hosts.read(heads))
-    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
     assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
-        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 1920)
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *SRC_PER_REPO), 1920)
     ]
     assert rules[0].reason == (
         "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "
@@ -415,9 +420,8 @@ def test_gitea_rule_spares_a_branch_heads_folder_named_like_the_view():
     # instead, the other views keep theirs, the listings at a commit stay blocked
     rows, heads = heads_in_a_folder_named_commit()
     _, _, rules = code_rules(rows)
-    repos = tuple(f"Disallow: /{o}/{r}/src/commit/" for o in code_hosts.OWNERS for r in sorted(code_hosts.REPOS))
     assert [(r.status, r.lines, r.saved_bot_requests) for r in rules] == [
-        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *repos), 2080)
+        ("narrowed", ("Disallow: /*/*/blame/commit/", "Disallow: /*/*/raw/commit/", *SRC_PER_REPO), 2080)
     ]
     assert rules[0].reason == (
         "blocks all 1,920 distinct logged URLs of the family's views that name the commit, and "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Sequence
 from urllib.parse import parse_qsl
 
 import polars as pl
@@ -1023,15 +1024,23 @@ def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
         "the calendar's next/previous links")
 
 
+def _booking_walk(bookable: Sequence[str] = ()) -> tuple[list[str], list[dict]]:
+    """Check-in dates walked day by day from the logs' end (2026-01-01) to June 2028: a price
+    apiece for 18 months and on the `bookable` URLs, "no rooms" (8,400 bytes) otherwise; people
+    check in on every tenth of the first 300. (URLs, rows.)"""
+    urls = [f"/hotel/7/book?checkin={d}" for d in _days("2026-01-01", "2028-06-30")]
+    rows = [{**r, "bytes": 21000 + 37 * i if r["url"] < "/hotel/7/book?checkin=2027-07" or r["url"] in bookable
+             else 8400} for i, r in enumerate(bots(urls))]
+    rows += [{**r, "bytes": 21000 + 37 * 10 * i} for i, r in enumerate(humans(urls[:300:10]))]
+    return urls, rows
+
+
 def test_a_booking_walk_past_the_horizon_is_blocked_from_there_on_the_dates_still_bookable_open():
     # check-in dates walked day by day from the logs' end (2026-01-01) to June 2028, a price
     # apiece for 18 months, then "no rooms": 2.4 years, no calendar and no rule. Past the
     # horizon (January 2028) the walk is blocked, on to 2199; the dates before stay open
-    days = _days("2026-01-01", "2028-06-30")
-    urls = [f"/hotel/7/book?checkin={d}" for d in days]
-    rows = [{**r, "bytes": 21000 + 37 * i if r["url"] < "/hotel/7/book?checkin=2027-07" else 8400}
-            for i, r in enumerate(bots(urls))]
-    rule = _calendar_rule(rows + [{**r, "bytes": 21000 + 37 * 10 * i} for i, r in enumerate(humans(urls[:300:10]))])
+    urls, rows = _booking_walk()
+    rule = _calendar_rule(rows)
     months = [f"2028-{m:02d}" for m in range(2, 10)] + ["2028-1", *robots.year_prefixes(2029, 2199)]
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /hotel/*/book?checkin={p}" for p in months), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
@@ -1047,11 +1056,9 @@ def test_a_booking_walks_dates_still_bookable_past_the_horizon_are_pages_its_rul
     from logtrap.detectors import calendar
 
     days = _days("2026-01-01", "2028-06-30")
-    urls = [f"/hotel/7/book?checkin={d}" for d in days]
-    saturdays = [u for u, d in zip(urls, days) if d >= "2028-02" and date.fromisoformat(d).weekday() == 5]
-    rows = [{**r, "bytes": 21000 + 37 * i if r["url"] < "/hotel/7/book?checkin=2027-07" or r["url"] in saturdays
-             else 8400} for i, r in enumerate(bots(urls))]
-    rows += [{**r, "bytes": 21000 + 37 * 10 * i} for i, r in enumerate(humans(urls[:300:10]))]
+    saturdays = [f"/hotel/7/book?checkin={d}" for d in days
+                 if d >= "2028-02" and date.fromisoformat(d).weekday() == 5]
+    urls, rows = _booking_walk(bookable=saturdays)
     settings = Settings(url_sample_size=10_000)
     traffic = traffic_of(requests_frame(rows), settings)
     wasted, real = calendar.wasted_urls(traffic, settings, "-", "/hotel/{n}/book?checkin")[:2]
