@@ -46,7 +46,7 @@ from logtrap.robots_match import (
     normalise,
 )
 from logtrap.settings import Settings
-from logtrap.traffic import Traffic
+from logtrap.traffic import Traffic, people_read
 
 __all__ = ["CHECK_AGENT", "absolute", "blocked", "matcher"]  # the verifier, re-exported
 
@@ -235,9 +235,13 @@ def log_content(traffic: Traffic, trap_patterns: pl.DataFrame, host: str) -> pl.
     searched = urls.join(crawled, on=[s.HOST, s.PATTERN], how="semi").filter(
         pl.col(s.STATUS).is_between(200, 299)
     )
-    human = urls.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
+    human = people_read(traffic).filter(pl.col(s.HOST) == host).join(
+        trap_patterns.select(s.HOST, s.PATTERN), on=[s.HOST, s.PATTERN], how="anti"
+    )
     unknown = urls.filter(pl.col(s.PATTERN).is_in(_unlogged_patterns(traffic, host)))
-    return pl.concat([human, searched, unknown]).select(s.URL).unique(maintain_order=True)
+    return pl.concat([human.select(s.URL), searched.select(s.URL), unknown.select(s.URL)]).unique(
+        maintain_order=True
+    )
 
 
 def _unlogged_patterns(traffic: Traffic, host: str) -> list[str]:
@@ -790,6 +794,14 @@ def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
     return sorted(chosen, key=lambda u: u.order)
 
 
+def _stopped(unit: _Unit) -> str:
+    """What stops a unit: the line of it that blocks its first content URL (a unit of decades
+    has several: /events/199 blocks no 2024 day), and that URL."""
+    hit = unit.content_hits[0]
+    line = next((ln for ln in unit.lines if all(blocked(matcher((ln,)), [hit[0]]))), unit.lines[0])
+    return f"{line} would block content URL {_hit_text(hit)}"
+
+
 def _shared_start(urls: Sequence[str], lines: Sequence[str]) -> str | None:
     """The start the content URLs a rule blocks share, cut after its last `=`, `&` or `/`,
     when it is longer than every Disallow line (so that an Allow line by it wins, RFC 9309
@@ -870,9 +882,7 @@ def choose(
         return _confirmed(_lines(free), "emitted", ok, urls)
     stopper = next(u for u in free if u.content_hits)
     hit = stopper.content_hits[0][0]
-    # the line that blocks it (a unit of decades has several: /events/199 blocks no 2024 day)
-    line = next((ln for ln in stopper.lines if all(blocked(matcher((ln,)), [hit]))), stopper.lines[0])
-    why = f"{line} would block content URL {_hit_text(stopper.content_hits[0])}"
+    why = _stopped(stopper)
     if not all(blocked(matcher(stopper.lines), [hit])):
         return (), "withheld", _disagree(hit, stopper.lines)
     safe = _cover([u for u in units if not u.content_hits], len(trap))
@@ -886,6 +896,11 @@ def choose(
         return any(source in (OWN, OWN_NOT_LOGGED) for u in units for _, source in u.content_hits)
 
     pick = free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))
+    if pick is None and kind == "calendar":
+        # a date far off with a page people read (a festival announced years ahead, among
+        # the years bots walked): allowed back by itself, as the decade's next real date is
+        # blocked the day it exists anyway (the lines take the walk's future, `open_after`)
+        pick = _cover([u for u in units if len(u.content_hits) <= MAX_ALLOW_LINES], len(trap))
     hits = sorted({h for u in pick or () for h in u.content_hits})
     allow: tuple[str, ...] | None = None
     if kind != "pagination" and pick and len(hits) <= MAX_ALLOW_LINES:
@@ -899,7 +914,9 @@ def choose(
         lines = _lines(pick) + allow
         [(on_trap, on_content)] = urls.verdicts([lines])
         if len(on_trap) == len(trap) and not on_content:
-            return _confirmed(lines, "narrowed", f"{why}; Allow lines keep it open; {ok}", urls)
+            # the page the Allow lines keep open, not the first rule's
+            kept = _stopped(next(u for u in pick if u.content_hits))
+            return _confirmed(lines, "narrowed", f"{kept}; Allow lines keep it open; {ok}", urls)
     if kind == "pagination":
         why += (
             "; robots.txt cannot express 'page numbers past the last page': fix it at the "
@@ -1056,7 +1073,8 @@ def host_rules(
     own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
     own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
     traps = pl.concat([mine.select(s.HOST, s.PATTERN), covered]).unique()
-    traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL))
+    traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL),
+                              people_urls=traffic.people_urls.filter(HAS_URL))
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
@@ -1338,8 +1356,8 @@ def _own_pages(traffic: Traffic, host: str, pattern: str) -> list[tuple[str, str
     user agent for it, its other pages so answered (OWN_NOT_LOGGED)."""
     rows = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern)
     answered = rows.filter(pl.col(s.STATUS).is_between(200, 399))
-    people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))
-    own = [(u, OWN) for u in people[s.URL].unique(maintain_order=True)]
+    people = people_read(traffic).filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern)
+    own = [(u, OWN) for u in people[s.URL]]
     if pattern in _unlogged_patterns(traffic, host):
         seen = {u for u, _ in own}
         own += [(u, OWN_NOT_LOGGED) for u in answered[s.URL].unique(maintain_order=True)

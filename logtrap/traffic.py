@@ -83,6 +83,7 @@ OLD_ADDRESS_SAMPLE = 256
 _CLIENT_HASH = "client_hash"
 AGENT_HASHES = "agent_hashes"  # claim_people: its people's distinct user agents (hashes)
 PEOPLES_AGENTS = 16  # user agents kept per address claiming a search engine (judgement)
+PEOPLE_URLS = "people_urls"  # the table (and Traffic's frame) of the URLs people read
 
 
 def _client_key(client: pl.Expr) -> pl.Expr:
@@ -134,8 +135,9 @@ class _Table:
     derived: tuple[pl.Expr, ...] = ()  # key columns computed from request columns
     # applied to the merged table: coarsens old rows so a long history stays small
     fold: Callable[[pl.LazyFrame, "_Table"], pl.LazyFrame] | None = None
-    # applied to a batch's rows and to merged ones: keeps a bounded sample of them
-    limit: Callable[[pl.LazyFrame, int], pl.LazyFrame] | None = None  # (rows, address sample)
+    # applied to a batch's rows and to merged ones: keeps a bounded sample of them (the
+    # tally says how many)
+    limit: Callable[[pl.LazyFrame, "Tally"], pl.LazyFrame] | None = None
     # key columns computed on this table's own rows only (after `rows` picks them): a regex
     # over a few rows, not over every request of the batch
     keyed: tuple[pl.Expr, ...] = ()
@@ -159,11 +161,17 @@ def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
     return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
 
 
-def _address_sample(clients: pl.LazyFrame, k: int) -> pl.LazyFrame:
+def _address_sample(clients: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
     """Per host+bot, the k addresses with the smallest hashes (bottom-k): the same ones in
     every batch and run, so their request counts are exact."""
     rank = pl.col(_CLIENT_HASH).rank("dense").over(s.HOST, s.BOT_NAME)
-    return clients.filter(rank <= k)
+    return clients.filter(rank <= tally.address_sample)
+
+
+def _people_sample(urls: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
+    """Per host+pattern, the `url_sample_size` URLs people read with the smallest hashes: all
+    of them on a pattern people read few pages of (a trap's), the same ones in every run."""
+    return _bottom_k(urls, tally.settings.url_sample_size, _PATTERN_KEY)
 
 
 def _fold_minutes(minutes: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
@@ -246,6 +254,16 @@ _TABLES: dict[str, _Table] = {
         & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME]),
         keyed=(_client_key(pl.col(s.CLIENT)).hash(0).alias(_CLIENT_HASH),),
         limit=_address_sample,
+    ),
+    # the URLs people were answered 2xx/3xx, per host+pattern (a bounded sample, though all
+    # of a trap's): the pages no rule may block, which the URL sample below holds by chance
+    # (a calendar walked over 35 years: the festival's own date, one of 12,000)
+    PEOPLE_URLS: _Table(
+        keys=(s.HOST, s.PATTERN, s.URL),
+        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
+        merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
+        rows=~_is_bot & pl.col(s.STATUS).is_between(200, 399),
+        limit=_people_sample,
     ),
     # a bounded sample of distinct URLs per host+pattern, with their answers
     "urls": _Table(
@@ -355,7 +373,7 @@ class Tally:
                 q = rows if table.rows is None else rows.filter(table.rows)
                 q = q.with_columns(table.keyed).group_by(table.keys).agg(table.batch)
                 if table.limit is not None:
-                    q = table.limit(q, self.address_sample)
+                    q = table.limit(q, self)
             queries.append(q)
         # In memory: the batch is in memory already, and the two queries on `answers` share it
         # (measured 62 against 99 CPU-ms per batch with the default streaming engine).
@@ -449,7 +467,7 @@ class Tally:
     def _move(self, moves: pl.DataFrame) -> None:
         """Keep the rows of each host+pattern of `moves` under its "merged" one."""
         frames = {name: self._merged(name) for name in _BY_PATTERN}
-        for name, frame in _renamed(frames, moves, self.settings.url_sample_size).items():
+        for name, frame in _renamed(frames, moves, self).items():
             self._parts[name] = [s.owned(frame)]
         onward = moves.rename({s.PATTERN: "_kept", _MERGED: "_to"})
         self._names = (
@@ -491,7 +509,7 @@ class Tally:
             if table.fold is not None:
                 q = table.fold(q, table)
             if table.limit is not None:
-                q = table.limit(q, self.address_sample)
+                q = table.limit(q, self)
         return q.collect(engine="in-memory")
 
     def frames(self) -> dict[str, pl.DataFrame]:
@@ -535,7 +553,7 @@ class Tally:
         frames = self.frames()
         moves = self._moves(stable_only=False)
         if moves.height:
-            frames.update(_renamed({name: frames[name] for name in _BY_PATTERN}, moves, k))
+            frames.update(_renamed({name: frames[name] for name in _BY_PATTERN}, moves, self))
         return _finish(frames, k).replace(
             names=_final_names(self._names, moves), address_sample=self.address_sample
         )
@@ -616,7 +634,7 @@ class _Renames:
 
 
 def _renamed(
-    frames: Mapping[str, pl.DataFrame], moves: pl.DataFrame, k: int
+    frames: Mapping[str, pl.DataFrame], moves: pl.DataFrame, tally: Tally
 ) -> dict[str, pl.DataFrame]:
     """Tables keyed by pattern (`_BY_PATTERN`) with each host+pattern of `moves` renamed to
     its "merged", and the rows that then share their keys combined as partial aggregates are
@@ -641,9 +659,11 @@ def _renamed(
             )
         lazy = lazy.drop(_MERGED)
         if name == "urls":
-            lazy = _bottom_k(lazy, k, _PATTERN_KEY)
+            lazy = _bottom_k(lazy, tally.settings.url_sample_size, _PATTERN_KEY)
         else:
             lazy = lazy.group_by(table.keys).agg(table.merge)
+            if table.limit is not None:
+                lazy = table.limit(lazy, tally)
         out[name] = lazy.select(_COLUMNS[name]).collect()
     return out
 
@@ -679,7 +699,9 @@ class Traffic:
       (the bounded URL sample, with status, size and counts per URL), `bot_clients` (a
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
-      engine, in the batches where they claimed one), `names` (every pattern as URLs gave it, "pattern", with the one the
+      engine, in the batches where they claimed one), `people_urls` (the URLs answered
+      2xx/3xx to people, with their requests: every one of a pattern people read fewer than
+      `url_sample_size` pages of, a bottom-k sample beyond), `names` (every pattern as URLs gave it, "pattern", with the one the
       tables count it under, "merged": a tag's `/tag/php` is `/tag/{name}`; see
       `Analysis.add_patterns`).
     """
@@ -697,6 +719,7 @@ class Traffic:
     end: datetime | None
     bot_clients: pl.DataFrame = field(default_factory=lambda: _empty_table("bot_clients"))
     claim_people: pl.DataFrame = field(default_factory=lambda: _empty_table("claim_people"))
+    people_urls: pl.DataFrame = field(default_factory=lambda: _empty_table(PEOPLE_URLS))
     names: pl.DataFrame = field(default_factory=lambda: _final_names(_empty_names(), None))
     address_sample: int = ADDRESS_SAMPLE  # the k of `bot_clients` (Tally.address_sample)
 
@@ -748,6 +771,19 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
         end=end,
         bot_clients=_sorted(frames["bot_clients"], s.HOST, s.BOT_NAME, _CLIENT_HASH),
         claim_people=_sorted(frames["claim_people"], s.HOST, s.CLIENT),
+        people_urls=_sorted(frames[PEOPLE_URLS], s.HOST, s.PATTERN, s.URL_HASH),
+    )
+
+
+def people_read(traffic: Traffic) -> pl.DataFrame:
+    """(host, pattern, URL) of the URLs answered 2xx/3xx to people: the URL sample's and the
+    people's sample's (`people_urls`), the former's first, each once."""
+    sampled = traffic.urls.filter(
+        pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
+    )
+    columns = [s.HOST, s.PATTERN, s.URL]
+    return pl.concat([sampled.select(columns), traffic.people_urls.select(columns)]).unique(
+        maintain_order=True
     )
 
 

@@ -624,6 +624,37 @@ def _paged(urls: list[str], base: int) -> list[dict]:
     return [{**r, "bytes": base + 37 * i} for i, r in enumerate(bots(urls))]
 
 
+def test_a_far_date_people_read_outside_the_url_sample_is_allowed_back():
+    # an events calendar walked from 2000 to 2035 (13,000 dates, a URL sample of 1,000) with
+    # its festival announced for 2030: `Disallow: /events?date=203` blocked the festival's
+    # own page, which people read 30 times and the sample did not hold
+    from datetime import date, timedelta
+
+    days = [date(2000, 1, 1) + timedelta(d) for d in range(13_149)]
+    real = [f"/events?date={d}" for d in days if date(2019, 1, 1) <= d <= date(2026, 6, 30)]
+    festival = "/events?date=2030-07-04"
+    empty = sorted({f"/events?date={d}" for d in days} - {*real, festival})
+    rows = (_paged(real, 9000) + [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::3]
+            + bots(empty, bytes=4000) + bots([festival], bytes=15000) + humans([festival] * 30, bytes=15000))
+    from logtrap.detectors import calendar
+
+    settings = Settings()
+    traffic = traffic_of(requests_frame(rows), settings)
+    assert festival not in traffic.urls["url"].to_list()
+    (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
+    assert rule.status == "narrowed"
+    assert rule.lines[-2:] == ("Disallow: /events?date=21", "Allow: /events?date=2030-07-04$")
+    assert rule.reason.startswith(
+        "Disallow: /events?date=203 would block content URL /events?date=2030-07-04 (log, a page "
+        "of the trap's own pattern fetched by people); Allow lines keep it open; blocks all 779 ")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in [*real, festival] if not allowed(text, u)] == []
+    # the walk outside the years with events is blocked, the seven empty days sampled
+    # among them (2018-12-02 ...) left open as the reason says
+    open_ = [u for u in empty if allowed(text, u)]
+    assert all("2018-12-" in u or "2026-07-" in u for u in open_) and len(open_) == 62
+
+
 def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
     # the site began in March 2008: the year's empty January and February made 2008 a year
     # to block whole, with its real months (a prefix per year with anything wasted in it);

@@ -335,3 +335,58 @@ def test_a_state_saved_before_addresses_were_counted_still_loads():
     # the 10 requests of the run before: their addresses were not kept, so they spread less
     assert traffic_module.bot_addresses(resumed.finish()).rows() == [
         ("a.example", "okhttp", 25, 15, 0.04, 0.6)]
+
+
+# -- the URLs people read, beside the URL sample (Traffic.people_urls) ------------------------
+
+
+def _read(traffic, pattern: str) -> dict[str, int]:
+    rows = traffic.people_urls.filter(pl.col(s.PATTERN) == pattern)
+    return dict(zip(rows[s.URL], rows[s.HUMAN_REQUESTS]))
+
+
+def test_every_page_people_read_is_kept_beside_the_url_sample_across_runs():
+    # bots walk 200 items; people read 4 of them, across two cron runs: the URL sample
+    # (k = 4) holds 4 items by hash, the people's table every page they were answered 2xx/3xx
+    def run(day: int, people: list[tuple[str, int]]) -> pl.DataFrame:
+        rows = [{**BOT, s.URL: f"/item/{i}", s.TIME: T0 + timedelta(days=day)} for i in range(200)]
+        rows += [{**HUMAN, s.URL: url, s.STATUS: status, s.TIME: T0 + timedelta(days=day)}
+                 for url, status in people]
+        return add_patterns(requests_frame(rows))
+
+    tally = tally_of([run(0, [("/item/7", 200), ("/item/150", 200), ("/item/3", 404)])], k=4)
+    tally = Tally.from_frames(tally.frames(), tally.settings)  # saved and resumed
+    tally.add(run(1, [("/item/7", 200), ("/item/199", 200), ("/item/5", 301)]))
+    traffic = tally.finish()
+    # (the 404 is no page; the 301 is, as log content counts it)
+    assert _read(traffic, "/item/{n}") == {"/item/7": 2, "/item/150": 1, "/item/199": 1, "/item/5": 1}
+    sampled = set(traffic.urls[s.URL])
+    assert len(sampled) == 4 and not {"/item/150", "/item/199", "/item/5"} <= sampled
+    got = traffic_module.people_read(traffic).filter(pl.col(s.PATTERN) == "/item/{n}")
+    assert sorted(got[s.URL]) == ["/item/150", "/item/199", "/item/5", "/item/7"]
+
+
+def test_the_pages_people_read_are_a_bounded_sample_under_merged_names():
+    # people read 12 wiki titles, merged into /wiki/{name} while reading (every 2 patterns):
+    # k = 4 of them are kept, the 4 smallest hashes, whatever the batches
+    titles = [f"/wiki/{w}" for w in "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu".split()]
+    frame = add_patterns(requests_frame([{**HUMAN, s.URL: u} for u in titles]))
+    by_hash = frame.with_columns(pl.struct(s.HOST, s.URL).hash(0).alias("h")).sort("h")
+    with patch.object(traffic_module, "_MERGE_NAMES_AT", 2):
+        tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
+        for start in range(0, 12, 3):
+            tally.add(frame.slice(start, 3))
+        traffic = tally.finish()
+    assert traffic.people_urls[s.PATTERN].unique().to_list() == ["/wiki/{name}"]
+    assert sorted(_read(traffic, "/wiki/{name}")) == sorted(by_hash[s.URL].head(4))
+
+
+def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
+    tally = tally_of([day_of_urls(0, range(3), **HUMAN)], 1000)
+    frames = {k: v for k, v in tally.frames().items() if k != traffic_module.PEOPLE_URLS}
+    resumed = Tally.from_frames(frames, tally.settings)
+    resumed.add(day_of_urls(1, range(2, 4), **HUMAN))
+    # the run before's pages are in the URL sample still; people_read takes them from there
+    traffic = resumed.finish()
+    assert _read(traffic, "/item/{n}") == {"/item/2": 1, "/item/3": 1}
+    assert sorted(traffic_module.people_read(traffic)[s.URL]) == [f"/item/{i}" for i in range(4)]
