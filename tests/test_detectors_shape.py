@@ -809,6 +809,20 @@ def test_pagination_reads_xenforos_page_segment():
     assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["listings"]) == (3, 4, 60)
 
 
+def test_pagination_evidence_is_one_listings_last_page_and_first_past_it():
+    # two searches' pages: "boots" real to page 40 (5 past it), "hats" to page 3 (67 past):
+    # the evidence said last page 40, first past it 4 (one listing's beside the other's)
+    real = [(f"/search?q=boots&page={p}", 20000 + 37 * p) for p in range(2, 41)]
+    real += [(f"/search?q=hats&page={p}", 30000 + 37 * p) for p in range(2, 4)]
+    rows = [{**who, s.URL: u, s.BYTES: b} for u, b in real for who in (BOT, HUMAN)]
+    rows += bots([f"/search?q=boots&page={p}" for p in range(41, 46)]
+                 + [f"/search?q=hats&page={p}" for p in range(4, 71)], bytes=1500)
+    ev = _one(_findings(pagination, content_rows() + rows))["evidence"]
+    assert (ev["example_listing"], ev["last_page_with_content"], ev["first_page_past_last"]) == (
+        "/search?q=hats&page=", 3, 4)
+    assert (ev["max_page_requested"], ev["pages_past_last"], ev["listings"]) == (70, 72, 2)
+
+
 def test_pagination_fires_past_the_last_page_when_a_token_spreads_the_empty_page():
     # the empty listing carries a CSRF token: its size spreads over 1,496-1,504 bytes (it was
     # missed: the empty page had to be one exact size); a page 16 bytes off its middle is no

@@ -14,7 +14,8 @@ empty listing). In a pattern:
   wider): then only one exact size is the empty page;
 - per listing (the URL without its page number) the last page with content is the highest
   page answered with a size of its own (more than `one_page_flank_bytes` from the middle of
-  the empty page's); a page is past the last when it is numbered higher and is the empty page;
+  the empty page's); a page is past the last when it is numbered higher and is the empty page
+  (the evidence shows both for the listing with most pages past its last, `example_listing`);
 - it is a trap when at least `pagination_min_urls` sampled pages are past the last and humans
   made at most `pagination_max_human_share` of their requests.
 
@@ -136,19 +137,24 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col("page").filter(content).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
     )
     past = ok.filter(is_empty & (pl.col("page") > pl.col("last_page")))
+    # the last page and the first past it are one listing's, the one with most pages past
+    # its last (the highest last page of one beside the lowest first of another read as a
+    # listing whose pages past its end come before it ends)
+    past_count = pl.len().over(*_shape.KEYS, "listing").cast(pl.Int64)
+    shown = pl.struct(-past_count, "listing").rank("ordinal") == 1
     per_pattern = past.group_by(_shape.KEYS).agg(
         pl.len().alias("pages_past_last"),
         pl.col(s.BOT_REQUESTS).sum().alias("sampled_wasted"),
         pl.col(s.REQUESTS).sum().alias("sampled_past_requests"),
         pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_past_last"),
-        pl.col("page").min().alias("first_page_past_last"),
+        pl.col("listing").filter(shown).first().alias("example_listing"),
+        pl.col("last_page").filter(shown).first().alias("last_page_with_content"),
+        pl.col("page").filter(pl.col("listing") == pl.col("listing").filter(shown).first())
+        .min().alias("first_page_past_last"),
         pl.col("page").max().alias("max_page_requested"),
         pl.col("empty_size").first(),
     )
-    last = ok.group_by(_shape.KEYS).agg(
-        pl.col("last_page").max().alias("last_page_with_content"),
-        pl.col("listing").n_unique().alias("listings"),
-    )
+    last = ok.group_by(_shape.KEYS).agg(pl.col("listing").n_unique().alias("listings"))
     rows = (
         per_pattern.join(last, on=_shape.KEYS)
         .filter(
@@ -176,8 +182,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         rows,
         settings,
         evidence=[
-            "last_page_with_content", "first_page_past_last", "max_page_requested",
-            "pages_past_last", "empty_size", "listings", "human_requests_past_last",
+            "last_page_with_content", "first_page_past_last", "example_listing",
+            "max_page_requested", "pages_past_last", "empty_size", "listings", "human_requests_past_last",
             "unique_urls", "sibling_listings", "sibling_wasted_requests",
         ],  # fmt: skip
         advice=ADVICE,
