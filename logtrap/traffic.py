@@ -701,9 +701,9 @@ class Traffic:
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
       2xx/3xx to people, with their requests: every one of a pattern people read fewer than
-      `url_sample_size` pages of, a bottom-k sample beyond), `names` (every pattern as URLs gave it, "pattern", with the one the
-      tables count it under, "merged": a tag's `/tag/php` is `/tag/{name}`; see
-      `Analysis.add_patterns`).
+      `url_sample_size` pages of, a bottom-k sample beyond), `names` (every pattern as URLs
+      gave it, "pattern", with the one the tables count it under, "merged": a tag's
+      `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).
     """
 
     patterns: pl.DataFrame
