@@ -75,6 +75,7 @@ OWN_CONTENT_KINDS = ("calendar", "pagination", "soft_404") + SYMPTOM_KINDS
 OWN = "log, a page of the trap's own pattern fetched by people"
 OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
+OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
@@ -1072,6 +1073,11 @@ def host_rules(
     trapped = set(mine.filter(~own_kind)[s.PATTERN].drop_nulls().to_list())
     own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
     own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
+    # and a calendar's dates with pages of their own, which only bots may have fetched: no
+    # other rule may block them either (the month's `.ics` calendar `/events/month/{date}/?ical`
+    # called June's few events empty, and its `Disallow: /events/month/2025-06` took the page)
+    dated = {p: [(u, OTHER_DATED) for u in calendar.wasted_urls(traffic, settings, host, p).real]
+             for p in mine.filter(pl.col(s.KIND) == "calendar")[s.PATTERN].unique().sort().to_list()}
     traps = pl.concat([mine.select(s.HOST, s.PATTERN), covered]).unique()
     traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL),
                               people_urls=traffic.people_urls.filter(HAS_URL))
@@ -1097,6 +1103,7 @@ def host_rules(
         tried = key in withheld
         others = [(u, OTHER_OWN) for p, pages in own.items() if p != finding.pattern
                   for u, why in pages if why == OWN]
+        others += [page for p, pages in dated.items() if p != finding.pattern for page in pages]
         # where the first kind's rule was withheld, the pages people read on the pattern stay
         # content for the next (a shop's category lists `/search?q=&cat=boots&page=3`: their
         # search's narrowed `/search?*&*&` took them; a search's own results do not count)

@@ -655,6 +655,42 @@ def test_a_far_date_people_read_outside_the_url_sample_is_allowed_back():
     assert all("2018-12-" in u or "2026-07-" in u for u in open_) and len(open_) == 62
 
 
+def test_a_calendars_rule_blocks_no_date_another_calendar_has_a_page_for():
+    # a month's HTML page and its `.ics` download, both walked by bots: March to July 2025
+    # have a few events each, an .ics the size of an empty one, and pages only bots read.
+    # The .ics calendar's month lines drop `?ical` (`Disallow: /events/month/2025-06`) and
+    # took those five HTML pages, which the HTML calendar had judged real
+    def month(y: int, m: int, ics: bool = False) -> str:
+        return f"/events/month/{y}-{m:02d}/" + ("?ical=1" if ics else "")
+
+    real = [(y, m) for y in (2025, 2026) for m in range(1, 13) if (y, m) >= (2025, 3)]
+    empty = [(y, m) for y in [*range(2015, 2025), *range(2028, 2040)] for m in range(1, 13)]
+    quiet = [(2025, m) for m in range(3, 8)]
+    rows = _paged([month(*d) for d in real], 9000) + bots([month(*d) for d in empty], bytes=4000)
+    rows += [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans([month(*d) for d in real]))
+             if (2025, 7) < real[i]]
+    rows += [{**r, "bytes": 1540 + 420 * (i % 7)} for i, r in enumerate(
+        bots([month(*d, ics=True) for d in real if d not in quiet]))]
+    rows += bots([month(*d, ics=True) for d in [*empty, *quiet]], bytes=300)
+    from logtrap.detectors import calendar
+
+    settings = Settings(url_sample_size=10_000)
+    traffic = traffic_of(requests_frame(rows), settings)
+    found = calendar.detect(traffic, settings)
+    rules = {r.pattern: r for r in robots.host_rules(found, traffic, "-", [], settings).rules}
+    assert sorted(rules) == ["/events/month/{date}/", "/events/month/{date}/?ical"]
+    text = "User-agent: *\n" + "\n".join(ln for r in rules.values() for ln in r.lines)
+    assert [month(*d) for d in real if not allowed(text, month(*d))] == []
+    assert [month(*d) for d in empty if allowed(text, month(*d))] == []
+    # the .ics calendar's years would take them: only `?ical=` is left, which its own real
+    # months stop
+    ics = rules["/events/month/{date}/?ical"]
+    assert (ics.status, ics.reason) == ("withheld", (
+        "Disallow: /events/month/*/?ical= would block content URL /events/month/2025-08/?ical=1 "
+        "(log, a date of the calendar's own pattern with a page of its own (neither empty nor "
+        "far off))"))
+
+
 def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
     # the site began in March 2008: the year's empty January and February made 2008 a year
     # to block whole, with its real months (a prefix per year with anything wasted in it);
