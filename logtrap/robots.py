@@ -1012,18 +1012,21 @@ def bot_urls(traffic: Traffic, host: str, known: Mapping[str, str | None]) -> pl
 def saved_requests(rules: Sequence[Sequence[str]], urls: pl.DataFrame) -> list[int]:
     """Bot requests each rule would have saved, over `bot_urls`: whole patterns (from
     traffic.patterns) where every sampled URL is blocked, else the blocked sampled URLs'
-    bot requests. All rules in one pass."""
+    share of the sample's bot requests, scaled to the pattern's (a sample of 1,000 URLs of
+    50,000 counted alone a fiftieth of what a rule saves). All rules in one pass."""
     if not rules or urls.height == 0:
         return [0] * len(rules)
     bots = pl.col(s.BOT_REQUESTS)
     hits = urls.with_columns(blocked_expr(lines, pl.col(_NORMAL)).alias(f"hit{i}") for i, lines in enumerate(rules))
     per = hits.group_by(s.PATTERN).agg(
         pl.col("pattern_bot_requests").first().fill_null(bots.sum()).alias("total"),
+        bots.sum().alias("sampled"),
         *(pl.col(f"hit{i}").all().alias(f"all{i}") for i in range(len(rules))),
         *(bots.filter(f"hit{i}").sum().alias(f"blocked{i}") for i in range(len(rules))),
     )
+    scaled = [(pl.col(f"blocked{i}") * pl.col("total") / pl.col("sampled")).round() for i in range(len(rules))]
     saved = per.select(
-        pl.when(f"all{i}").then("total").otherwise(f"blocked{i}").sum().alias(str(i))
+        pl.when(f"all{i}").then("total").otherwise(scaled[i]).sum().alias(str(i))
         for i in range(len(rules))
     )
     return [int(v or 0) for v in saved.row(0)]
@@ -1282,7 +1285,12 @@ def _choose_dates(
         return (), "withheld", _left_open(left), trap
     found, _, why = choose("calendar", pattern, apart, content, settings, known, open_after)
     if found:
-        return found, "narrowed", f"{why}; {_left_open(left)}", apart
+        # those its lines block all the same are blocked (a line by the date parameter's
+        # place: `/hotel/*/?*&checkout=2029` takes a wasted 2029 among real 2029 dates)
+        taken = blocked(matcher(found), left)
+        still = [u for u, hit in zip(left, taken) if not hit]
+        reason = f"{why}; {_left_open(still)}" if still else why
+        return found, "narrowed", reason, apart + [u for u, hit in zip(left, taken) if hit]
     return (), "withheld", f"{why}; {_left_open(left)}", trap
 
 

@@ -521,6 +521,18 @@ def test_lines_that_block_the_same_requests_save_them_once_together():
     assert robots.saved_requests([wide, narrow, search, together], counted) == [5, 2, 1, 6]
 
 
+def test_requests_saved_on_a_pattern_past_the_url_sample_are_scaled_to_it():
+    # 3,000 items, two bot requests each; `/item/1` blocks 1,111 of them (2,222 requests):
+    # counted over the 1,000 sampled URLs alone it said about 740
+    urls = [f"/item/{i}" for i in range(3000)]
+    traffic = traffic_of(requests_frame(bots(urls * 2)))
+    assert traffic.urls.height == 1000
+    counted = robots.bot_urls(traffic, "-", robots.normal_forms(traffic.urls["url"].to_list()))
+    part, whole = robots.saved_requests([["Disallow: /item/1"], ["Disallow: /item/"]], counted)
+    assert whole == 6000
+    assert abs(part - 2222) <= 0.1 * 2222  # the sample's error (1,000 of 3,000 URLs)
+
+
 def test_a_season_walk_is_blocked_by_its_years_and_the_seasons_people_read_stay_open():
     # `?season=` walked from 2026 to 2150, beside the seasons people read (1990-2025, on a
     # sibling pattern with `&week=` too): `Disallow: /standings?season=` blocked them all
@@ -689,6 +701,24 @@ def test_a_calendars_rule_blocks_no_date_another_calendar_has_a_page_for():
         "Disallow: /events/month/*/?ical= would block content URL /events/month/2025-08/?ical=1 "
         "(log, a date of the calendar's own pattern with a page of its own (neither empty nor "
         "far off))"))
+
+
+def test_a_wasted_date_among_real_ones_the_lines_block_anyway_is_not_said_to_stay_open():
+    # a booking calendar's lines by the checkout date (its checkins stop those by checkin):
+    # the stay from 2030-12-31, among the real checkins, checks out in 2031 and is blocked
+    # by them, which the reason said stayed open (review 17, travel)
+    from logtrap.detectors import calendar
+
+    apart = ["/h?checkin=2031-01-01&checkout=2031-01-02", "/h?checkin=2032-01-01&checkout=2032-01-03"]
+    among = ["/h?checkin=2030-12-31&checkout=2031-01-01"]
+    real = ["/h?checkin=2030-11-01&checkout=2030-11-02", "/h?checkin=2031-02-01"]
+    dates = calendar.Dates(apart + among, real, among)
+    lines, status, reason, blocked = robots._choose_dates(
+        "/h?checkin&checkout", apart + among, dates, [(u, robots.OWN_DATED) for u in real],
+        Settings(), robots.normal_forms(apart + among + real), 2028 * 12)
+    assert (lines[:2], status) == (("Disallow: /h?*&checkout=2031", "Disallow: /h?*&checkout=2032"), "narrowed")
+    assert blocked == apart + among
+    assert reason.endswith("narrowed: blocks all 2 distinct logged URLs of the trap and none of 2 content URLs")
 
 
 def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
