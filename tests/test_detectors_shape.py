@@ -809,6 +809,18 @@ def test_pagination_reads_xenforos_page_segment():
     assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["listings"]) == (3, 4, 60)
 
 
+@pytest.mark.parametrize("param", ["tribe_paged", "product-page", "query-3-page"])
+def test_pagination_reads_plugins_page_parameters(param):
+    # The Events Calendar's past events `?eventDisplay=past&tribe_paged=N`, real to page 18
+    # (review 17: missed, 4,174 requests), WooCommerce's block pager, a query loop's
+    real = [(f"/events/list/?eventDisplay=past&{param}={p}", 20000 + 211 * p) for p in range(2, 19)]
+    rows = [{**who, s.URL: u, s.BYTES: b} for u, b in real for who in (BOT, HUMAN)]
+    rows += bots([f"/events/list/?eventDisplay=past&{param}={p}" for p in range(19, 80)], bytes=12480)
+    row = _one(_findings(pagination, content_rows() + rows))
+    ev = row["evidence"]
+    assert (row[s.WASTED_REQUESTS], ev["last_page_with_content"], ev["first_page_past_last"]) == (61, 18, 19)
+
+
 def test_pagination_evidence_is_one_listings_last_page_and_first_past_it():
     # two searches' pages: "boots" real to page 40 (5 past it), "hats" to page 3 (67 past):
     # the evidence said last page 40, first past it 4 (one listing's beside the other's)

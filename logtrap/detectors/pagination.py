@@ -1,7 +1,8 @@
 """pagination: "next" links on empty pages — page numbers past the last page with content.
 
 Page numbers are read from the sampled raw URLs: a `page`, `p`, `pg`, `paged`, `pagenum`,
-`page_num`, `pageno`, `start` or `offset` parameter, or a `/page/7` or `/page-7` (XenForo's)
+`page_num`, `pageno`, `start`, `offset`, `tribe_paged`, `product-page`, `cpage` or
+`query-N-page` parameter, or a `/page/7` or `/page-7` (XenForo's)
 path segment. Past the last page a site with this trap answers 200 with one constant page (the
 empty listing). In a pattern:
 
@@ -47,8 +48,11 @@ ADVICE = (
 # Pages with content smaller than the empty page, at most this share of them (judgement: a
 # listing of one short item may be)
 _FEW_SMALLER = 0.1
-# Parameter names that carry a page number (facets reads them too: a page is no filter)
-PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "start", "offset")
+# Parameter names that carry a page number (facets reads them too: a page is no filter),
+# as regular expressions: WordPress's `paged`, The Events Calendar's `tribe_paged`,
+# WooCommerce's `product-page`, a block theme's query loop `query-3-page`
+PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "start", "offset",
+               "tribe_paged", "product-page", "cpage", "query-[0-9]+-page")
 _NAMES = "|".join(PAGE_PARAMS)
 _PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
 _SEGMENT = r"/page[/-]([0-9]{1,9})(?:/|$|\?)"
