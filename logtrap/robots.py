@@ -1111,7 +1111,7 @@ def host_rules(
         # content for the next (a shop's category lists `/search?q=&cat=boots&page=3`: their
         # search's narrowed `/search?*&*&` took them; a search's own results do not count)
         mine = content + (_own_pages(traffic, host, key) if tried and finding.pattern else [])
-        mine_content = _unsearched(finding, mine) + others
+        mine_content = _unacted(finding, _unsearched(finding, mine)) + others
         rule = _rule(finding, traffic, mine_content, known, settings)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
@@ -1178,6 +1178,29 @@ def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tupl
         return bool(terms & names) and same.fullmatch(where) is not None
 
     return [(u, why) for u, why in content if why == "sitemap" or not searched(u)]
+
+
+def _unacted(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`content` without, for an action link's finding (`session_id.ACTION_PARAMS`), the log's
+    URLs carrying that parameter: an add-to-cart link is no page wherever it is, and one a
+    search engine fetched on a listing too thin for a finding of its own kept the shop's
+    `Disallow: /*?add-to-cart=` off (a sitemap's stays: the admin listed it).
+
+    >>> x = f.Finding("session_id", "warning", "-", "/shop/?add-to-cart", 9, 9, (),
+    ...               {"session_param": "add-to-cart"})
+    >>> _unacted(x, [("/c/hats/?add-to-cart=7", "log"), ("/c/hats/", "log"),
+    ...              ("/c/?x=1&add-to-cart=2", "sitemap"), ("/c/?my-add-to-cart=2", "log")])
+    [('/c/hats/', 'log'), ('/c/?x=1&add-to-cart=2', 'sitemap'), ('/c/?my-add-to-cart=2', 'log')]
+    """
+    name = str(finding.evidence.get("session_param") or "").lower()
+    if finding.kind != session_id.KIND or name not in session_id.ACTION_PARAMS:
+        return content
+
+    def acting(url: str) -> bool:
+        query = url_path(url).partition("?")[2]
+        return any(pair.partition("=")[0].lower() == name for pair in query.split("&"))
+
+    return [(u, why) for u, why in content if why == "sitemap" or not acting(u)]
 
 
 def _rule(

@@ -661,6 +661,23 @@ def test_session_id_fires_on_a_few_reply_links_per_post_crawled_again_and_again(
     assert _findings(session_id, content_rows() + rows).height == 0
 
 
+@pytest.mark.parametrize("status", [200, 302])
+def test_session_id_fires_on_a_shops_add_to_cart_links_crawled_again_and_again(status):
+    # WooCommerce's listing pages, 12 products each, every product's `?add-to-cart=ID` link
+    # fetched three times in the week: the listing again with a notice naming the product,
+    # or a redirect to the cart (review 17: 22% of the bot budget, no finding)
+    links = [(f"/shop/page/{p}/?add-to-cart={100 + 12 * p + i}", 30000 + 97 * p + 3 * i)
+             for p in range(2, 22) for i in range(12)]
+    rows = [{**BOT, s.URL: u, s.STATUS: status, s.BYTES: b if status == 200 else 0}
+            for u, b in links for _ in range(3)]
+    row = _one(_findings(session_id, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "/shop/page/{n}/?add-to-cart", 720, 700)  # fmt: skip
+    ev = row["evidence"]
+    assert (ev["session_param"], ev["pages"], ev["copies_per_url"]) == ("add-to-cart", 20, 12.0)
+    assert row[s.ADVICE] == session_id.ACTION_ADVICE
+
+
 def test_session_id_silent_on_reply_links_that_lead_to_other_pages():
     # sizes a third apart: whatever the parameter does here, it is not the post again
     assert _findings(session_id, content_rows() + replytocom_rows(spread=3000)).height == 0

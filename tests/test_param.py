@@ -28,8 +28,10 @@ from logtrap.rules import suggest
 from logtrap.settings import Settings
 
 SITE_WIDE = ("Disallow: /*?add-to-cart=", "Disallow: /*&add-to-cart=")
-# the shop's listings whose add-to-cart links grow window after window (a finding each today)
-GROWING = 30
+# the shop's listings whose add-to-cart links grow window after window (a growing_pattern
+# finding each), and those whose links crawlers come back to (session_id's action links: the
+# listing again per product), 87 patterns in all (two have both)
+GROWING, ACTING, PATTERNS = 30, 59, 87
 
 
 @pytest.fixture(scope="module")
@@ -45,18 +47,19 @@ def allowed(robots_txt: str, url: str) -> bool:
 def test_a_shops_add_to_cart_links_are_one_finding_with_one_site_wide_rule(shop):
     [finding] = to_records(shop.findings)
     assert (finding.kind, finding.severity, finding.host, finding.pattern) == (
-        "growing_pattern", "warning", "-", "/{any}?add-to-cart")
-    assert (finding.requests, finding.wasted_requests) == (10_228, 8_195)
+        "session_id", "warning", "-", "/{any}?add-to-cart")
+    assert (finding.requests, finding.wasted_requests) == (19_416, 16_982)
     evidence = finding.evidence
     assert (evidence["parameter"], evidence["patterns"], evidence["kinds"]) == (
-        "add-to-cart", GROWING, [{"kind": "growing_pattern", "findings": GROWING}])
-    assert len(evidence["member_patterns"]) == GROWING
+        "add-to-cart", PATTERNS, [{"kind": "session_id", "findings": ACTING},
+                                  {"kind": "growing_pattern", "findings": GROWING}])
+    assert len(evidence["member_patterns"]) == PATTERNS
     assert all("?add-to-cart" in p or "&add-to-cart" in p for p in evidence["member_patterns"])
     assert (evidence["human_requests"], evidence["pages_changed"]) == (0, 0)
     # examples from as many listings
-    assert finding.examples[:2] == ("/shop/page/22/?add-to-cart=1264",
-                                    "/product-tag/eco/page/11/?orderby=popularity&add-to-cart=1799")
-    assert len({url.split("?")[0].rsplit("/page/", 1)[0] for url in finding.examples}) == 5
+    assert finding.examples[:2] == ("/shop/page/40/?orderby=price-desc&add-to-cart=1583",
+                                    "/shop/page/39/?add-to-cart=1466")
+    assert len({url.split("?")[0].rsplit("/page/", 1)[0] for url in finding.examples}) == 4
 
     rules = suggest(shop).rules
     assert rules.select("target", "pattern", "status", "rule").rows() == [
@@ -81,9 +84,9 @@ def test_logtrap_analyze_prints_one_finding_for_the_parameter(tmp_path):
     assert result.exit_code == 3, result.output
     lines = result.output.splitlines()
     assert "Findings: 0 critical, 1 warning, 0 info" in lines
-    assert [ln for ln in lines if ln.startswith("WARNING")] == ["WARNING growing_pattern /{any}?add-to-cart"]
+    assert [ln for ln in lines if ln.startswith("WARNING")] == ["WARNING session_id /{any}?add-to-cart"]
     report = json.loads((tmp_path / "r.json").read_text())
-    assert [(x["kind"], x["pattern"]) for x in report["findings"]] == [("growing_pattern", "/{any}?add-to-cart")]
+    assert [(x["kind"], x["pattern"]) for x in report["findings"]] == [("session_id", "/{any}?add-to-cart")]
     assert sorted(report["findings"][0]) == ["advice", "evidence", "examples", "host", "kind",
                                              "pattern", "requests", "severity", "wasted_requests"]
     disallows = [ln for ln in report["robots_txt"].splitlines() if ln.startswith("Disallow")]
@@ -103,16 +106,17 @@ def _sitemap(tmp_path):
 def test_a_sitemap_url_the_site_wide_line_would_block_keeps_the_findings_per_pattern(tmp_path):
     result = analyze(requests_frame(woocommerce()), Settings(sitemaps=[_sitemap(tmp_path)]))
     found = result.findings
-    assert found.height == GROWING
-    assert set(found[s.KIND]) == {"growing_pattern"}
+    assert (found.height, found[s.PATTERN].n_unique()) == (GROWING + ACTING, PATTERNS)
+    assert set(found[s.KIND]) == {"growing_pattern", "session_id"}
     assert all("add-to-cart" in p and not p.startswith("/{any}") for p in found[s.PATTERN])
     sug = suggest(result)
     robots = sug.rules.filter(pl.col("target") == "robots")
-    assert robots.height == GROWING and set(robots["status"]) == {"emitted"}
+    # (session_id's own rule is the site-wide pair: narrowed to its path)
+    assert robots.height == PATTERNS and set(robots["status"]) == {"emitted", "narrowed"}
     assert not any(line in SITE_WIDE for r in robots["rule"] for line in r.split("\n"))
     assert allowed(sug.robots_txt, "/offers/starter-kit/?add-to-cart=1001")
     assert [n for n in sug.notes if "add-to-cart" in n] == [
-        f"`?add-to-cart=` makes the traps of {GROWING} URL patterns, but gets no robots.txt line "
+        f"`?add-to-cart=` makes the traps of {PATTERNS} URL patterns, but gets no robots.txt line "
         "for the whole site (`/*?add-to-cart=`), as Disallow: /*?add-to-cart= would block content "
         "URL /offers/starter-kit/?add-to-cart=1001 (sitemap); each pattern keeps its own rule"]
 
@@ -124,7 +128,7 @@ def test_a_sitemap_given_to_suggest_only_narrows_the_parameters_rule_to_its_patt
     assert reason == ("Disallow: /*?add-to-cart= would block content URL "
                       "/offers/starter-kit/?add-to-cart=1001 (sitemap); narrowed to a rule per pattern")
     lines = rule.split("\n")
-    assert len(lines) == GROWING and not set(lines) & set(SITE_WIDE)
+    assert len(lines) == PATTERNS and not set(lines) & set(SITE_WIDE)
     assert "Disallow: /shop/page/*/?add-to-cart=" in lines
 
 

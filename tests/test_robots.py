@@ -473,6 +473,25 @@ def test_a_redirect_a_verified_engine_followed_is_no_content():
     assert robots.log_content(traffic, empty, "-")["url"].to_list() == ["/page"]
 
 
+def test_an_add_to_cart_link_a_verified_engine_fetched_does_not_stop_the_shops_rule():
+    # Googlebot fetched a thin listing's add-to-cart link (no finding of its own): as log
+    # content it narrowed the shop's `Disallow: /*?add-to-cart=` to the listing's own path
+    # and left 2,000 of 2,400 such links open (review 17, woo)
+    from logtrap.detectors import session_id
+
+    links = [f"/shop/page/{p}/?add-to-cart={100 + 12 * p + i}" for p in range(2, 22) for i in range(12)]
+    rows = [{**r, "bytes": 30000 + 97 * (i // 12)} for i, r in enumerate(bots(links * 3))]
+    rows += bots(["/product-category/hats/?add-to-cart=1906", "/product-category/hats/"])
+    traffic = traffic_of(requests_frame(rows))
+    traffic = traffic.replace(claims=traffic.claims.with_columns(pl.lit("verified").alias("verified")))
+    found = session_id.detect(traffic, Settings())
+    assert found["pattern"].to_list() == ["/shop/page/{n}/?add-to-cart"]
+    (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == (("Disallow: /*?add-to-cart=", "Disallow: /*&add-to-cart="), "emitted")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert allowed(text, "/product-category/hats/") and not allowed(text, "/product-category/hats/?add-to-cart=1906")
+
+
 def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
     # pages under /docs/ link to "guide/" and "faq/": a crawler nests them in every order, so
     # a segment comes back apart (/docs/guide/faq/guide/) as often as back to back

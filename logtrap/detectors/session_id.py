@@ -28,7 +28,9 @@ need not be new on each request (crawlers come back to the same reply links); pe
 most a tenth of its requests, as for an id found by its values (WordPress moves the form with
 JavaScript: people hardly open the links, where a site's own `replytocom` permalinks of
 answers are pages people read). The form's heading names the comment's author, so the copies of a
-post may differ in size by up to `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's.
+post may differ in size by up to `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's. A
+shop's action links (`ACTION_PARAMS`: WooCommerce's `?add-to-cart=ID` on each product of a
+listing) are judged as reply links are: the listing again per product, a notice naming it.
 
 A campaign or click id (`patterns.TRACKING_PARAMS`, `utm_*`, `--tracking-param`) found this
 way gets `TRACKING_ADVICE` (rel=canonical), and no robots.txt line (`robots.TRACKING_REASON`):
@@ -72,6 +74,18 @@ REPLY_ADVICE = (
     "robots.txt (WordPress already marks these copies noindex)."
 )
 
+# A shop's links that act on the page they are on: WooCommerce's `?add-to-cart=ID` on every
+# product of a listing, YITH's wishlist `?add_to_wishlist=ID`. Each gives the listing again
+# (a notice naming the product, or a redirect to the cart), once per product: reply links'
+# trap, under names that say what they do
+ACTION_PARAMS = frozenset({"add-to-cart", "add_to_wishlist", "add-to-wishlist"})
+ACTION_ADVICE = (
+    "Links that act (add to cart, add to wishlist) copy each listing once per product: make "
+    "them buttons or forms that POST (WooCommerce's AJAX add to cart), or mark them "
+    "rel=\"nofollow\", then Disallow URLs with the parameter in robots.txt (an action is no "
+    "page to crawl)."
+)
+
 
 # Campaign and click ids (`patterns.TRACKING_PARAMS`, `utm_*`): the URLs people land on from
 # ads, mail and Google's own results (Merchant Center's `srsltid`). Copies all the same, but
@@ -104,10 +118,10 @@ RETURN_ADVICE = (
 
 def named_params(settings: Settings) -> frozenset[str]:
     """The parameter names that say they are a session id or a per-link copy, lowercase: the
-    session names (`patterns.session_params`), WordPress's `replytocom` and the return-to
-    parameters of login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike
+    session names (`patterns.session_params`), WordPress's `replytocom`, a shop's action links
+    (`ACTION_PARAMS`) and the return-to parameters of login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike
     a parameter found by its values alone."""
-    return frozenset(session_params(settings) | {REPLY_PARAM} | RETURN_PARAMS)
+    return frozenset(session_params(settings) | {REPLY_PARAM} | ACTION_PARAMS | RETURN_PARAMS)
 
 
 _NAME, _BASE = "session_param", "page"
@@ -214,7 +228,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         return f.empty_findings()
     keys = [*_shape.KEYS, _NAME]
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
-    reply = pl.col(_NAME).str.to_lowercase() == REPLY_PARAM
+    acting = pl.col(_NAME).str.to_lowercase().is_in(sorted(ACTION_PARAMS))
+    reply = (pl.col(_NAME).str.to_lowercase() == REPLY_PARAM) | acting
     returning = pl.col(_NAME).str.to_lowercase().is_in(sorted(RETURN_PARAMS))
     spread = sized.max() - sized.min()
     # a session parameter by its name: its copies may spread over the few bytes a token or
@@ -318,7 +333,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "copies_per_url",
             "new_value_share", "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
-        advice=pl.when(reply).then(pl.lit(REPLY_ADVICE))
+        advice=pl.when(acting).then(pl.lit(ACTION_ADVICE))
+        .when(reply).then(pl.lit(REPLY_ADVICE))
         .when(returning).then(pl.lit(RETURN_ADVICE))
         .when(is_tracking(pl.col(_NAME), settings)).then(pl.lit(TRACKING_ADVICE))
         .otherwise(pl.lit(ADVICE)),
