@@ -81,6 +81,9 @@ OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
     "(people's requests cannot be told apart)"
 )
+# A calendar's line by dates: it ends in a year's start, a month or a day (`/events/203`,
+# `/calendar/2027/`, `/calendar/2026/12$`), not in the parameter's `=` (the whole parameter)
+_DATE_LINE = re.compile(r"[0-9](?:/|\$)?$")
 # content URLs allowed back by `Allow: <url>$`; more get one line by their shared start
 # (`_shared_start`), or the rule is withheld
 MAX_ALLOW_LINES = 3
@@ -795,6 +798,16 @@ def _cover(units: Sequence[_Unit], n: int) -> list[_Unit] | None:
     return sorted(chosen, key=lambda u: u.order)
 
 
+def _year(url: str) -> int:
+    """The first year (1800-2199) a URL names, 0 if none.
+
+    >>> _year("/events?date=2030-07-04"), _year("/e/2031/05/"), _year("/p/12345")
+    (2030, 2031, 0)
+    """
+    found = re.search(r"(?<![0-9])(1[89][0-9]{2}|2[01][0-9]{2})(?![0-9])", url)
+    return int(found.group(1)) if found else 0
+
+
 def _stopped(unit: _Unit) -> str:
     """What stops a unit: the line of it that blocks its first content URL (a unit of decades
     has several: /events/199 blocks no 2024 day), and that URL."""
@@ -896,28 +909,39 @@ def choose(
     def own_hit(units: Sequence[_Unit]) -> bool:
         return any(source in (OWN, OWN_NOT_LOGGED) for u in units for _, source in u.content_hits)
 
-    pick = free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))
-    if pick is None and kind == "calendar":
+    picks = [free if not own_hit(free) else _cover([u for u in units if not own_hit([u])], len(trap))]
+    if kind == "calendar":
         # a date far off with a page people read (a festival announced years ahead, among
-        # the years bots walked): allowed back by itself, as the decade's next real date is
-        # blocked the day it exists anyway (the lines take the walk's future, `open_after`)
-        pick = _cover([u for u in units if len(u.content_hits) <= MAX_ALLOW_LINES], len(trap))
-    hits = sorted({h for u in pick or () for h in u.content_hits})
-    allow: tuple[str, ...] | None = None
-    if kind != "pagination" and pick and len(hits) <= MAX_ALLOW_LINES:
-        allow = tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
-    elif kind != "pagination" and pick:  # more pages than Allow lines: one by their shared start
-        [(_, on_content)] = urls.verdicts([_lines(pick)])
-        start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
-        if start and not _opens(start, known or {}, {u for u, _ in content}):
+        # the years bots walked): allowed back by itself among lines by dates, as the
+        # decade's next real date is blocked the day it exists anyway (the lines take the
+        # walk's future, `open_after`); not beside the whole parameter's line, which takes
+        # the dates with pages of their own the log does not show
+        # (nor a date up to the horizon: the dates beside it, with pages the log may not
+        # show, are the calendar's present)
+        horizon = (open_after or 0) // 12
+        picks.append(_cover([u for u in units if len(u.content_hits) <= MAX_ALLOW_LINES
+                             and all(_DATE_LINE.search(ln) for ln in u.lines)
+                             and all(_year(url) > horizon for url, _ in u.content_hits)], len(trap)))
+    for pick in picks:
+        if kind == "pagination" or not pick:
+            continue
+        hits = sorted({h for u in pick for h in u.content_hits})
+        if len(hits) <= MAX_ALLOW_LINES:
+            allow = tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+        else:  # more pages than Allow lines: one by their shared start
+            [(_, on_content)] = urls.verdicts([_lines(pick)])
+            start = _shared_start([url_path(urls.content[i][0]) for i in on_content], _lines(pick))
+            if not start or _opens(start, known or {}, {u for u, _ in content}):
+                continue
             allow = (f"Allow: {escape_value(start)}",)
-    if allow is not None:
         lines = _lines(pick) + allow
         [(on_trap, on_content)] = urls.verdicts([lines])
         if len(on_trap) == len(trap) and not on_content:
-            # the page the Allow lines keep open, not the first rule's
+            # the pages the Allow lines keep open, not the first rule's
             kept = _stopped(next(u for u in pick if u.content_hits))
-            return _confirmed(lines, "narrowed", f"{kept}; Allow lines keep it open; {ok}", urls)
+            more = len(hits) - 1 if len(hits) <= MAX_ALLOW_LINES else 0
+            kept += f" (and {more} more)" if more else ""
+            return _confirmed(lines, "narrowed", f"{kept}; Allow lines keep {'them' if more else 'it'} open; {ok}", urls)
     if kind == "pagination":
         why += (
             "; robots.txt cannot express 'page numbers past the last page': fix it at the "

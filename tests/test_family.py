@@ -289,7 +289,8 @@ def test_rule_keeps_open_a_tags_listing_only_a_search_engine_fetched():
     assert rule.reason == (
         "blocks all 1,280 distinct logged URLs of the family's 32 patterns and none of 92 content "
         "URLs; narrowed: Disallow: /cgit/*/tree/*?id= would block content URL /cgit/bar.git/tree/?id=v1.0 "
-        "(log, a page of a pattern no finding names, which the rule's lines reached): Allow lines keep it open"
+        "(log, a page of a pattern no finding names, which the rule's lines reached) (and 1 more): "
+        "Allow lines keep them open"
     )
     robots = matcher(rule.lines)
     assert all(blocked(robots, [r[s.URL] for r in rows if r[s.BOT_NAME] == "ClaudeBot"]))

@@ -155,7 +155,7 @@ def _merged(findings: pl.DataFrame, rows: list[dict], settings: Settings | None 
     """(the findings as run_detectors returns them when a detector found these, what
     `suggest` notes, the traffic)."""
     settings = settings or Settings()
-    traffic = traffic_of(requests_frame(rows))
+    traffic = traffic_of(requests_frame(rows), settings)
     given = Detector("given", lambda traffic, settings: findings)
     merged = run_detectors(traffic, settings, detectors=(given,))
     return merged, suggest(merged, traffic, settings).notes, traffic
@@ -189,6 +189,20 @@ def test_a_parameter_people_navigate_by_on_many_patterns_gets_no_site_wide_line(
     assert sorted((r.pattern, r.status, r.lines) for r in rules) == sorted(
         (f"{aisle}?id", "withheld", ()) if aisle == "/socks/list/" else
         (f"{aisle}?id", "emitted", (f"Disallow: {aisle}?id=",)) for aisle in AISLES)
+
+
+def test_a_page_people_read_through_the_parameter_outside_the_url_sample_counts():
+    # the same, with a URL sample of 10 URLs a pattern: the item people read is not in it
+    # (adversarial review 17: 12 people's pages outside the samples, the site-wide pair emitted)
+    urls = pl.DataFrame({s.HOST: "-", s.URL: [f"/socks/list/?id={v}" for v in range(1, 31)]})
+    by_hash = urls.sort(pl.struct(s.HOST, s.URL).hash(0))[s.URL].to_list()
+    item = by_hash[-1]
+    findings, rows = _site("id", extra=humans([item], **{s.BYTES: 42_003}))
+    merged, notes, traffic = _merged(findings, rows, Settings(url_sample_size=10))
+    assert item not in traffic.urls[s.URL].to_list()
+    assert merged.equals(rank(findings))
+    assert [n for n in notes if n.startswith("`")] == _note(
+        "id", f"people fetched {item} through it: a parameter people navigate by")
 
 
 def test_a_parameter_whose_values_choose_pages_gets_no_site_wide_line():

@@ -686,6 +686,36 @@ def test_a_far_date_people_read_outside_the_url_sample_is_allowed_back():
     assert all("2018-12-" in u or "2026-07-" in u for u in open_) and len(open_) == 62
 
 
+def test_a_far_date_people_read_is_allowed_back_beside_another_patterns_pages():
+    # the year lines beside `Allow:` for the festival, though `Disallow: /events/` (whose
+    # hits are the fairs' pages, not the calendar's own) made the first cover, which no
+    # Allow line could open: withheld (adversarial review 17, cal_fest_sib)
+    trap = [f"/events/{y}-{m:02d}-01" for y in [*range(2000, 2019), *range(2029, 2040)] for m in range(1, 13)]
+    real = [(f"/events/{y}-{m:02d}-15", robots.OWN_DATED) for y in range(2019, 2027) for m in range(1, 13)]
+    fairs = [(f"/events/summer-fair-{i}", "log") for i in range(8)]
+    festival = [("/events/2030-07-04", robots.OWN)]
+    lines, status, reason = robots.choose("calendar", "/events/{date}", trap, real + fairs + festival,
+                                          Settings(), open_after=2028 * 12)
+    assert (lines[-3:], status) == (("Disallow: /events/209", "Disallow: /events/21",
+                                     "Allow: /events/2030-07-04$"), "narrowed")
+    assert reason.startswith("Disallow: /events/203 would block content URL /events/2030-07-04 ")
+    text = "User-agent: *\n" + "\n".join(lines)
+    assert [u for u, _ in real + fairs + festival if not allowed(text, u)] == []
+    assert [u for u in trap if allowed(text, u)] == []
+
+
+def test_a_date_people_read_before_the_horizon_is_not_allowed_back_by_itself():
+    # a calendar whose sample shows no date with a page of its own, but a day people read
+    # this year: `Disallow: /events?date=20` with an Allow line for it would take the days
+    # beside it, with events only bots fetched (adversarial review 17, cal_sparse)
+    trap = [f"/events?date={y}-{m:02d}-{d:02d}" for y in range(2000, 2040) for m in range(1, 13)
+            for d in (3, 17)]
+    content = [("/events?date=2026-11-21", robots.OWN), ("/events?date=2030-07-04", robots.OWN)]
+    assert robots.choose("calendar", "/events?date", trap, content, Settings(), open_after=2028 * 12) == (
+        (), "withheld", "Disallow: /events?date= would block content URL /events?date=2026-11-21 "
+        "(log, a page of the trap's own pattern fetched by people)")
+
+
 def test_a_calendars_rule_blocks_no_date_another_calendar_has_a_page_for():
     # a month's HTML page and its `.ics` download, both walked by bots: March to July 2025
     # have a few events each, an .ics the size of an empty one, and pages only bots read.

@@ -496,8 +496,10 @@ def _narrowing(lines: Sequence[str], why: str) -> str:
     ...            "Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap); Allow lines keep it open; blocks all 2")
     'Disallow: /a/*?id= would block content URL /a/b?id=v1 (sitemap): Allow lines keep it open'
     """
-    kept = "Allow lines keep it open" if any(ln.startswith("Allow") for ln in lines) else "a narrower line"
-    return f"{why.split('; ')[0]}: {kept}"
+    first = why.split("; ")[0]
+    them = "them" if first.endswith(" more)") else "it"  # `choose` names the first of several
+    kept = f"Allow lines keep {them} open" if any(ln.startswith("Allow") for ln in lines) else "a narrower line"
+    return f"{first}: {kept}"
 
 
 def _diff_rule(

@@ -20,8 +20,10 @@ pattern's sampled URLs, `_DOMINANT` times as many as any other), when all of the
 3. people use the host (`site_param_min_human_requests`): only then can the log show them
    reading pages through the parameter;
 4. no page carrying the parameter was answered 2xx or 3xx to people, on any pattern of the
-   host, nor on a pattern requested with no user agent logged (`_read`): a parameter people
-   navigate by (`?page=`, `?id=`, a sort they choose) is never ruled for the whole site;
+   host (those kept beside the URL sample too), nor on a pattern requested with no user agent
+   logged (`_read`): a parameter people navigate by (`?page=`, `?id=`, a sort they choose) is
+   never ruled for the whole site. An action link's (`session_id.ACTION_PARAMS`) are no pages:
+   a theme without AJAX sends people's add-to-cart clicks as links too;
 5. its value chooses no page (`_changes`): wherever the host's sampled URLs hold two values
    of it on one page (the URL without it) answered 200, their sizes lie within `SPREAD` of
    each other, on all but `_CHANGED_SHARE` of those pages. A `?page=` or `?id=` gives each
@@ -66,7 +68,7 @@ from logtrap.detectors import _shape, budget_hog, facets, growing_pattern, inter
 from logtrap.detectors import calendar, pagination, soft_404
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
-from logtrap.traffic import Traffic
+from logtrap.traffic import Traffic, people_read
 
 ANY = "/{any}"  # the path of a parameter's finding: every path it was found on
 NAME = "param_name"
@@ -300,12 +302,16 @@ def _carries(name: str) -> pl.Expr:
 
 
 def _read(traffic: Traffic, host: str, name: str) -> list[tuple[str, str]]:
-    """The host's sampled URLs carrying the parameter answered 2xx or 3xx to people (PEOPLE),
-    or on a pattern requested with no user agent logged, where people cannot be told apart
-    (UNLOGGED): pages someone may read through it. Sorted, the same every run."""
+    """The host's URLs carrying the parameter answered 2xx or 3xx to people (PEOPLE: the URL
+    sample's and the people's, `traffic.people_read`), or sampled on a pattern requested with
+    no user agent logged, where people cannot be told apart (UNLOGGED): pages someone may
+    read through it. Not an action link's (`session_id.ACTION_PARAMS`): a person's click on
+    add-to-cart is no page. Sorted, the same every run."""
     answered = traffic.urls.filter(
         pl.col(s.HOST) == host, _carries(name), pl.col(s.STATUS).is_between(200, 399))
-    people = answered.filter(pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS))[s.URL].unique().sort()
+    people = people_read(traffic).filter(pl.col(s.HOST) == host, _carries(name))[s.URL].unique().sort()
+    if name.lower() in session_id.ACTION_PARAMS:
+        people = people.clear()
     unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
     blind = answered.join(unlogged.select(s.PATTERN).unique(), on=s.PATTERN, how="semi")[s.URL]
     read = [(u, PEOPLE) for u in people.to_list()]
