@@ -732,6 +732,17 @@ class Traffic:
     def hosts(self) -> list[str]:
         return sorted(self.patterns[s.HOST].unique().to_list())
 
+    @cached_property
+    def people_read(self) -> pl.DataFrame:
+        """See `people_read`: asked for once per pattern whose own pages people read."""
+        sampled = self.urls.filter(
+            pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
+        )
+        columns = [s.HOST, s.PATTERN, s.URL]
+        return pl.concat([sampled.select(columns), self.people_urls.select(columns)]).unique(
+            maintain_order=True
+        )
+
     def replace(self, **changes: object) -> "Traffic":
         from dataclasses import replace
 
@@ -782,14 +793,8 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
 
 def people_read(traffic: Traffic) -> pl.DataFrame:
     """(host, pattern, URL) of the URLs answered 2xx/3xx to people: the URL sample's and the
-    people's sample's (`people_urls`), the former's first, each once."""
-    sampled = traffic.urls.filter(
-        pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
-    )
-    columns = [s.HOST, s.PATTERN, s.URL]
-    return pl.concat([sampled.select(columns), traffic.people_urls.select(columns)]).unique(
-        maintain_order=True
-    )
+    people's sample's (`people_urls`), the former's first, each once (made once a Traffic)."""
+    return traffic.people_read
 
 
 def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:
