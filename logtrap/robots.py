@@ -35,7 +35,7 @@ from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
-from logtrap.detectors import calendar, growing_pattern, session_id
+from logtrap.detectors import calendar, growing_pattern, relative_loop, session_id
 from logtrap.patterns import TRACKING, is_tracking_name
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -419,6 +419,14 @@ def candidates(
             units.append(((f"Disallow: /*?{value}=", f"Disallow: /*&{value}="), 0))
         for name in re.findall(r";([^;/?=]+)", path):  # matrix form: /cart;jsessionid=AB12
             units.append(((f"Disallow: /*;{escape_value(name)}=",), 0))
+    if kind == "relative_loop" and query:  # a parameter appended again and again: its pair
+        # twice, for the whole site (a switcher's links are on every page), else on the path;
+        # nothing broader (the pattern's other URLs are its pages, with the parameter once)
+        for name in dict.fromkeys(n for u in trap for n in relative_loop.repeated_names(url_path(u))):
+            value = escape_value(name)
+            units.append(((f"Disallow: /*?{value}=*&{value}=", f"Disallow: /*&{value}=*&{value}="), 0))
+            units.append(((f"Disallow: {glob}?{value}=*&{value}=", f"Disallow: {glob}?*&{value}=*&{value}="), 1))
+        return _units(units)
     if kind == "relative_loop":
         runs = {r for r in (_repeat(url_path(u).split("?", 1)[0]) for u in trap) if r}
         for run in sorted(runs):
@@ -1135,7 +1143,7 @@ def host_rules(
         # content for the next (a shop's category lists `/search?q=&cat=boots&page=3`: their
         # search's narrowed `/search?*&*&` took them; a search's own results do not count)
         mine = content + (_own_pages(traffic, host, key) if tried and finding.pattern else [])
-        mine_content = _unacted(finding, _unsearched(finding, mine)) + others
+        mine_content = _undoubled(finding, _unacted(finding, _unsearched(finding, mine))) + others
         rule = _rule(finding, traffic, mine_content, known, settings)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
@@ -1204,6 +1212,28 @@ def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tupl
     return [(u, why) for u, why in content if why == "sitemap" or not searched(u)]
 
 
+def _undoubled(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`content` without, for an appended parameter's finding (relative_loop's query loop),
+    the log's URLs carrying one of its parameters twice: copies of a page wherever they are,
+    with one value twice or two (the switcher appends for people too, who click on).
+
+    >>> x = f.Finding("relative_loop", "warning", "-", "/c/{slug}?lang", 9, 9, (),
+    ...               {"repeated_params": ["lang"]})
+    >>> _undoubled(x, [("/c/a?lang=de&lang=de", "log"), ("/c/a?lang=de&x=1&lang=fr", "log"),
+    ...                ("/c/a?lang=de&x=1&x=2", "log"), ("/c/a?lang=de&lang=de", "sitemap")])
+    [('/c/a?lang=de&x=1&x=2', 'log'), ('/c/a?lang=de&lang=de', 'sitemap')]
+    """
+    names = finding.evidence.get("repeated_params") or []
+    if finding.kind != relative_loop.KIND or not names:
+        return content
+
+    def twice(url: str) -> bool:
+        given = [pair.partition("=")[0] for pair in url_path(url).partition("?")[2].split("&")]
+        return any(given.count(name) >= 2 for name in names)
+
+    return [(u, why) for u, why in content if why == "sitemap" or not twice(u)]
+
+
 def _unacted(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`content` without, for an action link's finding (`session_id.ACTION_PARAMS`), the log's
     URLs carrying that parameter: an add-to-cart link is no page wherever it is, and one a
@@ -1240,10 +1270,15 @@ def _rule(
         examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
         return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples)
     rows = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) == pattern)
+    appended = finding.kind == "relative_loop" and "?" in pattern
     own = _own_pages(traffic, finding.host, pattern) if finding.kind in OWN_CONTENT_KINDS else []
+    if appended:  # the pattern's URLs with the parameter once are its pages; twice, the trap
+        rows = rows.filter(relative_loop.doubled(pl.col(s.URL)))
+        own = [(u, why) for u, why in _own_pages(traffic, finding.host, pattern)
+               if not relative_loop.repeated_names(url_path(u))]
     content = content + own
     content_set = {u for u, _ in content}
-    if finding.kind == "relative_loop":  # one finding over every depth: many patterns
+    if finding.kind == "relative_loop" and not appended:  # one finding over every depth
         host_urls = traffic.urls.filter(pl.col(s.HOST) == finding.host)
         if pattern:  # `<root>/<segment>/<segment>/{loop}`: the URLs repeating the segment,
             # as many as a pattern's sample holds, by the sample's order (the URL hash)
@@ -1372,25 +1407,27 @@ def _untrapped(
         pl.Series(_NORMAL, [known[u] for u in pages[s.URL].to_list()], dtype=pl.String))
 
 
-# A session's or a parameter's line for the whole site (`/*?sid=`, `/*&sid=`, `/*;jsessionid=`):
-# it reaches other patterns by design, every URL carrying the name
-_SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;][^*$]*=$")
+# A session's or a parameter's line for the whole site (`/*?sid=`, `/*&sid=`, `/*;jsessionid=`,
+# or an appended parameter's `/*?lang=*&lang=`): it reaches other patterns by design, every URL
+# carrying the name (twice)
+_SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;]([^*$]*=)(?:\*&\1)?$")
 
 
 def _reached(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> pl.DataFrame:
     """The pages of patterns no finding names (URL, PATTERN) the rule's lines block, but by a
-    session's line for the whole site (`_SITE_WIDE_LINE`), and but a search's own result
-    pages (`_unsearched`: the search's wherever they are)."""
+    session's or an appended parameter's line for the whole site (`_SITE_WIDE_LINE`), and but
+    a search's own result pages (`_unsearched`: the search's wherever they are) and an
+    appended parameter's copies (`_undoubled`)."""
     # a session's lines for the whole site, not another kind's line that reads like one (a
     # pagination's `/*?page=` for `/{n}?page`)
-    lines = [line for line in rule.lines
-             if rule.kind != session_id.KIND or not _SITE_WIDE_LINE.match(line)]
+    site_wide = rule.kind in (session_id.KIND, relative_loop.KIND)
+    lines = [line for line in rule.lines if not (site_wide and _SITE_WIDE_LINE.match(line))]
     if rule.status == "withheld" or not any(ln.startswith("Disallow") for ln in lines) or untrapped.height == 0:
         return untrapped.clear()
     hit = untrapped.filter(
         pl.col(s.PATTERN) != (rule.pattern or ""), blocked_expr(lines, pl.col(_NORMAL))
     )
-    kept = [u for u, _ in _unsearched(finding, [(u, UNNAMED) for u in hit[s.URL].to_list()])]
+    kept = [u for u, _ in _undoubled(finding, _unsearched(finding, [(u, UNNAMED) for u in hit[s.URL].to_list()]))]
     return hit if len(kept) == hit.height else hit.filter(pl.col(s.URL).is_in(kept))
 
 

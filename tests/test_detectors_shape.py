@@ -1002,6 +1002,46 @@ def test_relative_loop_fires_on_nesting_segments():
     assert (ev["repeated_segment"], ev["max_repeats"], ev["max_depth"], ev["site_depth"]) == ("related", 40, 41, 4)
 
 
+LANGS, CURRENCIES = ["de", "fr", "sv", "it"], ["EUR", "SEK", "CHF"]
+
+
+def appended_switchers(products: int = 20) -> list[dict]:
+    """A shop whose language and currency switchers append to the query instead of setting
+    it: crawlers click on, `?lang=de&currency=EUR&lang=fr&currency=SEK&lang=de...`, the page
+    of the last value again; people read the product pages with one of each."""
+    rows = []
+    for p in range(products):
+        clicks = [f"lang={LANGS[(p + i) % 4]}&currency={CURRENCIES[(p + i) % 3]}" for i in range(6)]
+        for depth in range(2, 7):
+            rows.append({**BOT, s.URL: f"/products/item-{p}?" + "&".join(clicks[:depth]), s.BYTES: 30000 + 97 * p})
+        rows += [{**who, s.URL: f"/products/item-{p}?{clicks[0]}", s.BYTES: 30000 + 97 * p} for who in (BOT, HUMAN)]
+    return rows
+
+
+def test_relative_loop_fires_on_a_parameter_appended_again_and_again():
+    # review 17: 9,567 requests (20% of the bot budget), no finding
+    row = _one(_findings(relative_loop, content_rows() + appended_switchers()))
+    assert (row[s.PATTERN], row[s.REQUESTS]) == ("/products/item-{n}?currency&lang", 140)
+    # (a currency's pair comes back on the fourth click, a language's on the fifth: the
+    # URLs of 4, 5 and 6 clicks, 3 a product)
+    assert row[s.WASTED_REQUESTS] == 60
+    ev = row["evidence"]
+    assert (ev["repeated_params"], ev["doubled_urls"], ev["max_params"], ev["human_requests_doubled"]) == (
+        ["currency", "lang"], 60, 12, 0)
+    assert row[s.ADVICE] == relative_loop.APPEND_ADVICE
+
+
+def test_relative_loop_silent_on_a_multi_select_filter_and_on_loops_people_make():
+    # `?color=red&color=blue`: a name twice, never a pair
+    filters = [{**BOT, s.URL: f"/shop?color={a}&color={b}&color={c}", s.BYTES: 9000 + i}
+               for i, (a, b, c) in enumerate(zip(["red", "blue"] * 20, ["green", "black"] * 20, ["tan"] * 40))]
+    assert _findings(relative_loop, content_rows() + filters).height == 0
+    # the same switcher, its long URLs clicked by people more than by crawlers
+    rows = appended_switchers()
+    rows += [{**r, **HUMAN} for r in rows if r[s.URL].count("&") > 2] * 2
+    assert _findings(relative_loop, content_rows() + rows).height == 0
+
+
 def test_random_token_fires_on_fresh_short_links():
     tokens = [f"/s/{i * 2654435761 % 36**8:08x}z9" for i in range(300)]
     row = _one(_findings(random_token, content_rows() + bots(tokens, bytes=900)))

@@ -492,6 +492,33 @@ def test_an_add_to_cart_link_a_verified_engine_fetched_does_not_stop_the_shops_r
     assert allowed(text, "/product-category/hats/") and not allowed(text, "/product-category/hats/?add-to-cart=1906")
 
 
+def test_a_parameter_appended_again_and_again_is_blocked_where_it_is_twice():
+    # a shop's switchers append `lang` and `currency` (review 17, langcur): its rule takes the
+    # URLs that carry one twice, on every path, and none of the pages people read with one
+    # of each (which the pattern's URLs are too: its own pages, not a trap's)
+    from logtrap.detectors import relative_loop
+
+    langs, currencies = ["de", "fr", "sv", "it"], ["EUR", "SEK", "CHF"]
+    rows, pages, copies = [], [], []
+    for p in range(20):
+        clicks = [f"lang={langs[(p + i) % 4]}&currency={currencies[(p + i) % 3]}" for i in range(6)]
+        urls = [f"/products/item-{p}?" + "&".join(clicks[:depth]) for depth in range(1, 7)]
+        pages.append(urls[0])
+        copies += urls[1:]
+        rows += [{**r, "bytes": 30000 + 97 * p} for r in bots(urls) + humans(urls[:1])]
+    # a person who clicked on, on a page no finding names: a copy, no content to keep open
+    rows += humans(["/about?currency=EUR&currency=SEK"])
+    traffic = traffic_of(requests_frame(rows))
+    found = relative_loop.detect(traffic, Settings())
+    (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    # (every copy carries `currency` twice: its lines are enough)
+    assert (rule.status, rule.lines) == ("emitted", (
+        "Disallow: /*?currency=*&currency=", "Disallow: /*&currency=*&currency="))
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in pages if not allowed(text, u)] == []
+    assert [u for u in copies if allowed(text, u)] == []
+
+
 def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
     # pages under /docs/ link to "guide/" and "faq/": a crawler nests them in every order, so
     # a segment comes back apart (/docs/guide/faq/guide/) as often as back to back

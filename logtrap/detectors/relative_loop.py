@@ -12,6 +12,14 @@ Wasted requests: every bot request to a path that repeats the segment (all copie
 first are the same page reached by a longer URL). The finding's pattern is the loop's first
 nesting, `<root>/<segment>/<segment>/{loop}`, where the root (the path before the segment's
 first occurrence) is `{any}` when the loop starts under several roots; evidence lists them.
+
+The query's loop is links that append their parameter to the URL they are on instead of
+setting it (a language or currency switcher: `?lang=de&currency=EUR&lang=fr&lang=de`): a pattern
+is reported where at least `relative_loop_min_urls` of its sampled URLs hold one name=value
+pair twice (`doubled`: a multi-select filter repeats a name, never a pair) and people made at
+most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is the pattern itself
+(names are listed once in a pattern); wasted requests are the bot requests to those URLs,
+scaled from the sample; `repeated_params` names the parameters doubled.
 """
 
 from __future__ import annotations
@@ -32,8 +40,39 @@ ADVICE = (
     "the repeated segment in robots.txt."
 )
 
+APPEND_ADVICE = (
+    "Links here append their parameter to the URL they are on instead of setting it (a "
+    "language or currency switcher, a filter link built from the current query): each click "
+    "adds a copy, `?lang=de&lang=fr&lang=de`, the page of its last value again. Build those "
+    "links with the parameter replaced (or link the clean URL); then Disallow URLs that carry "
+    "the parameter twice in robots.txt."
+)
+
 _LOOP = "{loop}"
 _LOOP_KEYS = [s.HOST, "seg"]
+# People make at most this share of the requests to a pattern's doubled URLs (judgement, as
+# for session ids found by their values: such links are crawlers' URLs)
+_APPEND_MAX_HUMAN_SHARE = 0.1
+
+
+def doubled(url: pl.Expr) -> pl.Expr:
+    """True where the URL's query holds one name=value pair twice.
+
+    >>> pl.select(doubled(pl.Series(["/c?lang=de&x=1&lang=de", "/c?color=red&color=blue", "/c/a/a"]))).to_series().to_list()
+    [True, False, False]
+    """
+    pairs = _shape.query_of(url).str.split("&").list.eval(pl.element().filter(pl.element() != ""))
+    return pairs.list.len() > pairs.list.unique().list.len()
+
+
+def repeated_names(url: str) -> list[str]:
+    """The names whose name=value pair a URL's query holds twice, in their order.
+
+    >>> repeated_names("/c?lang=de&currency=EUR&lang=fr&lang=de&currency=EUR")
+    ['lang', 'currency']
+    """
+    pairs = [p for p in url.partition("?")[2].split("&") if p]
+    return list(dict.fromkeys(p.partition("=")[0] for i, p in enumerate(pairs) if p in pairs[:i]))
 
 
 def _segments(patterns: pl.DataFrame) -> pl.DataFrame:
@@ -109,12 +148,63 @@ def loop_patterns(traffic: Traffic, settings: Settings) -> pl.DataFrame:
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Relative-link loops: the same path segment nested again and again.
+    """Relative-link loops: the same path segment nested again and again, or the same
+    parameter appended again and again.
 
     >>> from logtrap.traffic import Tally
     >>> detect(Tally().finish(), Settings()).shape
     (0, 9)
     """
+    return pl.concat([_path_loops(traffic, settings), _appended(traffic, settings)])
+
+
+def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Patterns whose URLs append a parameter again and again (see the module docstring)."""
+    urls = traffic.urls.filter(doubled(pl.col(s.URL)))
+    if urls.height == 0:
+        return f.empty_findings()
+    urls = urls.with_row_index("_id")
+    names = (  # each URL's names whose pair it holds twice
+        urls.select("_id", _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
+        .explode("_pair")
+        .group_by("_id", "_pair").len()
+        .filter(pl.col("len") > 1)
+        .group_by("_id")
+        .agg(pl.col("_pair").str.splitn("=", 2).struct.field("field_0").alias("_names"))
+    )
+    rows = (
+        urls.join(names, on="_id")
+        .group_by(_shape.KEYS)
+        .agg(
+            pl.len().alias("doubled_urls"),
+            pl.col(s.BOT_REQUESTS).sum().alias("_sampled_wasted"),
+            pl.col(s.REQUESTS).sum().alias("_doubled_requests"),
+            (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).sum().alias("human_requests_doubled"),
+            pl.col("_names").list.explode().unique().sort().alias("repeated_params"),
+            (_shape.query_of(pl.col(s.URL)).str.count_matches("&") + 1).max().alias("max_params"),
+        )
+        .filter(
+            (pl.col("doubled_urls") >= settings.relative_loop_min_urls)
+            & (pl.col("human_requests_doubled")
+               <= _APPEND_MAX_HUMAN_SHARE * pl.col("_doubled_requests"))
+        )
+        .join(_shape.pattern_totals(traffic), on=_shape.KEYS)
+        .with_columns(_shape.scale("_sampled_wasted").alias(s.WASTED_REQUESTS))
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    rows = rows.join(_shape.examples(urls), on=_shape.KEYS, how="left")
+    return _shape.findings(
+        KIND,
+        rows,
+        settings,
+        evidence=["repeated_params", "doubled_urls", "max_params", "human_requests_doubled",
+                  "unique_urls"],
+        advice=APPEND_ADVICE,
+    )
+
+
+def _path_loops(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Loops of a path segment nested again and again."""
     rows, members = _loops(traffic, settings)
     if rows.height == 0:
         return f.empty_findings()
