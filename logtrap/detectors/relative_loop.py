@@ -177,7 +177,6 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .group_by(_shape.KEYS)
         .agg(
             pl.len().alias("doubled_urls"),
-            pl.col(s.BOT_REQUESTS).sum().alias("_sampled_wasted"),
             pl.col(s.REQUESTS).sum().alias("_doubled_requests"),
             (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).sum().alias("human_requests_doubled"),
             pl.col("_names").list.explode().unique().sort().alias("repeated_params"),
@@ -188,6 +187,9 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             & (pl.col("human_requests_doubled")
                <= _APPEND_MAX_HUMAN_SHARE * pl.col("_doubled_requests"))
         )
+    )
+    rows = (
+        rows.join(_twice(traffic.urls, rows), on=_shape.KEYS)
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS)
         .with_columns(_shape.scale("_sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
@@ -200,6 +202,29 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         evidence=["repeated_params", "doubled_urls", "max_params", "human_requests_doubled",
                   "unique_urls"],
         advice=APPEND_ADVICE,
+    )
+
+
+def _twice(urls: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
+    """Per host+pattern of `rows`, the bot requests to its sampled URLs that carry one of its
+    `repeated_params` twice, with one value twice or two (`_sampled_wasted`): the appended
+    copies, as the rule blocks them (a copy's pairs repeat only once the switcher has come
+    round to a value again)."""
+    mine = rows.select(*_shape.KEYS, pl.col("repeated_params").alias("_name")).explode("_name")
+    urls = urls.join(rows.select(_shape.KEYS), on=_shape.KEYS, how="semi").with_row_index("_id")
+    pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
+    twice = (
+        urls.select("_id", *_shape.KEYS, pairs.alias("_name")).explode("_name")
+        .with_columns(pl.col("_name").str.splitn("=", 2).struct.field("field_0").alias("_name"))
+        .join(mine, on=[*_shape.KEYS, "_name"])
+        .group_by("_id", "_name").len()
+        .filter(pl.col("len") >= 2)
+        .select("_id").unique()
+    )
+    return (
+        urls.join(twice, on="_id", how="semi")
+        .group_by(_shape.KEYS)
+        .agg(pl.col(s.BOT_REQUESTS).sum().alias("_sampled_wasted"))
     )
 
 
