@@ -138,6 +138,7 @@ class _Table:
     # applied to a batch's rows and to merged ones: keeps a bounded sample of them (the
     # tally says how many)
     limit: Callable[[pl.LazyFrame, "Tally"], pl.LazyFrame] | None = None
+    limit_batches: bool = True  # False: a batch's rows are kept whole until parts are merged
     # key columns computed on this table's own rows only (after `rows` picks them): a regex
     # over a few rows, not over every request of the batch
     keyed: tuple[pl.Expr, ...] = ()
@@ -173,8 +174,10 @@ def _people_sample(urls: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
     hashes): all of them on a pattern people read few pages of, and past that the pages that
     matter most. Not by hash alone: a calendar's festival page, read 584 times, fell out
     where people read 1,430 days, or where a scraper with a browser's user agent walked
-    9,800 dates. Counts are summed as batches and runs are merged; a page dropped from one
-    count starts again from its next requests (the most read are never dropped)."""
+    9,800 dates. Counts are summed as parts are merged (a batch's rows are kept whole till
+    then, `_Table.limit_batches`: a page read steadily is not cut from each batch's top), and
+    each earlier cron run's count half (`Tally.from_frames`: a festival read 40 times in this
+    run is kept beside older pages read twice in each of 30 runs before)."""
     most = pl.struct(-pl.col(s.HUMAN_REQUESTS), s.URL_HASH).rank("ordinal").over(_PATTERN_KEY)
     return urls.filter(most <= tally.settings.url_sample_size)
 
@@ -262,13 +265,14 @@ _TABLES: dict[str, _Table] = {
     ),
     # the URLs people were answered 2xx/3xx, per host+pattern (all of them up to
     # url_sample_size, the most read past it): the pages no rule may block, which the URL
-    # sample below holds by chance (a calendar walked over 35 years: the festival's date)
+    # sample below holds by chance (a calendar walked over 35 years: its festival)
     PEOPLE_URLS: _Table(
         keys=(s.HOST, s.PATTERN, s.URL),
         batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
         merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
         rows=~_is_bot & pl.col(s.STATUS).is_between(200, 399),
         limit=_people_sample,
+        limit_batches=False,
     ),
     # a bounded sample of distinct URLs per host+pattern, with their answers
     "urls": _Table(
@@ -377,7 +381,7 @@ class Tally:
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
                 q = q.with_columns(table.keyed).group_by(table.keys).agg(table.batch)
-                if table.limit is not None:
+                if table.limit is not None and table.limit_batches:
                     q = table.limit(q, self)
             queries.append(q)
         # In memory: the batch is in memory already, and the two queries on `answers` share it
@@ -541,6 +545,9 @@ class Tally:
         for name in _TABLES:
             if name in frames:
                 tally._parts[name] = [frames[name]]
+        if PEOPLE_URLS in frames:  # each run before counts half the next (`_people_sample`)
+            half = (pl.col(s.HUMAN_REQUESTS) + 1) // 2
+            tally._parts[PEOPLE_URLS] = [frames[PEOPLE_URLS].with_columns(half)]
         if _NAMES in frames:
             tally._names = frames[_NAMES]
         elif "windows" in frames:  # saved before names were kept: rows are under their own
@@ -734,7 +741,8 @@ class Traffic:
 
     @cached_property
     def people_read(self) -> pl.DataFrame:
-        """See `people_read`: asked for once per pattern whose own pages people read."""
+        """(host, pattern, URL) of the URLs answered 2xx/3xx to people: the URL sample's and
+        `people_urls`, the former's first, each once (made once: asked for per pattern)."""
         sampled = self.urls.filter(
             pl.col(s.STATUS).is_between(200, 399), pl.col(s.REQUESTS) > pl.col(s.BOT_REQUESTS)
         )
@@ -789,12 +797,6 @@ def _finish(frames: Mapping[str, pl.DataFrame], k: int) -> Traffic:
         claim_people=_sorted(frames["claim_people"], s.HOST, s.CLIENT),
         people_urls=_sorted(frames[PEOPLE_URLS], s.HOST, s.PATTERN, s.URL_HASH),
     )
-
-
-def people_read(traffic: Traffic) -> pl.DataFrame:
-    """(host, pattern, URL) of the URLs answered 2xx/3xx to people: the URL sample's and the
-    people's sample's (`people_urls`), the former's first, each once (made once a Traffic)."""
-    return traffic.people_read
 
 
 def bot_addresses(traffic: Traffic, by_host: bool = True) -> pl.DataFrame:

@@ -826,7 +826,7 @@ def test_pagination_reads_xenforos_page_segment():
     assert (ev["last_page_with_content"], ev["first_page_past_last"], ev["listings"]) == (3, 4, 60)
 
 
-@pytest.mark.parametrize("param", ["tribe_paged", "product-page", "query-3-page"])
+@pytest.mark.parametrize("param", ["tribe_paged", "product-page", "cpage", "query-3-page"])
 def test_pagination_reads_plugins_page_parameters(param):
     # The Events Calendar's past events `?eventDisplay=past&tribe_paged=N`, real to page 18
     # (review 17: missed, 4,174 requests), WooCommerce's block pager, a query loop's
@@ -1032,10 +1032,18 @@ def test_relative_loop_fires_on_a_parameter_appended_again_and_again():
 
 
 def test_relative_loop_silent_on_a_multi_select_filter_and_on_loops_people_make():
-    # `?color=red&color=blue`: a name twice, never a pair
-    filters = [{**BOT, s.URL: f"/shop?color={a}&color={b}&color={c}", s.BYTES: 9000 + i}
-               for i, (a, b, c) in enumerate(zip(["red", "blue"] * 20, ["green", "black"] * 20, ["tan"] * 40))]
+    # `?color=red&color=blue&color=tan`: a name twice or three times, never a pair (30 URLs)
+    colors = ["red", "blue", "green", "black", "tan", "grey"]
+    filters = [{**BOT, s.URL: f"/shop?color={a}&color={b}&color={c}", s.BYTES: 9000 + 37 * i}
+               for i, (a, b, c) in enumerate((a, b, c) for a in colors for b in colors for c in colors
+                                             if a < b < c)]
+    assert len(filters) == 20
     assert _findings(relative_loop, content_rows() + filters).height == 0
+    # a form's hidden field sent twice on every URL, each a page of its own (adversarial
+    # review 17b: 24 findings, their rules took 244 listing pages people read)
+    forms = [{**BOT, s.URL: f"/catalog/boots?brand={b}&view=grid&view=grid&page={p}", s.BYTES: 20000 + 37 * p + b}
+             for b in range(5) for p in range(1, 9)]
+    assert _findings(relative_loop, content_rows() + forms).height == 0
     # the same switcher, its long URLs clicked by people more than by crawlers
     rows = appended_switchers()
     rows += [{**r, **HUMAN} for r in rows if r[s.URL].count("&") > 2] * 2

@@ -342,6 +342,23 @@ def test_pagination_rule_when_no_real_page_uses_the_parameter():
     assert got == [("/list?page", ("Disallow: /list?page=",), "emitted")]
 
 
+def test_pagination_keeps_its_pages_with_content_that_only_bots_read():
+    # a deals list real to page 14 (a size each), one empty page past it to 300, and no
+    # person in the log: `Disallow: /deals/?product-page=` took pages 2 to 14 (adversarial
+    # review 17b); the calendar's real dates were kept, the list's were not
+    from logtrap.detectors import pagination
+
+    pages = [f"/deals/?product-page={p}" for p in range(2, 15)]
+    rows = [{**r, "bytes": 40000 + 211 * i} for i, r in enumerate(bots(pages))]
+    rows += bots([f"/deals/?product-page={p}" for p in range(15, 301)], bytes=9000)
+    traffic = traffic_of(requests_frame(rows))
+    found = pagination.detect(traffic, Settings())
+    (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert rule.reason.startswith("Disallow: /deals/?product-page= would block content URL /deals/?product-page=")
+    assert "(log, a page of the list's own pattern with content of its own (not past its last page))" in rule.reason
+
+
 def test_rule_withheld_when_it_would_block_a_sitemap_url_naming_it():
     sitemap = [f"https://shop.example/search?q=sale{i}" for i in range(5)]
     got, rules = rules_for("internal_search", ["/search?q=shoes", "/search?q=bags"], sitemap=sitemap)
@@ -507,7 +524,7 @@ def test_a_parameter_appended_again_and_again_is_blocked_where_it_is_twice():
         copies += urls[1:]
         rows += [{**r, "bytes": 30000 + 97 * p} for r in bots(urls) + humans(urls[:1])]
     # a person who clicked on, on a page no finding names: a copy, no content to keep open
-    rows += humans(["/about?currency=EUR&currency=SEK"])
+    rows += humans(["/about?currency=EUR&currency=EUR"])
     traffic = traffic_of(requests_frame(rows))
     found = relative_loop.detect(traffic, Settings())
     (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
@@ -517,6 +534,40 @@ def test_a_parameter_appended_again_and_again_is_blocked_where_it_is_twice():
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in pages if not allowed(text, u)] == []
     assert [u for u in copies if allowed(text, u)] == []
+    # a page people read with the name twice and two values (a multi-select filter's) stays
+    # content: the lines for the whole site would take it (adversarial review 17b)
+    traffic = traffic_of(requests_frame(rows + humans(["/shop?currency=EUR&currency=SEK"])))
+    (rule,) = robots.host_rules(relative_loop.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    # (its copies carry `lang` twice too)
+    assert (rule.status, rule.lines) == ("narrowed", ("Disallow: /*?lang=*&lang=", "Disallow: /*&lang=*&lang="))
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert allowed(text, "/shop?currency=EUR&currency=SEK") and not allowed(text, copies[-1])
+
+
+def test_an_appended_filters_rule_keeps_the_selections_people_read_on_another_collection():
+    # a multi-select colour filter whose links append: bots crawl `?color=red&color=blue&
+    # color=red` on two collections, people select colours on shirts only. Clearance's rule
+    # for the whole site took shirts' selections, another trap's pattern's pages (adversarial
+    # review 17b: 155 pages, 1,316 people's requests)
+    from logtrap.detectors import relative_loop
+
+    colors = ["red", "blue", "green", "black", "tan", "grey"]
+    picks = [(a, b) for a in colors for b in colors if a < b]  # 15 selections
+    rows = []
+    for k, name in enumerate(["shirts", "clearance"]):
+        copies = [f"/collections/{name}?color={a}&color={b}&color={a}" for a, b in picks]
+        rows += [{**r, "bytes": 20000 + 1000 * k + 37 * i} for i, r in enumerate(bots(copies))]
+    selections = [f"/collections/shirts?color={a}&color={b}" for a, b in picks]
+    rows += [{**r, "bytes": 30000 + 37 * i} for i, r in enumerate(humans(selections) + bots(selections))]
+    traffic = traffic_of(requests_frame(rows))
+    found = relative_loop.detect(traffic, Settings())
+    assert sorted(found["pattern"]) == ["/collections/clearance?color", "/collections/shirts?color"]
+    rules = {r.pattern: r for r in robots.host_rules(found, traffic, "-", [], Settings()).rules}
+    assert rules["/collections/clearance?color"].lines == (
+        "Disallow: /collections/clearance?color=*&color=", "Disallow: /collections/clearance?*&color=*&color=")
+    assert rules["/collections/shirts?color"].status == "withheld"
+    text = "User-agent: *\n" + "\n".join(ln for r in rules.values() for ln in r.lines)
+    assert [u for u in selections if not allowed(text, u)] == []
 
 
 def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():
@@ -577,6 +628,15 @@ def test_requests_saved_on_a_pattern_past_the_url_sample_are_scaled_to_it():
     part, whole = robots.saved_requests([["Disallow: /item/1"], ["Disallow: /item/"]], counted)
     assert whole == 6000
     assert abs(part - 2222) <= 0.1 * 2222  # the sample's error (1,000 of 3,000 URLs)
+    # a feed polling one unsampled item 30,000 times, which `/item/1` does not take: scaled by
+    # the sample's share of the requests, it said 22,000 (adversarial review 17b); by URLs, as
+    # above
+    polled = next(u for u in reversed(urls) if u not in set(traffic.urls["url"]) and not u.startswith("/item/1"))
+    traffic = traffic_of(requests_frame(bots(urls * 2 + [polled] * 30_000)))
+    assert polled not in traffic.urls["url"].to_list()
+    counted = robots.bot_urls(traffic, "-", robots.normal_forms(traffic.urls["url"].to_list()))
+    [polled_part] = robots.saved_requests([["Disallow: /item/1"]], counted)
+    assert abs(polled_part - 2222) <= 0.1 * 2222
 
 
 def test_a_season_walk_is_blocked_by_its_years_and_the_seasons_people_read_stay_open():
@@ -794,7 +854,7 @@ def test_a_wasted_date_among_real_ones_the_lines_block_anyway_is_not_said_to_sta
         Settings(), robots.normal_forms(apart + among + real), 2028 * 12)
     assert (lines[:2], status) == (("Disallow: /h?*&checkout=2031", "Disallow: /h?*&checkout=2032"), "narrowed")
     assert blocked == apart + among
-    assert reason.endswith("narrowed: blocks all 2 distinct logged URLs of the trap and none of 2 content URLs")
+    assert reason.endswith("narrowed: blocks all 3 distinct logged URLs of the trap and none of 2 content URLs")
 
 
 def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():

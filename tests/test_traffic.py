@@ -362,27 +362,56 @@ def test_every_page_people_read_is_kept_beside_the_url_sample_across_runs():
     assert _read(traffic, "/item/{n}") == {"/item/7": 2, "/item/150": 1, "/item/199": 1, "/item/5": 1}
     sampled = set(traffic.urls[s.URL])
     assert len(sampled) == 4 and not {"/item/150", "/item/199", "/item/5"} <= sampled
-    got = traffic_module.people_read(traffic).filter(pl.col(s.PATTERN) == "/item/{n}")
+    got = traffic.people_read.filter(pl.col(s.PATTERN) == "/item/{n}")
     assert sorted(got[s.URL]) == ["/item/150", "/item/199", "/item/5", "/item/7"]
 
 
+def _people(urls: list[str], day: int) -> pl.DataFrame:
+    return add_patterns(requests_frame(
+        [{**HUMAN, s.URL: u, s.TIME: T0 + timedelta(days=day, seconds=i)} for i, u in enumerate(urls)]))
+
+
 def test_the_pages_people_read_are_the_most_read_under_merged_names():
-    # people read 12 wiki titles, merged into /wiki/{name} while reading (every 2 patterns):
-    # k = 4 of them are kept, whatever the batches: the one read three times (in three
-    # batches), then by the smallest hashes
+    # people read 12 wiki titles over four days, merged into /wiki/{name} while reading: k = 4
+    # are kept, whatever the batches: the one read every day, then the smallest hashes
     titles = [f"/wiki/{w}" for w in "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu".split()]
     by_hash = pl.DataFrame({s.HOST: "-", s.URL: titles}).with_columns(
         pl.struct(s.HOST, s.URL).hash(0).alias("h")).sort("h")[s.URL].to_list()
     popular = by_hash[-1]
-    batches = [titles[i:i + 3] + [popular] for i in range(0, 12, 3)]
+    days = [[u for u in titles[i:i + 3] if u != popular] + [popular] for i in range(0, 12, 3)]
     with patch.object(traffic_module, "_MERGE_NAMES_AT", 2):
         tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
-        for urls in batches:
-            tally.add(add_patterns(requests_frame([{**HUMAN, s.URL: u} for u in urls])))
+        for day, urls in enumerate(days):
+            tally.add(_people(urls, day))
         traffic = tally.finish()
     assert traffic.people_urls[s.PATTERN].unique().to_list() == ["/wiki/{name}"]
-    read = _read(traffic, "/wiki/{name}")
-    assert read == {popular: 5, **dict.fromkeys(by_hash[:3], 1)}
+    most = [popular, *[u for u in by_hash if u != popular][:3]]
+    assert _read(traffic, "/wiki/{name}") == {popular: 4, **dict.fromkeys(most[1:], 1)}
+
+
+def test_a_page_people_read_steadily_or_lately_is_kept_past_the_sample_size():
+    # (code review 17) k = 4: a page read twice in each of ten batches, beside pages read three
+    # times in one batch each, was cut from every batch's top 4; a festival read 40 times in a
+    # cron run after 30 runs of older pages read twice each stayed out
+    def word(i: int) -> str:  # letters only: a name, not a number
+        return "/item/" + "".join(chr(97 + i // 26**k % 26) for k in range(3))
+
+    steady = "/item/steady"
+    tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
+    daily = [[word(100 * day + i) for i in range(5)] for day in range(1, 11)]
+    # a run that reads each page once and merges their names, so that the next's batches
+    # are counted under `/item/{name}` as they come
+    tally.add(_people([steady, *(u for urls in daily for u in urls)], 0))
+    tally = Tally.from_frames(tally.frames(), tally.settings)
+    for day in range(1, 11):
+        tally.add(_people([steady] * 2 + [u for u in daily[day - 1] for _ in range(3)], day))
+    assert _read(tally.finish(), "/item/{name}")[steady] == 21  # the first run's 1 (halved, rounded up) and 20
+    tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
+    for run in range(30):
+        tally.add(_people([word(i) for i in range(6) for _ in range(2)], run))
+        tally = Tally.from_frames(tally.frames(), tally.settings)
+    tally.add(_people(["/item/festival"] * 40 + [word(50 + i) for i in range(6)], 30))
+    assert _read(tally.finish(), "/item/{name}")["/item/festival"] == 40
 
 
 def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
@@ -393,4 +422,4 @@ def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
     # the run before's pages are in the URL sample still; people_read takes them from there
     traffic = resumed.finish()
     assert _read(traffic, "/item/{n}") == {"/item/2": 1, "/item/3": 1}
-    assert sorted(traffic_module.people_read(traffic)[s.URL]) == [f"/item/{i}" for i in range(4)]
+    assert sorted(traffic.people_read[s.URL]) == [f"/item/{i}" for i in range(4)]

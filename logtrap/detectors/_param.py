@@ -22,8 +22,8 @@ pattern's sampled URLs, `_DOMINANT` times as many as any other), when all of the
 4. no page carrying the parameter was answered 2xx or 3xx to people, on any pattern of the
    host (those kept beside the URL sample too), nor on a pattern requested with no user agent
    logged (`_read`): a parameter people navigate by (`?page=`, `?id=`, a sort they choose) is
-   never ruled for the whole site. An action link's (`session_id.ACTION_PARAMS`) are no pages:
-   a theme without AJAX sends people's add-to-cart clicks as links too;
+   never ruled for the whole site (nor an add-to-cart link people follow: a theme without
+   AJAX sends their clicks as links, and a landing page may add a kit to the cart);
 5. its value chooses no page (`_changes`): wherever the host's sampled URLs hold two values
    of it on one page (the URL without it) answered 200, their sizes lie within `SPREAD` of
    each other, on all but `_CHANGED_SHARE` of those pages. A `?page=` or `?id=` gives each
@@ -68,7 +68,7 @@ from logtrap.detectors import _shape, budget_hog, facets, growing_pattern, inter
 from logtrap.detectors import calendar, pagination, soft_404
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
-from logtrap.traffic import Traffic, people_read
+from logtrap.traffic import Traffic
 
 ANY = "/{any}"  # the path of a parameter's finding: every path it was found on
 NAME = "param_name"
@@ -305,13 +305,10 @@ def _read(traffic: Traffic, host: str, name: str) -> list[tuple[str, str]]:
     """The host's URLs carrying the parameter answered 2xx or 3xx to people (PEOPLE: the URL
     sample's and the people's, `traffic.people_read`), or sampled on a pattern requested with
     no user agent logged, where people cannot be told apart (UNLOGGED): pages someone may
-    read through it. Not an action link's (`session_id.ACTION_PARAMS`): a person's click on
-    add-to-cart is no page. Sorted, the same every run."""
+    read through it. Sorted, the same every run."""
     answered = traffic.urls.filter(
         pl.col(s.HOST) == host, _carries(name), pl.col(s.STATUS).is_between(200, 399))
-    people = people_read(traffic).filter(pl.col(s.HOST) == host, _carries(name))[s.URL].unique().sort()
-    if name.lower() in session_id.ACTION_PARAMS:
-        people = people.clear()
+    people = traffic.people_read.filter(pl.col(s.HOST) == host, _carries(name))[s.URL].unique().sort()
     unlogged = traffic.agents.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == NOT_LOGGED_NAME)
     blind = answered.join(unlogged.select(s.PATTERN).unique(), on=s.PATTERN, how="semi")[s.URL]
     read = [(u, PEOPLE) for u in people.to_list()]

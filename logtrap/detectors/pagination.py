@@ -82,15 +82,12 @@ def _listing(url: pl.Expr) -> pl.Expr:
     ).str.replace(r"/page([/-])[0-9]{1,9}", "/page${1}")
 
 
-def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Pagination traps: page numbers past the last page with content, answered 200 alike.
-
-    >>> from logtrap.traffic import Tally
-    >>> detect(Tally().finish(), Settings()).shape
-    (0, 9)
-    """
+def _marked(traffic: Traffic, settings: Settings) -> pl.DataFrame | None:
+    """The sampled numbered pages of patterns with an empty page, each with "_empty" and
+    "_content" (a page of its own), its listing and "last_page" (its listing's last page
+    with content); None where no pattern has an empty page."""
     if traffic.urls.height == 0:
-        return f.empty_findings()
+        return None
     urls = (
         _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
         .with_columns(page_number(pl.col(s.URL)).alias("page"), _listing(pl.col(s.URL)).alias("listing"))
@@ -133,19 +130,44 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .drop("_has_empty")
     )
     if empty.height == 0:
-        return f.empty_findings()
+        return None
     ok = ok.join(empty, on=_shape.KEYS)
-    is_empty = pl.col("_empty")
-    content = ~is_empty & (~pl.col("_spread_ok") | far)
-    ok = ok.with_columns(
-        pl.col("page").filter(content).max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
+    content = ~pl.col("_empty") & (~pl.col("_spread_ok") | far)
+    return ok.with_columns(content.alias("_content")).with_columns(
+        pl.col("page").filter("_content").max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
     )
-    past = ok.filter(is_empty & (pl.col("page") > pl.col("last_page")))
+
+
+def real_pages(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
+    """The sampled pages of a pagination pattern with content of their own (up to their
+    listing's last page): what its robots.txt rule must not block, whoever read them."""
+    ok = _marked(traffic, settings)
+    if ok is None:
+        return []
+    mine = ok.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern, pl.col("_content"))
+    return mine[s.URL].unique(maintain_order=True).to_list()
+
+
+def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Pagination traps: page numbers past the last page with content, answered 200 alike.
+
+    >>> from logtrap.traffic import Tally
+    >>> detect(Tally().finish(), Settings()).shape
+    (0, 9)
+    """
+    ok = _marked(traffic, settings)
+    if ok is None:
+        return f.empty_findings()
+    is_empty = pl.col("_empty")
     # the last page and the first past it are one listing's, the one with most pages past
     # its last (the highest last page of one beside the lowest first of another read as a
     # listing whose pages past its end come before it ends)
-    past_count = pl.len().over(*_shape.KEYS, "listing").cast(pl.Int64)
-    shown = pl.struct(-past_count, "listing").rank("ordinal") == 1
+    past = ok.filter(is_empty & (pl.col("page") > pl.col("last_page"))).with_columns(
+        (-pl.len().over(*_shape.KEYS, "listing").cast(pl.Int64)).alias("_fewer_past")
+    ).with_columns(
+        (pl.struct("_fewer_past", "listing").rank("ordinal").over(_shape.KEYS) == 1).alias("_shown")
+    )
+    shown = pl.col("_shown")
     per_pattern = past.group_by(_shape.KEYS).agg(
         pl.len().alias("pages_past_last"),
         pl.col(s.BOT_REQUESTS).sum().alias("sampled_wasted"),

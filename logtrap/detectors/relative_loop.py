@@ -16,8 +16,9 @@ first occurrence) is `{any}` when the loop starts under several roots; evidence 
 The query's loop is links that append their parameter to the URL they are on instead of
 setting it (a language or currency switcher: `?lang=de&currency=EUR&lang=fr&lang=de`): a pattern
 is reported where at least `relative_loop_min_urls` of its sampled URLs hold one name=value
-pair twice (`doubled`: a multi-select filter repeats a name, never a pair) and people made at
-most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is the pattern itself
+pair twice (`doubled`: a multi-select filter repeats a name, never a pair), one of them a
+name three times (`max_repeats`: appended on, not a form's field sent twice on every URL),
+and people made at most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is the pattern itself
 (names are listed once in a pattern); wasted requests are the bot requests to those URLs,
 scaled from the sample; `repeated_params` names the parameters doubled.
 """
@@ -61,8 +62,14 @@ def doubled(url: pl.Expr) -> pl.Expr:
     >>> pl.select(doubled(pl.Series(["/c?lang=de&x=1&lang=de", "/c?color=red&color=blue", "/c/a/a"]))).to_series().to_list()
     [True, False, False]
     """
-    pairs = _shape.query_of(url).str.split("&").list.eval(pl.element().filter(pl.element() != ""))
+    pairs = _pairs(url)
     return pairs.list.len() > pairs.list.unique().list.len()
+
+
+def _pairs(url: pl.Expr) -> pl.Expr:
+    """A URL's query pairs as a list, empty ones (`&&`) and a fragment left out."""
+    query = _shape.query_of(url).str.splitn("#", 2).struct.field("field_0")
+    return query.str.split("&").list.eval(pl.element().filter(pl.element() != ""))
 
 
 def repeated_names(url: str) -> list[str]:
@@ -71,7 +78,7 @@ def repeated_names(url: str) -> list[str]:
     >>> repeated_names("/c?lang=de&currency=EUR&lang=fr&lang=de&currency=EUR")
     ['lang', 'currency']
     """
-    pairs = [p for p in url.partition("?")[2].split("&") if p]
+    pairs = [p for p in url.partition("?")[2].partition("#")[0].split("&") if p]
     return list(dict.fromkeys(p.partition("=")[0] for i, p in enumerate(pairs) if p in pairs[:i]))
 
 
@@ -160,23 +167,29 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
 
 def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Patterns whose URLs append a parameter again and again (see the module docstring)."""
-    urls = traffic.urls.filter(doubled(pl.col(s.URL)))
+    # one row per URL (the sample keeps one per URL and answer)
+    urls = _shape.per_url(traffic.urls).filter(doubled(pl.col(s.URL)))
     if urls.height == 0:
         return f.empty_findings()
     urls = urls.with_row_index("_id")
-    names = (  # each URL's names whose pair it holds twice
-        urls.select("_id", _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
+    pairs = (
+        urls.select("_id", _pairs(pl.col(s.URL)).alias("_pair"))
         .explode("_pair")
-        .group_by("_id", "_pair").len()
+        .with_columns(pl.col("_pair").str.splitn("=", 2).struct.field("field_0").alias("_name"))
+    )
+    names = (  # each URL's names whose pair it holds twice, and the most times one name is in it
+        pairs.group_by("_id", "_pair").agg(pl.len(), pl.col("_name").first())
         .filter(pl.col("len") > 1)
-        .group_by("_id")
-        .agg(pl.col("_pair").str.splitn("=", 2).struct.field("field_0").alias("_names"))
+        .group_by("_id").agg(pl.col("_name").alias("_names"))
+        .join(pairs.group_by("_id", "_name").len().group_by("_id").agg(pl.col("len").max().alias("_most")),
+              on="_id")
     )
     rows = (
         urls.join(names, on="_id")
         .group_by(_shape.KEYS)
         .agg(
             pl.len().alias("doubled_urls"),
+            pl.col("_most").max().alias("max_repeats"),
             pl.col(s.REQUESTS).sum().alias("_doubled_requests"),
             (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).sum().alias("human_requests_doubled"),
             pl.col("_names").list.explode().unique().sort().alias("repeated_params"),
@@ -184,12 +197,15 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .filter(
             (pl.col("doubled_urls") >= settings.relative_loop_min_urls)
+            # appended on: a name three times somewhere, not a form's one field sent twice
+            # on every URL (`view=grid&view=grid`, each a page of its own)
+            & (pl.col("max_repeats") >= 3)
             & (pl.col("human_requests_doubled")
                <= _APPEND_MAX_HUMAN_SHARE * pl.col("_doubled_requests"))
         )
     )
     rows = (
-        rows.join(_twice(traffic.urls, rows), on=_shape.KEYS)
+        rows.join(_twice(_shape.per_url(traffic.urls), rows), on=_shape.KEYS)
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS)
         .with_columns(_shape.scale("_sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
@@ -199,8 +215,8 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         KIND,
         rows,
         settings,
-        evidence=["repeated_params", "doubled_urls", "max_params", "human_requests_doubled",
-                  "unique_urls"],
+        evidence=["repeated_params", "doubled_urls", "max_repeats", "max_params",
+                  "human_requests_doubled", "unique_urls"],
         advice=APPEND_ADVICE,
     )
 
@@ -212,9 +228,8 @@ def _twice(urls: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
     round to a value again)."""
     mine = rows.select(*_shape.KEYS, pl.col("repeated_params").alias("_name")).explode("_name")
     urls = urls.join(rows.select(_shape.KEYS), on=_shape.KEYS, how="semi").with_row_index("_id")
-    pairs = _shape.query_of(pl.col(s.URL)).str.split("&")
     twice = (
-        urls.select("_id", *_shape.KEYS, pairs.alias("_name")).explode("_name")
+        urls.select("_id", *_shape.KEYS, _pairs(pl.col(s.URL)).alias("_name")).explode("_name")
         .with_columns(pl.col("_name").str.splitn("=", 2).struct.field("field_0").alias("_name"))
         .join(mine, on=[*_shape.KEYS, "_name"])
         .group_by("_id", "_name").len()
