@@ -1440,21 +1440,20 @@ def _untrapped(
         pl.Series(_NORMAL, [known[u] for u in pages[s.URL].to_list()], dtype=pl.String))
 
 
-# A session's or a parameter's line for the whole site (`/*?sid=`, `/*&sid=`, `/*;jsessionid=`,
-# or an appended parameter's `/*?lang=*&lang=`): it reaches other patterns by design, every URL
-# carrying the name (twice)
-_SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;]([^*$]*=)(?:\*&\1)?$")
+# A session's or a parameter's line for the whole site (`/*?sid=`, `/*&sid=`, `/*;jsessionid=`):
+# it reaches other patterns by design, every URL carrying the name
+_SITE_WIDE_LINE = re.compile(r"^Disallow: /\*[?&;][^*$]*=$")
 
 
 def _reached(rule: RobotsRule, untrapped: pl.DataFrame, finding: f.Finding) -> pl.DataFrame:
     """The pages of patterns no finding names (URL, PATTERN) the rule's lines block, but by a
-    session's or an appended parameter's line for the whole site (`_SITE_WIDE_LINE`), and but
-    a search's own result pages (`_unsearched`: the search's wherever they are) and an
-    appended parameter's copies (`_undoubled`)."""
+    session's line for the whole site (`_SITE_WIDE_LINE`), and but a search's own result
+    pages (`_unsearched`: the search's wherever they are) and an appended parameter's copies
+    (`_undoubled`: its lines for the whole site reach the multi-select pages only bots read)."""
     # a session's lines for the whole site, not another kind's line that reads like one (a
     # pagination's `/*?page=` for `/{n}?page`)
-    site_wide = rule.kind in (session_id.KIND, relative_loop.KIND)
-    lines = [line for line in rule.lines if not (site_wide and _SITE_WIDE_LINE.match(line))]
+    lines = [line for line in rule.lines
+             if rule.kind != session_id.KIND or not _SITE_WIDE_LINE.match(line)]
     if rule.status == "withheld" or not any(ln.startswith("Disallow") for ln in lines) or untrapped.height == 0:
         return untrapped.clear()
     hit = untrapped.filter(

@@ -18,9 +18,11 @@ setting it (a language or currency switcher: `?lang=de&currency=EUR&lang=fr&lang
 is reported where at least `relative_loop_min_urls` of its sampled URLs hold one name=value
 pair twice (`doubled`: a multi-select filter repeats a name, never a pair), one of them a
 name three times (`max_repeats`: appended on, not a form's field sent twice on every URL),
-and people made at most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is the pattern itself
-(names are listed once in a pattern); wasted requests are the bot requests to those URLs,
-scaled from the sample; `repeated_params` names the parameters doubled.
+and people made at most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is
+the pattern itself (names are listed once in a pattern); `repeated_params` names the
+parameters doubled, and wasted requests are the bot requests to the URLs that carry one of
+them twice, with one value or two (`_twice`: the copies its rule blocks), scaled from the
+sample.
 """
 
 from __future__ import annotations
