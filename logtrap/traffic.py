@@ -712,7 +712,8 @@ class Traffic:
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
-      2xx/3xx to people, with their requests: every one of a pattern people read fewer than
+      2xx/3xx to people, with their requests, each earlier cron run's halved (a weight to
+      keep the most read by, not a count): every one of a pattern people read fewer than
       `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
       gave it, "pattern", with the one the tables count it under, "merged": a tag's
       `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).

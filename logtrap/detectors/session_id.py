@@ -119,8 +119,8 @@ RETURN_ADVICE = (
 def named_params(settings: Settings) -> frozenset[str]:
     """The parameter names that say they are a session id or a per-link copy, lowercase: the
     session names (`patterns.session_params`), WordPress's `replytocom`, a shop's action links
-    (`ACTION_PARAMS`) and the return-to parameters of login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike
-    a parameter found by its values alone."""
+    (`ACTION_PARAMS`) and the return-to parameters of login links (`RETURN_PARAMS`). Appended
+    to links whatever the path, unlike a parameter found by its values alone."""
     return frozenset(session_params(settings) | {REPLY_PARAM} | ACTION_PARAMS | RETURN_PARAMS)
 
 
