@@ -175,9 +175,10 @@ def _people_sample(urls: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
     matter most. Not by hash alone: a calendar's festival page, read 584 times, fell out
     where people read 1,430 days, or where a scraper with a browser's user agent walked
     9,800 dates. Counts are summed as parts are merged (a batch's rows are kept whole till
-    then, `_Table.limit_batches`: a page read steadily is not cut from each batch's top), and
-    each earlier cron run's count half (`Tally.from_frames`: a festival read 40 times in this
-    run is kept beside older pages read twice in each of 30 runs before)."""
+    then, `_Table.limit_batches`: a page read steadily is not cut from each batch's top) and
+    over cron runs: a page read heavily once stays (a feed of a run's 40 new dates an hour
+    does not push a festival read 584 times out), and a new page is kept once it is read
+    more than the k-th most read of the pattern's history."""
     most = pl.struct(-pl.col(s.HUMAN_REQUESTS), s.URL_HASH).rank("ordinal").over(_PATTERN_KEY)
     return urls.filter(most <= tally.settings.url_sample_size)
 
@@ -545,9 +546,6 @@ class Tally:
         for name in _TABLES:
             if name in frames:
                 tally._parts[name] = [frames[name]]
-        if PEOPLE_URLS in frames:  # each run before counts half the next (`_people_sample`)
-            half = (pl.col(s.HUMAN_REQUESTS) + 1) // 2
-            tally._parts[PEOPLE_URLS] = [frames[PEOPLE_URLS].with_columns(half)]
         if _NAMES in frames:
             tally._names = frames[_NAMES]
         elif "windows" in frames:  # saved before names were kept: rows are under their own
@@ -712,8 +710,7 @@ class Traffic:
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
-      2xx/3xx to people, with their requests, each earlier cron run's halved (a weight to
-      keep the most read by, not a count): every one of a pattern people read fewer than
+      2xx/3xx to people, with their requests: every one of a pattern people read fewer than
       `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
       gave it, "pattern", with the one the tables count it under, "merged": a tag's
       `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).

@@ -1044,6 +1044,10 @@ def test_relative_loop_silent_on_a_multi_select_filter_and_on_loops_people_make(
     forms = [{**BOT, s.URL: f"/catalog/boots?brand={b}&view=grid&view=grid&page={p}", s.BYTES: 20000 + 37 * p + b}
              for b in range(5) for p in range(1, 9)]
     assert _findings(relative_loop, content_rows() + forms).height == 0
+    # ...and a grid toggle appending it a third time on some of them (review 17c: 23 findings
+    # again): a loop needs the pages it appends to, with the name once
+    toggles = [{**r, s.URL: r[s.URL] + "&view=grid"} for r in forms[::3]]
+    assert _findings(relative_loop, content_rows() + forms + toggles).height == 0
     # the same switcher, its long URLs clicked by people more than by crawlers
     rows = appended_switchers()
     rows += [{**r, **HUMAN} for r in rows if r[s.URL].count("&") > 2] * 2

@@ -359,6 +359,23 @@ def test_pagination_keeps_its_pages_with_content_that_only_bots_read():
     assert "(log, a page of the list's own pattern with content of its own (not past its last page))" in rule.reason
 
 
+def test_pagination_rule_stands_where_one_listings_empty_page_is_bigger():
+    # 40 collections of one page each, crawled to ?page=40, every one the empty listing; one
+    # collection's long name makes its empty page 300 bytes bigger: its 39 pages read as
+    # pages with content and withheld the rule (adversarial review 17c)
+    from logtrap.detectors import pagination
+
+    names = [f"c{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)]
+    rows = []
+    for n in names:
+        size = 9300 if n == names[0] else 9000
+        rows += bots([f"/collections/{n}?page={p}" for p in range(2, 41)], bytes=size)
+    traffic = traffic_of(requests_frame(rows))
+    found = pagination.detect(traffic, Settings())
+    rules = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    assert [(r.lines, r.status) for r in rules] == [(("Disallow: /collections/*?page=",), "emitted")]
+
+
 def test_rule_withheld_when_it_would_block_a_sitemap_url_naming_it():
     sitemap = [f"https://shop.example/search?q=sale{i}" for i in range(5)]
     got, rules = rules_for("internal_search", ["/search?q=shoes", "/search?q=bags"], sitemap=sitemap)
@@ -523,8 +540,9 @@ def test_a_parameter_appended_again_and_again_is_blocked_where_it_is_twice():
         pages.append(urls[0])
         copies += urls[1:]
         rows += [{**r, "bytes": 30000 + 97 * p} for r in bots(urls) + humans(urls[:1])]
-    # a person who clicked on, on a page no finding names: a copy, no content to keep open
-    rows += humans(["/about?currency=EUR&currency=EUR"])
+    # a person who clicked on, on a page no finding names: a copy of a page logged, no content
+    # to keep open (a pair twice on a page never logged once is a form's, and stays content)
+    rows += humans(["/about?currency=EUR&currency=EUR"]) + bots(["/about?currency=EUR"])
     traffic = traffic_of(requests_frame(rows))
     found = relative_loop.detect(traffic, Settings())
     (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
@@ -542,6 +560,11 @@ def test_a_parameter_appended_again_and_again_is_blocked_where_it_is_twice():
     assert (rule.status, rule.lines) == ("narrowed", ("Disallow: /*?lang=*&lang=", "Disallow: /*&lang=*&lang="))
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert allowed(text, "/shop?currency=EUR&currency=SEK") and not allowed(text, copies[-1])
+    # and so does one with a pair twice whose page is never logged once (a form's field sent
+    # twice: adversarial review 17c, 335 such pages blocked)
+    traffic = traffic_of(requests_frame(rows + humans(["/deals?currency=EUR&currency=EUR"])))
+    (rule,) = robots.host_rules(relative_loop.detect(traffic, Settings()), traffic, "-", [], Settings()).rules
+    assert rule.lines == ("Disallow: /*?lang=*&lang=", "Disallow: /*&lang=*&lang=")
 
 
 def test_an_appended_filters_rule_keeps_the_selections_people_read_on_another_collection():
@@ -556,7 +579,8 @@ def test_an_appended_filters_rule_keeps_the_selections_people_read_on_another_co
     rows = []
     for k, name in enumerate(["shirts", "clearance"]):
         copies = [f"/collections/{name}?color={a}&color={b}&color={a}" for a, b in picks]
-        rows += [{**r, "bytes": 20000 + 1000 * k + 37 * i} for i, r in enumerate(bots(copies))]
+        single = [f"/collections/{name}?color={a}" for a in colors]  # the pages they append to
+        rows += [{**r, "bytes": 20000 + 1000 * k + 37 * i} for i, r in enumerate(bots(copies + single))]
     selections = [f"/collections/shirts?color={a}&color={b}" for a, b in picks]
     rows += [{**r, "bytes": 30000 + 37 * i} for i, r in enumerate(humans(selections) + bots(selections))]
     traffic = traffic_of(requests_frame(rows))
@@ -1394,7 +1418,7 @@ def test_only_a_sessions_site_wide_lines_skip_the_reach_check():
     for kind, reached in (("pagination", 1), ("session_id", 0)):
         rule = robots.RobotsRule("-", kind, "/{n}?page", "*", ("Disallow: /*?page=",), "emitted", "")
         finding = Finding(kind, "warning", "-", "/{n}?page", 1, 1, ())
-        assert robots._reached(rule, untrapped, finding).height == reached
+        assert robots._reached(rule, untrapped, finding, set()).height == reached
 
 
 def test_one_odd_far_date_bounds_no_run_of_real_months():

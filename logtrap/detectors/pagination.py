@@ -139,12 +139,16 @@ def _marked(traffic: Traffic, settings: Settings) -> pl.DataFrame | None:
 
 
 def real_pages(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
-    """The sampled pages of a pagination pattern with content of their own (up to their
-    listing's last page): what its robots.txt rule must not block, whoever read them."""
+    """The sampled pages of a pagination pattern with content of their own: what its
+    robots.txt rule must not block, whoever read them. Only where pages with content stand
+    apart from the empty page (`_spread_ok`), each with a size no other page of its listing
+    has: a listing whose every page past 1 answers one size is its empty page again, however
+    long the collection's name that makes it bigger (adversarial review 17c)."""
     ok = _marked(traffic, settings)
     if ok is None:
         return []
-    mine = ok.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern, pl.col("_content"))
+    mine = ok.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern).filter(
+        pl.col("_content"), pl.col("_spread_ok"), pl.len().over("listing", s.BYTES) == 1)
     return mine[s.URL].unique(maintain_order=True).to_list()
 
 

@@ -17,8 +17,10 @@ The query's loop is links that append their parameter to the URL they are on ins
 setting it (a language or currency switcher: `?lang=de&currency=EUR&lang=fr&lang=de`): a pattern
 is reported where at least `relative_loop_min_urls` of its sampled URLs hold one name=value
 pair twice (`doubled`: a multi-select filter repeats a name, never a pair), one of them a
-name three times (`max_repeats`: appended on, not a form's field sent twice on every URL),
-and people made at most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is
+name three times (`max_repeats`: appended on), URLs carrying the name once beside them
+(`_APPEND_MIN_ONCE_SHARE`: the pages the links append to, where a form sending one field
+twice on every URL has none), and people made at most `_APPEND_MAX_HUMAN_SHARE` of those
+URLs' requests. Its pattern is
 the pattern itself (names are listed once in a pattern); `repeated_params` names the
 parameters doubled, and wasted requests are the bot requests to the URLs that carry one of
 them twice, with one value or two (`_twice`: the copies its rule blocks), scaled from the
@@ -56,6 +58,10 @@ _LOOP_KEYS = [s.HOST, "seg"]
 # People make at most this share of the requests to a pattern's doubled URLs (judgement, as
 # for session ids found by their values: such links are crawlers' URLs)
 _APPEND_MAX_HUMAN_SHARE = 0.1
+# ...and its sampled URLs carrying a doubled name once are at least this share of the doubled
+# ones: the pages the links append to (judgement; a form sending one field twice on every URL
+# has none)
+_APPEND_MIN_ONCE_SHARE = 0.1
 
 
 def doubled(url: pl.Expr) -> pl.Expr:
@@ -208,6 +214,9 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     rows = (
         rows.join(_twice(_shape.per_url(traffic.urls), rows), on=_shape.KEYS)
+        # appended to pages that carry it once: not a form's field sent twice on every URL
+        # (a toggle appending it a third time there is no loop of the pages: review 17c)
+        .filter(pl.col("_once_urls") >= _APPEND_MIN_ONCE_SHARE * pl.col("doubled_urls"))
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS)
         .with_columns(_shape.scale("_sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
@@ -227,21 +236,21 @@ def _twice(urls: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
     """Per host+pattern of `rows`, the bot requests to its sampled URLs that carry one of its
     `repeated_params` twice, with one value twice or two (`_sampled_wasted`): the appended
     copies, as the rule blocks them (a copy's pairs repeat only once the switcher has come
-    round to a value again)."""
+    round to a value again); and its sampled URLs that carry one of them once (`_once_urls`):
+    the pages the links append to."""
     mine = rows.select(*_shape.KEYS, pl.col("repeated_params").alias("_name")).explode("_name")
     urls = urls.join(rows.select(_shape.KEYS), on=_shape.KEYS, how="semi").with_row_index("_id")
-    twice = (
+    times = (
         urls.select("_id", *_shape.KEYS, _pairs(pl.col(s.URL)).alias("_name")).explode("_name")
         .with_columns(pl.col("_name").str.splitn("=", 2).struct.field("field_0").alias("_name"))
         .join(mine, on=[*_shape.KEYS, "_name"])
         .group_by("_id", "_name").len()
-        .filter(pl.col("len") >= 2)
-        .select("_id").unique()
+        .group_by("_id").agg(pl.col("len").max())
     )
-    return (
-        urls.join(twice, on="_id", how="semi")
-        .group_by(_shape.KEYS)
-        .agg(pl.col(s.BOT_REQUESTS).sum().alias("_sampled_wasted"))
+    marked = urls.join(times, on="_id", how="left").with_columns(pl.col("len").fill_null(0))
+    return marked.group_by(_shape.KEYS).agg(
+        pl.col(s.BOT_REQUESTS).filter(pl.col("len") >= 2).sum().alias("_sampled_wasted"),
+        (pl.col("len") == 1).sum().alias("_once_urls"),
     )
 
 
