@@ -82,14 +82,15 @@ def _listing(url: pl.Expr) -> pl.Expr:
     ).str.replace(r"/page([/-])[0-9]{1,9}", "/page${1}")
 
 
-def _marked(traffic: Traffic, settings: Settings) -> pl.DataFrame | None:
-    """The sampled numbered pages of patterns with an empty page, each with "_empty" and
-    "_content" (a page of its own), its listing and "last_page" (its listing's last page
-    with content); None where no pattern has an empty page."""
+def _marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame | None:
+    """The sampled numbered pages of patterns with an empty page (`only`: of these patterns),
+    each with "_empty" and "_content" (a page of its own), its listing and "last_page" (its
+    listing's last page with content); None where no pattern has an empty page."""
     if traffic.urls.height == 0:
         return None
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
     urls = (
-        _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings))
+        (urls if only is None else urls.filter(only))
         .with_columns(page_number(pl.col(s.URL)).alias("page"), _listing(pl.col(s.URL)).alias("listing"))
         .filter(pl.col("page").is_not_null())
     )
@@ -144,11 +145,10 @@ def real_pages(traffic: Traffic, settings: Settings, host: str, pattern: str) ->
     apart from the empty page (`_spread_ok`), each with a size no other page of its listing
     has: a listing whose every page past 1 answers one size is its empty page again, however
     long the collection's name that makes it bigger (adversarial review 17c)."""
-    ok = _marked(traffic, settings)
+    ok = _marked(traffic, settings, (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern))
     if ok is None:
         return []
-    mine = ok.filter(pl.col(s.HOST) == host, pl.col(s.PATTERN) == pattern).filter(
-        pl.col("_content"), pl.col("_spread_ok"), pl.len().over("listing", s.BYTES) == 1)
+    mine = ok.filter(pl.col("_content"), pl.col("_spread_ok"), pl.len().over("listing", s.BYTES) == 1)
     return mine[s.URL].unique(maintain_order=True).to_list()
 
 
