@@ -1128,10 +1128,8 @@ def host_rules(
     own_kind = pl.col(s.KIND).is_in(OWN_CONTENT_KINDS) | appended.fill_null(False)
     trapped = set(mine.filter(~own_kind)[s.PATTERN].drop_nulls().to_list())
     own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
-    loops = set(mine.filter(appended.fill_null(False))[s.PATTERN].to_list())
-    own = {p: [(u, why) for u, why in _own_pages(traffic, host, p)
-               if p not in loops or not relative_loop.repeated_names(url_path(u))]
-           for p in own_patterns.unique().sort().to_list()}
+    loops = {x.pattern: x for x in f.to_records(mine.filter(appended.fill_null(False))) if x.pattern}
+    own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
     # and a calendar's dates with pages of their own, which only bots may have fetched: no
     # other rule may block them either (the month's `.ics` calendar `/events/month/{date}/?ical`
     # called June's few events empty, and its `Disallow: /events/month/2025-06` took the page)
@@ -1145,6 +1143,8 @@ def host_rules(
     read = frozenset(traffic.people_read.filter(pl.col(s.HOST) == host)[s.URL].to_list())
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
+    # an appended parameter's pattern's pages, but its copies (`_undoubled`)
+    own = {p: _undoubled(loops[p], pages, known) if p in loops else pages for p, pages in own.items()}
     counted = bot_urls(traffic, host, known)
     untrapped = _untrapped(traffic, mine, traps, host, known)
     # what a family's lines must not reach: its own patterns and pages at a commit left out

@@ -359,21 +359,22 @@ def test_pagination_keeps_its_pages_with_content_that_only_bots_read():
     assert "(log, a page of the list's own pattern with content of its own (not past its last page))" in rule.reason
 
 
-def test_pagination_rule_stands_where_one_listings_empty_page_is_bigger():
-    # 40 collections of one page each, crawled to ?page=40, every one the empty listing; one
-    # collection's long name makes its empty page 300 bytes bigger: its 39 pages read as
-    # pages with content and withheld the rule (adversarial review 17c)
+def test_pagination_keeps_real_pages_smaller_than_the_empty_one():
+    # the empty listing carries a carousel and is bigger than the real pages 2-6 of each of
+    # 30 collections, which only bots read: `Disallow: /collections/*?page=` took them while
+    # real pages were asked to stand apart from the empty one (adversarial review 17d)
     from logtrap.detectors import pagination
 
-    names = [f"c{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)]
     rows = []
-    for n in names:
-        size = 9300 if n == names[0] else 9000
-        rows += bots([f"/collections/{n}?page={p}" for p in range(2, 41)], bytes=size)
+    for c in range(30):
+        real = [f"/collections/c{c}?page={p}" for p in range(2, 7)]
+        rows += [{**r, "bytes": 30000 + 211 * c + 37 * i} for i, r in enumerate(bots(real))]
+        rows += bots([f"/collections/c{c}?page={p}" for p in range(7, 36)], bytes=41000)
     traffic = traffic_of(requests_frame(rows))
     found = pagination.detect(traffic, Settings())
-    rules = robots.host_rules(found, traffic, "-", [], Settings()).rules
-    assert [(r.lines, r.status) for r in rules] == [(("Disallow: /collections/*?page=",), "emitted")]
+    (rule,) = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    assert (rule.lines, rule.status) == ((), "withheld")
+    assert "(log, a page of the list's own pattern with content of its own (not past its last page))" in rule.reason
 
 
 def test_rule_withheld_when_it_would_block_a_sitemap_url_naming_it():
@@ -592,6 +593,27 @@ def test_an_appended_filters_rule_keeps_the_selections_people_read_on_another_co
     assert rules["/collections/shirts?color"].status == "withheld"
     text = "User-agent: *\n" + "\n".join(ln for r in rules.values() for ln in r.lines)
     assert [u for u in selections if not allowed(text, u)] == []
+
+
+def test_an_appended_loops_rule_keeps_another_loops_form_pages_people_read():
+    # a form sends `view=grid` twice on /catalog, its pages' only address (people read them,
+    # the page with it once is never logged), where a toggle appends a third; /outlet's real
+    # loop's lines for the whole site took those pages, dropped from content as /catalog's
+    # copies (adversarial review 17d: 309 pages)
+    from logtrap.detectors import relative_loop
+
+    forms = [f"/catalog/boots?brand=b{b}&view=grid&view=grid" for b in range(20)]
+    rows = [{**r, "bytes": 30000 + 97 * i} for i, r in enumerate(humans(forms) + bots(forms * 3))]
+    rows += bots([u + "&view=grid" for u in forms] * 6 + [f"/catalog/boots?brand=b{b}&view=list" for b in range(20)])
+    outlet = [f"/outlet/sale?view=grid&view=list&view=grid&c={c}" for c in range(15)]
+    rows += [{**r, "bytes": 20000 + 37 * i} for i, r in enumerate(bots(outlet + [f"/outlet/sale?view=grid&c={c}" for c in range(15)]))]
+    traffic = traffic_of(requests_frame(rows))
+    found = relative_loop.detect(traffic, Settings())
+    assert sorted(found["pattern"]) == ["/catalog/boots?brand&view", "/outlet/sale?c&view"]
+    rules = robots.host_rules(found, traffic, "-", [], Settings()).rules
+    text = "User-agent: *\n" + "\n".join(ln for r in rules for ln in r.lines)
+    assert [u for u in forms if not allowed(text, u)] == []
+    assert [u for u in outlet if allowed(text, u)] == []
 
 
 def test_a_loop_of_two_relative_links_is_blocked_where_they_take_turns_too():

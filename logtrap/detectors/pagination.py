@@ -141,14 +141,15 @@ def _marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -
 
 def real_pages(traffic: Traffic, settings: Settings, host: str, pattern: str) -> list[str]:
     """The sampled pages of a pagination pattern with content of their own: what its
-    robots.txt rule must not block, whoever read them. Only where pages with content stand
-    apart from the empty page (`_spread_ok`), each with a size no other page of its listing
-    has: a listing whose every page past 1 answers one size is its empty page again, however
-    long the collection's name that makes it bigger (adversarial review 17c)."""
+    robots.txt rule must not block, whoever read them. Where the empty page's size varies by
+    listing (a long collection name in it) its pages count too, and withhold a rule that
+    would be right: a real list's pages can share a size (fixed-width rows) or be smaller
+    than the empty page (a carousel on it), and no test of sizes told them apart (reviews
+    17c, 17d)."""
     ok = _marked(traffic, settings, (pl.col(s.HOST) == host) & (pl.col(s.PATTERN) == pattern))
     if ok is None:
         return []
-    mine = ok.filter(pl.col("_content"), pl.col("_spread_ok"), pl.len().over("listing", s.BYTES) == 1)
+    mine = ok.filter(pl.col("_content"))
     return mine[s.URL].unique(maintain_order=True).to_list()
 
 

@@ -17,10 +17,9 @@ The query's loop is links that append their parameter to the URL they are on ins
 setting it (a language or currency switcher: `?lang=de&currency=EUR&lang=fr&lang=de`): a pattern
 is reported where at least `relative_loop_min_urls` of its sampled URLs hold one name=value
 pair twice (`doubled`: a multi-select filter repeats a name, never a pair), one of them a
-name three times (`max_repeats`: appended on), URLs carrying the name once beside them
-(`_APPEND_MIN_ONCE_SHARE`: the pages the links append to, where a form sending one field
-twice on every URL has none), and people made at most `_APPEND_MAX_HUMAN_SHARE` of those
-URLs' requests. Its pattern is
+name three times (`max_repeats`: appended on), a sampled URL carrying the name once beside
+them (a page the links append to, where a form sending one field twice on every URL has
+none), and people made at most `_APPEND_MAX_HUMAN_SHARE` of those URLs' requests. Its pattern is
 the pattern itself (names are listed once in a pattern); `repeated_params` names the
 parameters doubled, and wasted requests are the bot requests to the URLs that carry one of
 them twice, with one value or two (`_twice`: the copies its rule blocks), scaled from the
@@ -58,10 +57,6 @@ _LOOP_KEYS = [s.HOST, "seg"]
 # People make at most this share of the requests to a pattern's doubled URLs (judgement, as
 # for session ids found by their values: such links are crawlers' URLs)
 _APPEND_MAX_HUMAN_SHARE = 0.1
-# ...and its sampled URLs carrying a doubled name once are at least this share of the doubled
-# ones: the pages the links append to (judgement; a form sending one field twice on every URL
-# has none)
-_APPEND_MIN_ONCE_SHARE = 0.1
 
 
 def doubled(url: pl.Expr) -> pl.Expr:
@@ -215,8 +210,9 @@ def _appended(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     rows = (
         rows.join(_twice(_shape.per_url(traffic.urls), rows), on=_shape.KEYS)
         # appended to pages that carry it once: not a form's field sent twice on every URL
-        # (a toggle appending it a third time there is no loop of the pages: review 17c)
-        .filter(pl.col("_once_urls") >= _APPEND_MIN_ONCE_SHARE * pl.col("doubled_urls"))
+        # (a toggle appending it a third time there is no loop of the pages: review 17c).
+        # One such page is enough: a deep crawl's copies outnumber them (review 17d)
+        .filter(pl.col("_once_urls") >= 1)
         .join(_shape.pattern_totals(traffic), on=_shape.KEYS)
         .with_columns(_shape.scale("_sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
