@@ -404,7 +404,7 @@ def test_a_page_people_read_steadily_or_heavily_once_is_kept_past_the_sample_siz
     tally = Tally.from_frames(tally.frames(), tally.settings)
     for day in range(1, 11):
         tally.add(_people([steady] * 2 + [u for u in daily[day - 1] for _ in range(3)], day))
-    assert _read(tally.finish(), "/item/{name}")[steady] == 21  # the first run's 1 (halved, rounded up) and 20
+    assert _read(tally.finish(), "/item/{name}")[steady] == 21  # the first run's 1 and 20
     # a festival read 40 times in the first of 15 hourly cron runs, each of which reads 6 new
     # pages once: kept (halving each run's counts, tried in review, lost it in ten runs)
     tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
