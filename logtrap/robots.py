@@ -1123,7 +1123,8 @@ def host_rules(
     # (not a pattern another kind calls a trap too: a search's page 2 people read is still
     # the search's, and its rule over `?q=` stands)
     # (and an appended parameter's pattern: its pages with the parameter once, or twice with
-    # two values, a multi-select filter's, are pages; its copies hold a pair twice)
+    # two values, a multi-select filter's, are pages; its copies hold a pair twice, their page
+    # logged with each pair once: `_undoubled`, below)
     appended = (pl.col(s.KIND) == relative_loop.KIND) & pl.col(s.PATTERN).str.contains("?", literal=True)
     own_kind = pl.col(s.KIND).is_in(OWN_CONTENT_KINDS) | appended.fill_null(False)
     trapped = set(mine.filter(~own_kind)[s.PATTERN].drop_nulls().to_list())
