@@ -1131,14 +1131,16 @@ def host_rules(
     own_patterns = mine.filter(own_kind, ~pl.col(s.PATTERN).is_in(list(trapped)))[s.PATTERN]
     loops = {x.pattern: x for x in f.to_records(mine.filter(appended.fill_null(False))) if x.pattern}
     own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
-    # and a calendar's dates with pages of their own, which only bots may have fetched: no
-    # other rule may block them either (the month's `.ics` calendar `/events/month/{date}/?ical`
-    # called June's few events empty, and its `Disallow: /events/month/2025-06` took the page)
-    dated = {p: [(u, OTHER_DATED) for u in calendar.wasted_urls(traffic, settings, host, p).real]
-             for p in mine.filter(pl.col(s.KIND) == "calendar")[s.PATTERN].unique().sort().to_list()}
     traps = pl.concat([mine.select(s.HOST, s.PATTERN), covered]).unique()
     traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL),
                               people_urls=traffic.people_urls.filter(HAS_URL))
+    # each calendar's dates, once (its rule reads them, and a pass is 50 ms a calendar); and
+    # those with pages of their own, which only bots may have fetched: no other rule may block
+    # them either (the month's `.ics` calendar `/events/month/{date}/?ical` called June's few
+    # events empty, and its `Disallow: /events/month/2025-06` took the page)
+    calendars = {p: calendar.wasted_urls(traffic, settings, host, p)
+                 for p in mine.filter(pl.col(s.KIND) == "calendar")[s.PATTERN].unique().sort().to_list()}
+    dated = {p: [(u, OTHER_DATED) for u in dates.real] for p, dates in calendars.items()}
     content = [(u, "sitemap") for u in sitemap_paths(sitemap_urls, host, traffic.hosts)]
     content += [(u, "log") for u in log_content(traffic, traps, host)[s.URL].to_list()]
     read = frozenset(traffic.people_read.filter(pl.col(s.HOST) == host)[s.URL].to_list())
@@ -1170,7 +1172,7 @@ def host_rules(
         # search's narrowed `/search?*&*&` took them; a search's own results do not count)
         mine = content + (_own_pages(traffic, host, key) if tried and finding.pattern else [])
         mine_content = _undoubled(finding, _unacted(finding, _unsearched(finding, mine), read), known) + others
-        rule = _rule(finding, traffic, mine_content, known, settings)
+        rule = _rule(finding, traffic, mine_content, known, settings, calendars)
         # what a calendar's year prefix or `*`, or a line narrowed to the trap URLs' shared
         # start (`/c/gloves?page=` for `?page=&lang=&currency=` copies), may reach beyond
         # the trap: another pattern's pages, which no content list holds where only bots
@@ -1191,7 +1193,7 @@ def host_rules(
             # chosen again with those pages as content (a year rule may spare them, a family
             # takes a line per repository), and withheld if it still reaches one
             unnamed = [(u, UNNAMED) for u in reached[s.URL].to_list()]
-            rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings),
+            rule = _spanning(_rule(finding, traffic, mine_content + unnamed, known, settings, calendars),
                              spare, finding, known)
         if rule.status == "withheld":
             withheld.add(key)
@@ -1306,7 +1308,7 @@ def _unacted(
 
 def _rule(
     finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
-    known: Mapping[str, str | None], settings: Settings,
+    known: Mapping[str, str | None], settings: Settings, calendars: Mapping[str, calendar.Dates],
 ) -> RobotsRule:
     pattern = finding.pattern or ""
     # a finding over many patterns alike (detectors/_family.py), or made by one parameter
@@ -1348,7 +1350,7 @@ def _rule(
     logged = list(dict.fromkeys([*finding.examples, *rows[s.URL].to_list()]))
     dates, left_open = None, 0
     if finding.kind == "calendar":  # its future and empty dates: a month with events is a page
-        dates = calendar.wasted_urls(traffic, settings, finding.host, pattern)
+        dates = calendars[pattern]
         wasted_set = {*finding.examples, *dates.wasted}
         logged = [u for u in logged if u in wasted_set]
         dated = [(u, OWN_DATED) for u in dates.real if u not in wasted_set]
