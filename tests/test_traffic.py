@@ -415,6 +415,35 @@ def test_a_page_people_read_steadily_or_heavily_once_is_kept_past_the_sample_siz
     assert _read(tally.finish(), "/item/{name}")["/item/festival"] == 40
 
 
+def test_a_page_new_to_a_pattern_whose_pages_were_cut_starts_from_the_fewest_reads_kept():
+    # (adversarial review 17, cal_late) k = 4: six days read 5 times each in one cron run, a
+    # festival read 4 times in the next: summed alone, it lost to days it had no chance
+    # against. It counts as read up to 5 times more, as any page cut from the table may have
+    # been (Space-Saving).
+    days = [f"/item/{i}" for i in range(1, 7)]
+    tally = Tally(settings=Settings(url_sample_size=4))
+    tally.add(_people([u for u in days for _ in range(3)], 0))
+    tally.add(_people([u for u in days for _ in range(2)], 0))
+    first = _read(tally.finish(), "/item/{n}")
+    assert sorted(first.values()) == [5, 5, 5, 5]
+    tally = Tally.from_frames(tally.frames(), tally.settings)
+    kept = sorted(first)[0]
+    tally.add(_people(["/item/2030"] * 4 + [kept], 1))
+    got = _read(tally.finish(), "/item/{n}")
+    assert got["/item/2030"] == 9 and got[kept] == 6
+    assert sorted(got.values()) == [5, 5, 6, 9]
+    # a run of one batch keeps k pages too (it kept all six)
+    tally = Tally(settings=Settings(url_sample_size=4))
+    tally.add(_people(days, 0))
+    assert len(tally.frames()[traffic_module.PEOPLE_URLS]) == 4
+    # a pattern with fewer than k pages kept lost none: a new page counts its own reads
+    tally = Tally(settings=Settings(url_sample_size=4))
+    tally.add(_people([u for u in days[:3] for _ in range(5)], 0))
+    tally = Tally.from_frames(tally.frames(), tally.settings)
+    tally.add(_people(["/item/2030"], 1))
+    assert _read(tally.finish(), "/item/{n}") == {**dict.fromkeys(days[:3], 5), "/item/2030": 1}
+
+
 def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
     tally = tally_of([day_of_urls(0, range(3), **HUMAN)], 1000)
     frames = {k: v for k, v in tally.frames().items() if k != traffic_module.PEOPLE_URLS}
