@@ -23,6 +23,7 @@ import functools
 import os
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -303,6 +304,41 @@ def _params(pairs: pl.DataFrame) -> list[tuple[str, int]]:
     return sorted(counts.iter_rows(), key=lambda nv: (-nv[1], nv[0]))
 
 
+# A parameter in every trap URL chooses what the path serves where it has one value there,
+# or a few (a wiki's `?do=recent` and `?do=revisions`, two views; judgement), and is named
+# as front controllers name their routes: a filter's few values in a trap's sample, or its
+# one (`?type=condo` on every URL of a set of filters), beside others people read, are no
+# route
+_ROUTE_VALUES = 3
+_ROUTE_NAMES = re.compile(r"(?i)^(?:route|option|view|task|layout|controller|do|action|act|module|mod|mode|op|cmd|fc|page_type)$")
+
+
+def routes(trap: Sequence[str], others: Sequence[str]) -> frozenset[str]:
+    """Where the path of the trap serves other pages by a parameter (named as a route,
+    `_ROUTE_NAMES`, in every trap URL with one value or a few, `_ROUTE_VALUES`, and another
+    on `others`, logged URLs of the same path: a front controller's `?route=product/category`
+    beside `?route=product/product`, Joomla's `?view=`, a wiki's `?do=`), every parameter
+    name `others` hold: a line by one of them, or by the count of parameters, takes the
+    path's other pages (`?*&Itemid=` an article's, `?*&*&*&` a product's linked from a sorted
+    list). Else none.
+
+    >>> sorted(routes(["/i?route=a&x=1", "/i?route=a&x=2"], ["/i?route=b&id=7&x=1"]))
+    ['id', 'route', 'x']
+    >>> routes(["/i?route=a&x=1", "/i?route=a&x=2"], ["/i?route=a"])
+    frozenset()
+    """
+    if not others:
+        return frozenset()
+    pairs = _pairs(trap).group_by("name").agg(pl.len().alias("n"), pl.col("value").unique())
+    few = pl.col("value").list.len() <= min(_ROUTE_VALUES, max(1, len(trap) // 2))
+    chosen = few & pl.col("name").str.contains(_ROUTE_NAMES.pattern)
+    by = dict(pairs.filter((pl.col("n") == len(trap)) & chosen).select("name", "value").iter_rows())
+    elsewhere = _pairs(others).unique()
+    if all(v in by.get(n, (v,)) for n, v in elsewhere.rows()):
+        return frozenset()
+    return frozenset(elsewhere["name"].to_list())
+
+
 def _repeat(path: str) -> str | None:
     """The repeated segment run of a relative-link loop: `/b/related/related/x` -> `related`;
     or, with no run repeated back to back, the first segment that comes again further on
@@ -389,17 +425,22 @@ def _key_params(kind: str, pairs: pl.DataFrame) -> tuple[list[str], list[str]]:
         values = pairs.group_by("name").agg(pl.col("value").unique()).iter_rows()
         dated = {n for n, vs in values if any(_DATE_VALUE.match(v) for v in vs)}
     key = [n for n, _ in params if n in dated or (hint is not None and hint.match(n))]
-    varying = [n for n, count in params if count > 1 and n not in key]
-    return key, varying + [n for n, count in params if count == 1 and n not in key]
+    # a list's page is pagination's trap, or a search's: another trap's line on it takes the
+    # list's pages (a facet finding over Joomla's listings narrowed to `?*&limitstart=`)
+    paged = _KEY_NAMES[pagination.KIND]
+    kept = [(n, count) for n, count in params
+            if n not in key and (kind == "internal_search" or not paged.match(n))]
+    return key, [n for n, count in kept if count > 1] + [n for n, count in kept if count == 1]
 
 
 def candidates(
     kind: str, pattern: str, trap: Sequence[str], settings: Settings, open_after: int | None = None,
-    *, whole: bool = False,
+    *, whole: bool = False, routed: Collection[str] = (),
 ) -> list[_Unit]:
     """Candidate rules for a trap, narrowest first (tier order), as units of lines
     (`open_after`: a calendar's horizon, see `date_spans`; `whole`: the URL sample holds the
-    trap's whole pattern, which a joiner's line needs, `_joined`).
+    trap's whole pattern, which a joiner's line needs, `_joined`; `routed`: the parameter names
+    a line may not be by, where the path serves other pages by parameters, `routes`).
 
     >>> [u.lines[0] for u in candidates("random_token", "/s/{token}", ["/s/a8fk21qz"], Settings())]
     ['Disallow: /s/']
@@ -439,7 +480,19 @@ def candidates(
     if not path:
         return _units(units)  # a finding about many patterns: only the shape rules above
     units += _date_units(path, trap, open_after)
-    many = query.count("&")
+    # where the path serves other pages by a parameter's values (`routes`), a line by the
+    # count of parameters, or by a name the path's other pages carry, takes them: it took an
+    # article's print view (Joomla), or product pages linked from a sorted list (OpenCart)
+    many = 0 if routed else query.count("&")
+    key, rest = [n for n in key if n not in routed], [n for n in rest if n not in routed]
+    if kind == "internal_search" and routed:  # a search is a route's every page: its lines
+        # (OpenCart's `?route=product/search`), as its URLs spell it
+        raw = Counter(p for u in trap for p in set(url_path(u).partition("?")[2].split("&")))
+        for piece, n in sorted(raw.items()):
+            if n == len(trap) and _ROUTE_NAMES.match(piece.partition("=")[0]) and piece.partition("=")[2]:
+                value = escape_value(piece)
+                units.append(((f"Disallow: {glob}?{value}&", f"Disallow: {glob}?{value}$",
+                               f"Disallow: {glob}?*&{value}&", f"Disallow: {glob}?*&{value}$"), 2))
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
     for names, tier in ((key, 2), (rest, 5)):
@@ -450,7 +503,7 @@ def candidates(
         units += _year_param_units(glob, key, trap, open_after)
     if many:  # narrower than one line per parameter when the trap is in the combinations
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 4))
-    if query:
+    if query and not routed:
         units.append(((f"Disallow: {glob}?",), 6))
     if "{slug}" in path:  # three words or more: past the pages of one or two words
         words = [_glob(path.replace("{slug}", sep.join(["{w}"] * 3))).rstrip("*")
@@ -464,6 +517,8 @@ def candidates(
     if joined:  # values joined in one segment: `/collections/shoes/*+` (Shopify's own), after
         # the lines above (a search's `/search/*/$` takes one-word searches too)
         units.append((joined, 6))
+    if routed:
+        return _units(units)
     units.append(((f"Disallow: {exact}",), 7))
     literal = exact.split("*", 1)[0]
     literal = literal[: literal.rfind("/") + 1] if "*" in exact else literal
@@ -883,11 +938,11 @@ def normal_forms(urls: Sequence[str]) -> dict[str, str | None]:
 def choose(
     kind: str, pattern: str, trap: Sequence[str], content: Sequence[tuple[str, str]],
     settings: Settings, known: Mapping[str, str | None] | None = None, open_after: int | None = None,
-    *, whole: bool = False,
+    *, whole: bool = False, routed: Collection[str] = (),
 ) -> tuple[tuple[str, ...], str, str]:
     """(lines, status, reason): the narrowest verified rule for a trap's URLs (`known`:
-    normal forms already computed, see `normal_forms`; `open_after`, see `date_spans`; `whole`,
-    see `candidates`).
+    normal forms already computed, see `normal_forms`; `open_after`, see `date_spans`; `whole`
+    and `routed`, see `candidates`).
 
     >>> choose("calendar", "/calendar?date", ["/calendar?date=2090-01"],
     ...     [("/calendar", "sitemap")], Settings())
@@ -896,12 +951,17 @@ def choose(
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
-    units = _checked(candidates(kind, pattern, trap, settings, open_after, whole=whole), urls)
+    units = _checked(candidates(kind, pattern, trap, settings, open_after, whole=whole, routed=routed), urls)
     free = _cover(units, len(trap))
     if free is None:
         some = frozenset().union(*(u.blocks for u in units))
         first = next(url for i, url in enumerate(trap) if i not in some)
-        return (), "withheld", f"no rule derived from the pattern blocks its logged URL {first}"
+        why = f"no rule derived from the pattern blocks its logged URL {first}"
+        if routed:
+            why += (f" and none of the path's other pages: {pattern.partition('?')[0]} serves them "
+                    "by a parameter's other values, and they carry its trap's other parameters "
+                    "too (fix it at the source: the finding's advice)")
+        return (), "withheld", why
     ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
     if not any(u.content_hits for u in free):
         return _confirmed(_lines(free), "emitted", ok, urls)
@@ -1392,7 +1452,14 @@ def _rule(
         # a joiner's line reaches names with the joiner of their own (a tag `c%2b%2b`): only
         # where the sample holds every URL of the pattern can none be unseen
         whole = rows.height < settings.url_sample_size
-        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known, whole=whole)
+        path = pattern.partition("?")[0]
+        logged_here = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) != pattern,
+                                          pl.col(s.PATTERN).str.starts_with(path + "?"))[s.URL]
+        others = [*logged_here.unique().sort().to_list(),
+                  *(u for u, _ in content if u.partition("?")[0] == path)]
+        routed = routes(trap, others) if "{" not in path else frozenset()
+        lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known,
+                                       whole=whole, routed=routed)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()
     return RobotsRule(finding.host, finding.kind, pattern, "*", lines, status, reason, 0, examples,
                       left_open if lines else 0)

@@ -1170,10 +1170,13 @@ def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in pages if not allowed(text, u)] == []
     assert [u for u in copies if allowed(text, u)] == []
-    # a line narrowed to the copies that reaches no other pattern's page still stands
+    # with the list's pages not logged, the shared start `?page=` was chosen and took them
+    # unseen: a list's page number gets no line but pagination's (or a search's; review 18)
     (rule,) = robots.host_rules(findings, traffic_of(requests_frame(rows[:-len(pages) - 1] + rows[-1:]), settings),
                                 "-", [], settings).rules
-    assert (rule.lines, rule.status) == (("Disallow: /c/gloves?page=",), "narrowed")
+    assert (rule.lines, rule.status) == (
+        ("Disallow: /c/gloves?*&*&", "Allow: /c/gloves?currency=GBP&currency=CHF&lang=es$"), "narrowed")
+    assert [u for u in pages if not allowed("User-agent: *\n" + "\n".join(rule.lines), u)] == []
 
 
 @pytest.mark.parametrize(
@@ -1377,7 +1380,8 @@ def test_a_search_rule_is_not_kept_off_by_the_searchs_own_pages_people_read():
 
 def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
     # MediaWiki's red links `?title=X&action=edit&redlink=1`: `title` names content and
-    # `?*&*&` took Special:RecentChanges' views; `&redlink=` is the trap's mark
+    # `?*&*&` took Special:RecentChanges' views; `&redlink=` is the trap's mark (the path
+    # serves other pages by `action=`: no line by the count is tried, `robots.routes`)
     red = [f"/index.php?title=Page_{i}&action=edit&redlink=1" for i in range(60)]
     views = ["/index.php?title=Special:RecentChanges&hidebots=1&limit=100&days=14", "/index.php?title=Main_Page",
              "/index.php?title=Main_Page&action=history"]
@@ -1385,7 +1389,44 @@ def test_a_parameter_with_one_value_in_every_trap_url_marks_the_trap():
     findings = to_frame([Finding("growing_pattern", "warning", "-", "/index.php?action&redlink&title",
                                  60, 60, tuple(red[:5]))])
     (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
-    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&redlink=",), "narrowed")
+    assert (rule.lines, rule.status) == (("Disallow: /index.php?*&redlink=",), "emitted")
+
+
+def test_a_facet_rule_takes_no_line_on_a_lists_page_number():
+    # (review 18) Joomla's category listings, `?option=..&id=..&Itemid=..&limitstart=N`, under
+    # many menu items: a facet finding's line by its parameters' count took an article's
+    # print view, and the rule narrowed to `?*&limitstart=`, the listings' every page
+    listings = [f"/index.php?option=com_content&view=category&layout=blog&id={c}&Itemid={m}&limitstart={10 * n}"
+                for c in range(15, 19) for m in range(101, 106) for n in range(3)]
+    page = "/index.php?option=com_content&view=article&id=6&catid=17&Itemid=102&tmpl=component&print=1&layout=default&page="
+    traffic = traffic_of(requests_frame(bots(listings) + humans([page])))
+    findings = to_frame([Finding("facets", "warning", "-", "/index.php?Itemid&id&layout&limitstart&option&view",
+                                 60, 60, tuple(listings[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert not any("limitstart" in line for line in rule.lines)
+    assert rule.status == "withheld"
+    # a search's page is the search's, as the search is the trap: its line stays
+    assert robots._key_params("internal_search", robots._pairs(["/s?q=a&page=2", "/s?q=b&page=3"])) == (
+        ["q"], ["page"])
+
+
+def test_a_search_served_by_a_front_controllers_route_is_ruled_by_its_route():
+    # (review 18) OpenCart: searches `?route=product/search&search=X`, and the products they
+    # link, `?route=product/product&product_id=N&search=X`: `?*&search=` took the products
+    # (only bots fetched them), and a line by the parameters' count, products linked from a
+    # sorted list (`&sort=&order=&limit=&page=`)
+    searches = [f"/index.php?route=product/search&search=w{i}&sort=p.price&order=ASC" for i in range(60)]
+    products = [f"/index.php?route=product/product&product_id={i}&search=w{i}&sort=p.price&order=ASC"
+                for i in range(40)]
+    traffic = traffic_of(requests_frame(bots(searches) + bots(products) + humans(products[:2])))
+    findings = to_frame([Finding("internal_search", "warning", "-", "/index.php?order&route&search&sort",
+                                 60, 60, tuple(searches[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert rule.lines == ("Disallow: /index.php?route=product/search&", "Disallow: /index.php?route=product/search$",
+                          "Disallow: /index.php?*&route=product/search&", "Disallow: /index.php?*&route=product/search$")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    assert [u for u in products if not allowed(text, u)] == []
+    assert [u for u in searches if allowed(text, u)] == []
 
 
 def test_a_rule_whose_star_takes_another_patterns_pages_is_chosen_again_around_them():

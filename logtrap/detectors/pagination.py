@@ -50,9 +50,10 @@ ADVICE = (
 _FEW_SMALLER = 0.1
 # Parameter names that carry a page number (facets reads them too: a page is no filter),
 # as regular expressions: WordPress's `paged`, The Events Calendar's `tribe_paged`,
-# WooCommerce's `product-page`, a block theme's query loop `query-3-page`
+# WooCommerce's `product-page`, a block theme's query loop `query-3-page`, Joomla's
+# `limitstart` (its readable URLs' `start`)
 PAGE_PARAMS = ("page", "p", "pg", "paged", "pagenum", "page_num", "pageno", "start", "offset",
-               "tribe_paged", "product-page", "cpage", "query-[0-9]+-page")
+               "tribe_paged", "product-page", "cpage", "query-[0-9]+-page", "limitstart")
 _NAMES = "|".join(PAGE_PARAMS)
 _PARAM = rf"(?:^|[?&])(?:{_NAMES})=([0-9]{{1,9}})(?:&|$)"
 _SEGMENT = r"/page[/-]([0-9]{1,9})(?:/|$|\?)"
