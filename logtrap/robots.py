@@ -78,6 +78,7 @@ OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages ca
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_PAGED = "log, a page of the list's own pattern with content of its own (not past its last page)"
 OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
+NEAR_DATED = "log, a date of the calendar's own pattern after the logs' end and before its horizon, where content may still come"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
@@ -1446,7 +1447,10 @@ def _rule(
         lines, status, reason = (), "withheld", TRACKING_REASON
     elif dates is not None:
         open_after = calendar.horizon(traffic, settings)
-        lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known, open_after)
+        end = traffic.end
+        logs_end = open_after if end is None else end.year * 12 + end.month - 1
+        lines, status, reason, blocked = _choose_dates(pattern, trap, dates, content, settings, known,
+                                                       open_after, logs_end)
         trap, left_open = blocked, len(trap) - len(blocked)
     else:
         # a joiner's line reaches names with the joiner of their own (a tag `c%2b%2b`): only
@@ -1467,15 +1471,30 @@ def _rule(
 
 def _choose_dates(
     pattern: str, trap: list[str], dates: calendar.Dates, content: list[tuple[str, str]],
-    settings: Settings, known: Mapping[str, str | None], open_after: int,
+    settings: Settings, known: Mapping[str, str | None], open_after: int, logs_end: int,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """A calendar's rule (`choose`), and the trap URLs it blocks: its wasted dates before its
     first real month and after its last. Those between (`Dates.between_real`: an empty Sunday
     among days with events, an empty-looking month inside the years with events) stay open:
     robots.txt lines are prefixes, and a line by years or months that took them would take
     the real dates beside them -- those the URL sample shows, and those it does not (two
-    empty days sampled of a January with sixteen events made `/events/2016/01`). The reason
-    says which dates stay open, and what stops crawlers there instead."""
+    empty days sampled of a January with sixteen events made `/events/2016/01`). So do those
+    from the logs' last month (`logs_end`, as year * 12 + month - 1) up to the horizon
+    (`open_after`), where content may still come: next month's articles, on a news site
+    whose archives share their prefix (`Disallow: /2026/02` took them), a month's events
+    announced later; they are content for the rule, which blocks the far future from the
+    horizon on (a calendar none of whose dates has a page of its own, a sidebar's, is blocked
+    whole). The reason says which dates stay open, and what stops crawlers there instead."""
+    months = calendar.dated(pl.DataFrame({s.URL: trap}, schema={s.URL: pl.String}))["months"].to_list()
+    soon = [u for u, m in zip(trap, months) if m is not None and logs_end <= m <= open_after and dates.real]
+    if soon:
+        near = set(soon)
+        trap = [u for u in trap if u not in near]
+        content = content + [(u, NEAR_DATED) for u in soon]
+        lines, status, reason, taken = _choose_dates(pattern, trap, dates, content, settings, known,
+                                                     open_after, logs_end)
+        status = "narrowed" if lines else status
+        return lines, status, f"{reason}; {_near_open(soon)}", taken
     inside = set(dates.between_real)
     left = [u for u in trap if u in inside]
     if not left:
@@ -1496,6 +1515,15 @@ def _choose_dates(
         reason = f"{why}; {_left_open(still)}" if still else why
         return found, "narrowed", reason, apart + taken
     return (), "withheld", f"{why}; {_left_open(left)}", trap
+
+
+def _near_open(urls: Sequence[str]) -> str:
+    return (
+        f"{len(urls):,} of its wasted dates lie from the logs' last month up to its horizon "
+        f"(`calendar_future_years`), where content may still come, and stay open (e.g. "
+        f"{min(urls)}): answer 404 for dates without content, or add rel=nofollow to the "
+        "calendar's next/previous links"
+    )
 
 
 def _left_open(urls: Sequence[str]) -> str:

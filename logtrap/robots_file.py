@@ -201,7 +201,7 @@ def _block(
         saved = (f": {rule.saved_bot_requests:,} bot requests"
                  if rule.saved_bot_requests and ours else "")
         if rule.left_open:  # the header's "every logged URL of its trap" is not so here
-            saved += f" ({rule.left_open:,} of its wasted dates, among real ones, left open: logtrap suggest says why)"
+            saved += f" ({rule.left_open:,} of its wasted dates left open, among real ones or before its horizon: logtrap suggest says why)"
         out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
     return out
 

@@ -775,10 +775,16 @@ def test_a_date_rule_whose_star_reaches_another_patterns_page_is_withheld():
                            "page of a pattern no finding names, which the rule's lines reached)")
 
 
-def _calendar_rule(rows: list[dict]) -> "robots.RobotsRule":
+def _past_horizon(sep: str = "-") -> list[str]:
+    """A calendar rule's dates on past its horizon: the logs' end (January 2026, `START`) plus
+    two years; the months between stay open, where content may still come."""
+    return [f"2028{sep}{m:02d}" for m in range(2, 10)] + [f"2028{sep}1", *robots.year_prefixes(2029, 2199)]
+
+
+def _calendar_rule(rows: list[dict], **changes: object) -> "robots.RobotsRule":
     from logtrap.detectors import calendar
 
-    settings = Settings(url_sample_size=10_000)
+    settings = Settings(url_sample_size=10_000).replace(**changes)
     traffic = traffic_of(requests_frame(rows), settings)
     (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
     return rule
@@ -810,13 +816,15 @@ def test_a_far_date_people_read_outside_the_url_sample_is_allowed_back():
     assert rule.lines[-2:] == ("Disallow: /events?date=21", "Allow: /events?date=2030-07-04$")
     assert rule.reason.startswith(
         "Disallow: /events?date=203 would block content URL /events?date=2030-07-04 (log, a page "
-        "of the trap's own pattern fetched by people); Allow lines keep it open; blocks all 779 ")
+        "of the trap's own pattern fetched by people); Allow lines keep it open; blocks all 739 ")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in [*real, festival] if not allowed(text, u)] == []
     # the walk outside the years with events is blocked, the seven empty days sampled
-    # among them (2018-12-02 ...) left open as the reason says
+    # among them (2018-12-02 ...) left open as the reason says, and the days from the logs'
+    # end (2026-01) to the horizon two years on, where events may still be announced
     open_ = [u for u in empty if allowed(text, u)]
-    assert all("2018-12-" in u or "2026-07-" in u for u in open_) and len(open_) == 62
+    assert all("2018-12-" in u or "2026-07" <= u[13:20] <= "2028-01" for u in open_) and len(open_) == 611
+    assert rule.lines[12] == "Disallow: /events?date=2028-02"
 
 
 def test_a_far_date_people_read_is_allowed_back_beside_another_patterns_pages():
@@ -875,14 +883,18 @@ def test_a_calendars_rule_blocks_no_date_another_calendar_has_a_page_for():
     assert sorted(rules) == ["/events/month/{date}/", "/events/month/{date}/?ical"]
     text = "User-agent: *\n" + "\n".join(ln for r in rules.values() for ln in r.lines)
     assert [month(*d) for d in real if not allowed(text, month(*d))] == []
-    assert [month(*d) for d in empty if allowed(text, month(*d))] == []
+    # (up to the horizon, two years past the logs' end in January 2026, events may come)
+    assert [month(*d) for d in empty if allowed(text, month(*d))] == [month(2028, 1)]
     # the .ics calendar's years would take them: only `?ical=` is left, which its own real
     # months stop
     ics = rules["/events/month/{date}/?ical"]
     assert (ics.status, ics.reason) == ("withheld", (
         "Disallow: /events/month/*/?ical= would block content URL /events/month/2025-08/?ical=1 "
         "(log, a date of the calendar's own pattern with a page of its own (neither empty nor "
-        "far off))"))
+        "far off)); 1 of its wasted dates lie from the logs' last month up to its horizon "
+        "(`calendar_future_years`), where content may still come, and stay open (e.g. "
+        "/events/month/2028-01/?ical=1): answer 404 for dates without content, or add "
+        "rel=nofollow to the calendar's next/previous links"))
 
 
 def test_a_wasted_date_among_real_ones_the_lines_block_anyway_is_not_said_to_stay_open():
@@ -897,7 +909,7 @@ def test_a_wasted_date_among_real_ones_the_lines_block_anyway_is_not_said_to_sta
     dates = calendar.Dates(apart + among, real, among)
     lines, status, reason, blocked = robots._choose_dates(
         "/h?checkin&checkout", apart + among, dates, [(u, robots.OWN_DATED) for u in real],
-        Settings(), robots.normal_forms(apart + among + real), 2028 * 12)
+        Settings(), robots.normal_forms(apart + among + real), 2028 * 12, 2026 * 12)
     assert (lines[:2], status) == (("Disallow: /h?*&checkout=2031", "Disallow: /h?*&checkout=2032"), "narrowed")
     assert blocked == apart + among
     assert reason.endswith("narrowed: blocks all 3 distinct logged URLs of the trap and none of 2 content URLs")
@@ -918,6 +930,26 @@ def test_a_calendar_rule_blocks_no_month_with_a_page_of_its_own():
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
 
 
+def test_a_news_archives_walk_is_blocked_past_the_horizon_not_next_months_articles():
+    # (review 18, news) month archives `/YYYY/MM/` real to the logs' month, January 2026,
+    # articles `/YYYY/MM/DD/slug/` under them, the archives' walk from 2005 to 2035:
+    # `Disallow: /2026/02` ... `/2027/` were emitted, and took every article of the months
+    # to come, which no log or sitemap can show
+    months = [(y, m) for y in range(2012, 2027) for m in range(1, 13) if (y, m) <= (2026, 1)]
+    articles = [f"/{y}/{m:02d}/{d:02d}/story-{y}-{m}-{d}/" for y, m in months for d in (3, 17)]
+    empty = [f"/{y}/{m:02d}/" for y in range(2005, 2036) for m in range(1, 13) if (y, m) not in set(months)]
+    rows = (_paged([f"/{y}/{m:02d}/" for y, m in months], 20000) + bots(empty, bytes=3000)
+            + [{**r, "bytes": 50000 + 11 * i} for i, r in enumerate(humans(articles))])
+    rule = _calendar_rule(rows)
+    before = [f"Disallow: /{y}/" for y in range(2005, 2012)]
+    after = [f"Disallow: /{p}/" if len(p) == 4 else f"Disallow: /{p}" for p in _past_horizon("/")]  # `/2029/`
+    assert (rule.lines, rule.status) == ((*before, *after), "narrowed")
+    text = "User-agent: *\n" + "\n".join(rule.lines)
+    to_come = [f"/{y}/{m:02d}/{d:02d}/new-story/" for y in (2026, 2027) for m in range(1, 13) for d in (1, 28)]
+    assert [u for u in [*articles, *to_come] if not allowed(text, u)] == []
+    assert "24 of its wasted dates lie from the logs' last month up to its horizon" in rule.reason
+
+
 def test_a_calendar_walked_from_the_month_after_the_last_real_one_is_blocked_by_months():
     # the common shape: real months to 2026-11, people reading some, the empty walk from
     # 2026-12 on; no year prefix blocks 2026-12 without 2026's real months: no rule was given
@@ -925,11 +957,11 @@ def test_a_calendar_walked_from_the_month_after_the_last_real_one_is_blocked_by_
     empty = [f"/events/{y}-{m:02d}" for y in range(2026, 2061) for m in range(1, 13)][11:]
     people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
     rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
-    prefixes = ["2026-12", *robots.year_prefixes(2027, 2199)]  # on past the walk's end, into the future
-    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in prefixes), "narrowed")
+    # on past the walk's end into the future, from the horizon: events may still come before
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events/{p}" for p in _past_horizon()), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [u for u in real if not allowed(text, u)] == []
-    assert [u for u in empty if allowed(text, u)] == []
+    assert [u for u in empty if allowed(text, u)] == [u for u in empty if u <= "/events/2028-01"]
 
 
 def test_a_date_parameter_walked_from_the_month_after_the_last_real_one_is_blocked_by_months():
@@ -939,8 +971,8 @@ def test_a_date_parameter_walked_from_the_month_after_the_last_real_one_is_block
         empty = [f"/agenda?month={y}{sep}{m:02d}" for y in range(2026, 2041) for m in range(1, 13)][10:]
         people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
         rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
-        prefixes = [f"2026{sep}11", f"2026{sep}12", *robots.year_prefixes(2027, 2199)]
-        assert (rule.lines, rule.status) == (tuple(f"Disallow: /agenda?month={p}" for p in prefixes), "narrowed")
+        assert (rule.lines, rule.status) == (
+            tuple(f"Disallow: /agenda?month={p}" for p in _past_horizon(sep)), "narrowed")
 
 
 def test_a_calendar_rule_blocks_no_page_of_a_pattern_no_finding_names():
@@ -1040,9 +1072,7 @@ def test_a_calendars_real_months_are_not_wasted_because_its_empty_ones_repeat():
     wasted, kept = calendar.wasted_urls(traffic, settings, "-", "/events?month")[:2]
     assert (sorted(wasted), sorted(kept)) == (sorted(empty), sorted(real))
     (rule,) = robots.host_rules(calendar.detect(traffic, settings), traffic, "-", [], settings).rules
-    prefixes = ["2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-1",
-                *robots.year_prefixes(2027, 2199)]
-    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events?month={p}" for p in prefixes), "narrowed")
+    assert (rule.lines, rule.status) == (tuple(f"Disallow: /events?month={p}" for p in _past_horizon()), "narrowed")
 
 
 def _announced(grid, festivals=((2029, 5), (2030, 6))) -> tuple[list[str], list[str], list[str], "robots.RobotsRule"]:
@@ -1094,7 +1124,8 @@ def test_a_calendar_walk_of_unpadded_dates_is_blocked_by_months_with_their_separ
     empty = [f"/events/{y}-{m}-{d}" for y in range(2026, 2036) for m in range(1, 13) for d in (1, 9, 20)
              if (y, m) >= (2026, 5)]
     people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))]
-    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=5480))
+    # (the horizon at the logs' end, before the walk: it is blocked from its first month)
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=5480), calendar_future_years=0)
     months = [f"2026-{m}-" for m in range(5, 13)]
     assert (rule.lines, rule.status) == (
         tuple(f"Disallow: /events/{p}" for p in [*months, *robots.year_prefixes(2027, 2199)]), "narrowed")
@@ -1199,12 +1230,13 @@ def test_a_rule_narrowed_to_the_trap_urls_shared_start_blocks_no_page_of_another
 def test_a_calendar_of_year_and_month_segments_is_blocked_by_years_and_months(form, last, months):
     # `/calendar/2028/3`: the year and the month in segments of their own (`/calendar/{n}/{n}`)
     # got a finding and no rule (`Disallow: /calendar/*/` blocked every month people read).
-    # Real months to 2026-`last`, the empty walk from the next one on into the far future
+    # Real months to 2026-`last`, the empty walk from the next one on into the far future (the
+    # horizon at the logs' end, before the walk: it is blocked from its first month)
     base = form.split("{y}")[0]
     real = [form.format(y=y, m=m) for y in range(2008, 2027) for m in range(1, 13) if (y, m) <= (2026, last)]
     empty = [form.format(y=y, m=m) for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, last)]
     people = [{**r, "bytes": 9000 + 37 * i} for i, r in enumerate(humans(real))][::5]
-    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000))
+    rule = _calendar_rule(_paged(real, 9000) + people + bots(empty, bytes=4000), calendar_future_years=0)
     years = [f"{y}/" for y in (2027, 2028, 2029)] + robots.year_prefixes(2030, 2199)
     assert (rule.lines, rule.status) == (tuple(f"Disallow: {base}{p}" for p in [*months, *years]), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
@@ -1223,7 +1255,7 @@ def test_an_archive_of_year_and_month_segments_keeps_its_months_open():
     traffic = traffic_of(requests_frame(_paged(real, 9000)), settings)
     assert calendar.detect(traffic, settings).height == 0
     empty = [f"/archive/{y}/{m}" for y in range(2026, 2061) for m in range(1, 13) if (y, m) > (2026, 11)]
-    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000))
+    rule = _calendar_rule(_paged(real, 9000) + bots(empty, bytes=4000), calendar_future_years=0)
     years = ["2027/", "2028/", "2029/", "203", "204", "205", "206", "207", "208", "209", "21"]
     assert (rule.lines, rule.status) == (tuple(f"Disallow: /archive/{p}" for p in ["2026/12$", *years]), "narrowed")
     text = "User-agent: *\n" + "\n".join(rule.lines)
@@ -1257,8 +1289,9 @@ def _day_calendar(real: list[str], empty: list[str]) -> tuple[pl.DataFrame, "rob
 def test_a_calendar_whose_empty_days_lie_among_real_ones_is_blocked_past_its_last_real_day():
     # events every day but Sunday to 2025-12-17, the empty walk from the day after: every
     # year held an empty Sunday, so every line by years took days with events, and no rule
-    # was given (nor a word on why). The walk past the last real month is blocked; the
-    # Sundays and the rest of December stay open, and the rule and the finding say so
+    # was given (nor a word on why). The walk past the horizon is blocked; the Sundays, the
+    # rest of December and the days to the horizon stay open, and the rule and the finding
+    # say so
     from datetime import date
 
     from logtrap.detectors import calendar
@@ -1270,20 +1303,23 @@ def test_a_calendar_whose_empty_days_lie_among_real_ones_is_blocked_past_its_las
     sundays = [d for d in empty if d < "2025-12-17"]
     assert json.loads(found["evidence"][0])["sampled_wasted_among_real"] == len(sundays) == 520
     assert found["advice"].to_list() == [calendar.AMONG_REAL_ADVICE]
-    years = robots.year_prefixes(2026, 2199)
+    near = _days("2026-01-01", "2028-01-31")  # the logs end in January 2026
     assert (rule.lines, rule.status, rule.left_open) == (
-        tuple(f"Disallow: /events/{y}" for y in years), "narrowed", 534)
+        tuple(f"Disallow: /events/{y}" for y in _past_horizon()), "narrowed", 534 + len(near))
     assert rule.reason == (
         "Disallow: /events/202 would block content URL /events/2023-07-03 (log, a page of the "
-        "trap's own pattern fetched by people); narrowed: blocks all 5,479 distinct logged URLs "
-        "of the trap and none of 3,899 content URLs; 534 of its wasted dates lie among dates "
+        "trap's own pattern fetched by people); narrowed: blocks all 4,718 distinct logged URLs "
+        "of the trap and none of 4,660 content URLs; 534 of its wasted dates lie among dates "
         "with pages of their own and stay open (e.g. /events/2016-01-03): a robots.txt "
         "line by years or months that took them would take the real dates beside them; answer "
         "404 for dates without content, or serve their pages `noindex, nofollow` and add "
-        "rel=nofollow to the calendar's next/previous links")
+        "rel=nofollow to the calendar's next/previous links; 761 of its wasted dates lie from "
+        "the logs' last month up to its horizon (`calendar_future_years`), where content may "
+        "still come, and stay open (e.g. /events/2026-01-01): answer 404 for dates without "
+        "content, or add rel=nofollow to the calendar's next/previous links")
     text = "User-agent: *\n" + "\n".join(rule.lines)
     assert [d for d in real if not allowed(text, f"/events/{d}")] == []
-    assert [d for d in empty if allowed(text, f"/events/{d}")] == sundays + _days("2025-12-18", "2025-12-31")
+    assert [d for d in empty if allowed(text, f"/events/{d}")] == sundays + _days("2025-12-18", "2025-12-31") + near
 
 
 def test_a_calendar_with_content_on_saturdays_alone_gets_no_rule_and_says_why():
@@ -1497,6 +1533,7 @@ def test_one_odd_far_date_bounds_no_run_of_real_months():
             rows += [{**r, "bytes": size} for r in humans([f"/events/{y}/{m}"])]
     rule = _calendar_rule(rows)
     text = "User-agent: *\n" + "\n".join(rule.lines)
-    assert [f"{y}/{m}" for y, m in months if y >= 2026 and allowed(text, f"/events/{y}/{m}")] == ["2150/2"]
+    near = [f"{y}/{m}" for y, m in months if (2026, 1) <= (y, m) <= (2028, 1)]  # to the horizon
+    assert [f"{y}/{m}" for y, m in months if y >= 2026 and allowed(text, f"/events/{y}/{m}")] == [*near, "2150/2"]
     assert [f"{y}/{m}" for y, m in months if y < 2026 and not allowed(text, f"/events/{y}/{m}")] == []
     assert rule.status == "narrowed" and "Allow: /events/2150/2$" in rule.lines

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from builders import bots, humans, requests_frame, traffic_of
-from logtrap import rules, schema as s
+from logtrap import robots, rules, schema as s
 from logtrap.errors import InputError
 from logtrap.findings import Finding, empty_findings, to_frame
 from logtrap.settings import Settings
@@ -159,8 +159,12 @@ SAMPLE_RULES = {
           for target in ("litespeed", "apache", "nginx")),
     }),
     "nginx-custom": ({}, {
-        # people read upcoming event days (/events/2026-12-02): no Disallow over their decade
-        ("robots", "events.example.io", "calendar", "/events/{date}", "withheld", ""),
+        # people read upcoming event days (/events/2026-12-02): no Disallow over their decade;
+        # the walk into the past is blocked, and into the future past the horizon (the logs'
+        # end, November 2026, plus two years)
+        ("robots", "events.example.io", "calendar", "/events/{date}", "narrowed", "\n".join(
+            f"Disallow: /events/{p}" for p in ["2023-11", "2023-12", "2024", "2025", "2026-0", "2028-12",
+                                               *robots.year_prefixes(2029, 2199)])),
     }),
 }
 
