@@ -496,6 +496,10 @@ def candidates(
                                f"Disallow: {glob}?*&{value}&", f"Disallow: {glob}?*&{value}$"), 2))
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
+    if kind == pagination.KIND:  # its trap is the page number: a line by another parameter
+        # (a sort's `?*&order=`), or by their count (`?*&`), takes every page of the list in
+        # that order
+        rest, many = [], 0
     for names, tier in ((key, 2), (rest, 5)):
         for name in names:
             value = escape_value(name)

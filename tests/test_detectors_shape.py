@@ -1106,6 +1106,28 @@ def test_internal_search_silent_on_lists_whose_search_box_is_empty():
     assert _one(_findings(internal_search, content_rows() + bots(box, bytes=5000)))[s.PATTERN] == "/search?page&q"
 
 
+def test_internal_search_silent_on_a_search_parameter_carrying_filters():
+    # (review 18) PrestaShop's faceted search: a category's filters in one `?q=`, groups of
+    # `Group-Value-Value` joined by `/`: 118 internal_search findings and `Disallow: /*?q=`
+    # over the filtered category pages people read
+    values = {"Color": ["Red", "Blue", "Grey", "Black"], "Size": ["S", "M", "L", "XL"],
+              "Availability": ["In+stock", "Not+available"], "Price": [f"%E2%82%AC-{5 * n}-{5 * n + 40}" for n in range(9)]}
+    names = sorted(values)
+
+    def chosen(i: int, name: str) -> str:  # one value or two, by the URL's number
+        vs = values[name]
+        return "-".join(dict.fromkeys([vs[i % len(vs)], vs[i // 7 % len(vs)]]))
+
+    filters = [f"/{c}-{cat}?q=" + "/".join(f"{g}-{chosen(i, g)}" for g in names if i >> names.index(g) & 1)
+               for i in range(1, 121) for c, cat in ((3, "clothes"), (9, "art"))]
+    assert filters[:2] == ["/3-clothes?q=Availability-Not+available-In+stock", "/9-art?q=Availability-Not+available-In+stock"]
+    rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: 20000 + 13 * i} for i, u in enumerate(filters)]
+    assert _findings(internal_search, rows).height == 0
+    # words people type, a hyphen in some (`t-shirt`), are searches all the same
+    typed = [f"/3-clothes?q={WORDS[i % 9]}{'-' if i % 3 == 0 else '+'}{WORDS[i // 9 % 9]}+{i}" for i in range(200)]
+    assert _one(_findings(internal_search, content_rows() + bots(typed, bytes=5000)))[s.PATTERN] == "/{n}-clothes?q"
+
+
 def test_internal_search_silent_on_a_repository_named_search():
     # a code host's repository `dave/search`: its issues and commits are pages of the
     # repository, not searches; they were 18 findings and `Disallow: /dave/search/issues/`

@@ -1465,6 +1465,19 @@ def test_a_search_served_by_a_front_controllers_route_is_ruled_by_its_route():
     assert [u for u in searches if allowed(text, u)] == []
 
 
+def test_a_pagination_rule_takes_no_line_on_a_sort():
+    # (review 18, PrestaShop) a category paged past its end in every order, `?order=&page=`:
+    # the page's line took pages people read, and the rule narrowed to `?*&order=`, every
+    # sorted page of the list, labelled pagination
+    past = [f"/9-art?page={n}&order=product.{o}" for o in ("price.asc", "name.desc") for n in range(9, 40)]
+    read = [f"/9-art?page={n}" for n in range(2, 9)]
+    traffic = traffic_of(requests_frame(bots(past, bytes=4000) + humans(read, bytes=30000)))
+    findings = to_frame([Finding("pagination", "warning", "-", "/{n}-art?order&page", 62, 62, tuple(past[:5]))])
+    (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
+    assert not any("order" in line for line in rule.lines)
+    assert rule.status == "withheld"
+
+
 def test_a_rule_whose_star_takes_another_patterns_pages_is_chosen_again_around_them():
     # a code host's file at every commit, `/o/r/blob/{hex}/LICENSE`: `.../blob/*/LICENSE$`
     # took the branch's `/o/r/blob/main/LICENSE` too (a page only crawlers had fetched)

@@ -60,6 +60,18 @@ _TYPED_SHARE = 0.3
 _HEX_ID, _LONG_ID, _DIGIT = r"=[0-9a-fA-F]{16,}$", r"=[A-Za-z0-9]{20,}$", r"=.*[0-9]"
 
 
+# A search parameter that carries filters instead: PrestaShop's faceted search writes each
+# chosen filter as `Group-Value-Value` and joins them with `/` (`?q=Color-Red-Blue/Size-M`),
+# on its category pages. Its groups are a few (`_FILTER_GROUPS` at most) over many URLs,
+# where the first words of searches people type are as many as the searches. Those pages are
+# the category's own, filtered, which people pick from its links: no search, and its rule
+# (`Disallow: /*?q=`) took them (review 18)
+_FILTERS = r"^[^=]+=[^-/&=]+-[^/&]+(?:/[^-/&=]+-[^/&]+)*$"
+_FILTER_GROUPS = 12
+_FILTER_SHARE = 0.8  # of a pattern's sampled searches, those written as filters (judgement)
+_FILTER_MIN_URLS = 20  # sampled searches needed to tell (judgement)
+
+
 def _minted(pair: pl.Expr) -> pl.Expr:
     """A `name=value` pair whose value is a minted id (`_HEX_ID`, or `_LONG_ID` with a digit)."""
     return pair.str.contains(_HEX_ID) | (pair.str.contains(_LONG_ID) & pair.str.contains(_DIGIT))
@@ -143,6 +155,10 @@ def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
     terms = pairs.list.eval(pl.element().filter(
         pl.element().str.contains(_TERM) & ~_minted(pl.element()))).list.sort()
     searched = terms.list.len() > 0
+    term = terms.list.first()
+    filters = term.str.contains(_FILTERS)
+    groups = term.str.splitn("=", 2).struct.field("field_1").str.split("/").list.eval(
+        pl.element().str.splitn("-", 2).struct.field("field_0"))
     return (
         _shape.per_url(traffic.urls)
         .join(keys, on=_shape.KEYS, how="semi")
@@ -151,6 +167,10 @@ def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
             searched.mean().alias("_term_share"),
             (terms.filter(searched).list.join("&").n_unique()
              / searched.sum().clip(lower_bound=1)).alias("_term_spread"),
+            ((searched.sum() >= _FILTER_MIN_URLS)
+             & (filters.filter(searched).mean() >= _FILTER_SHARE)
+             & (groups.filter(searched & filters).explode().n_unique() <= _FILTER_GROUPS))
+            .alias("_filtered"),
         )
     )
 
@@ -205,7 +225,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     rows = rows.join(_term_share(traffic, rows.select(_shape.KEYS)), on=_shape.KEYS, how="left")
     rows = rows.filter(
         pl.col("search_path")
-        | ((pl.col("_term_share") >= _MIN_TERM_SHARE) & (pl.col("_term_spread") >= _MIN_TERM_SPREAD))
+        | ((pl.col("_term_share") >= _MIN_TERM_SHARE) & (pl.col("_term_spread") >= _MIN_TERM_SPREAD)
+           & ~pl.col("_filtered").fill_null(False))
     )
     rows = (
         rows.join(_people_on_crawled(traffic, rows.select(_shape.KEYS), settings), on=_shape.KEYS,
