@@ -812,6 +812,29 @@ def test_pagination_judges_a_shops_collections_paged_past_their_ends_together():
         assert (out.height, set(out[s.SEVERITY])) == (2, {"info"}), (a, b)
 
 
+def test_pagination_judges_each_listings_own_empty_page_where_their_names_merge():
+    # (review 18, Shopify) 30 collections merged into `/collections/{slug}?page`, each empty
+    # page with the collection's title and description in it: no one size for half the
+    # pattern's pages, and 17% of the bots' requests went unreported
+    names = [f"{a}-{b}" for a in ("summer", "winter", "city", "trail", "studio", "harbor")
+             for b in ("hats", "bags", "boots", "coats", "scarves")]
+    rows = []
+    for i, n in enumerate(names):
+        rows += [{**who, s.URL: f"/collections/{n}?page={p}", s.BYTES: 60000 + 1000 * i + 97 * p}
+                 for p in range(2, 4) for who in (BOT, HUMAN)]
+        rows += [{**BOT, s.URL: f"/collections/{n}?page={p}", s.BYTES: 20000 + 413 * i + p % 3}
+                 for p in range(4, 30)]
+    row = _one(_findings(pagination, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.WASTED_REQUESTS]) == ("/collections/{name}?page", 30 * 26)
+    ev = row["evidence"]
+    assert (ev["listings"], ev["last_page_with_content"], ev["first_page_past_last"]) == (30, 3, 4)
+    # a listing with a page between its empty one and its pages with content is one
+    # template's pages a few bytes apart (the newest a digit wider): not judged
+    wider = [{**r, s.BYTES: r[s.BYTES] + 30} if r[s.URL] == "/collections/summer-hats?page=4" else r
+             for r in rows]
+    assert _one(_findings(pagination, content_rows() + wider))[s.WASTED_REQUESTS] == 29 * 26
+
+
 def test_pagination_reads_xenforos_page_segment():
     # XenForo's 60 threads: /threads/<title>.<id>/page-N, real to page 3, one empty page past
     # it (a review forum: only a growing pattern, whose advice does not fit)

@@ -13,6 +13,8 @@ empty listing). In a pattern:
   not); where none is, or as many are smaller, the pages are one template a few dozen bytes
   apart (an explorer's listings of fixed-width rows are real pages, the newest a digit
   wider): then only one exact size is the empty page;
+- or, where no one page answers half of them, each listing's own (`_by_listing`: a shop's
+  collections merged into one pattern, each empty page with its own title in it);
 - per listing (the URL without its page number) the last page with content is the highest
   page answered with a size of its own (more than `one_page_flank_bytes` from the middle of
   the empty page's); a page is past the last when it is numbered higher and is the empty page
@@ -122,6 +124,7 @@ def _marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -
         pl.when("_spread_ok").then(pl.col("_near"))
         .otherwise(pl.col(s.BYTES) == pl.col("_mode")).alias("_empty"),
     )
+    ok = _by_listing(ok, settings)
     empty = (
         ok.group_by(_shape.KEYS)
         .agg(
@@ -134,9 +137,48 @@ def _marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -
     if empty.height == 0:
         return None
     ok = ok.join(empty, on=_shape.KEYS)
-    content = ~pl.col("_empty") & (~pl.col("_spread_ok") | far)
+    content = ~pl.col("_empty") & (~pl.col("_spread_ok") | far | pl.col("_listed"))
     return ok.with_columns(content.alias("_content")).with_columns(
         pl.col("page").filter("_content").max().over(*_shape.KEYS, "listing").fill_null(0).alias("last_page")
+    )
+
+
+# Pages of one listing answering its empty page, past every page of it with content: a
+# listing's empty page once it repeats this often (judgement: a list's last pages of one size
+# within a few bytes are no chance)
+_LISTING_EMPTY_PAGES = 3
+
+
+def _by_listing(ok: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    """Where no one page answers half of a pattern's numbered pages, each listing's own empty
+    page ("_listed"): a shop's collections merged into `/collections/{slug}?page` each answer
+    an empty page with their own title and description in it, sizes apart, and the pattern
+    held no one size (review 18, Shopify: 17% of the bots' requests). A listing's is the size
+    most of its pages have (within `one_page_bytes`), at least `_LISTING_EMPTY_PAGES` of them,
+    all numbered past every page of the listing with content (further from it than
+    `one_page_flank_bytes`), which are bigger: they list what it does not. A listing with a
+    page between the two is not judged: its pages are one template's, a few bytes apart (an
+    explorer's fixed-width rows, the newest a digit wider)."""
+    keys = [*_shape.KEYS, "listing"]
+    judged = (pl.col("_empty").mean() < settings.pagination_empty_share).over(_shape.KEYS)
+    mode = pl.col(s.BYTES).mode().min().over(keys)
+    near = (pl.col(s.BYTES) - pl.col("_lmode")).abs() <= settings.one_page_bytes
+    far = (pl.col(s.BYTES) - pl.col("_lmode")).abs() > settings.one_page_flank_bytes
+    listed = (
+        judged
+        & (near.sum().over(keys) >= _LISTING_EMPTY_PAGES)
+        & (near | far).all().over(keys)
+        & (pl.col("page").filter(far).max().over(keys).fill_null(0) < pl.col("page").filter(near).min().over(keys))
+        & ~(far & (pl.col(s.BYTES) < pl.col("_lmode"))).any().over(keys)
+    )
+    return (
+        ok.with_columns(mode.alias("_lmode"))
+        .with_columns(listed.alias("_listed"))
+        .with_columns(
+            (pl.when("_listed").then(near).otherwise(pl.col("_empty"))).alias("_empty"),
+            (pl.col("_listed") & far).alias("_listed"),
+        )
+        .drop("_lmode")
     )
 
 
