@@ -42,7 +42,8 @@ every page of the site, echoing the page in a hidden field (within `REPLY_SIZE_S
 size). Their values are the site's pages, fetched again and again: not new on nearly every
 request, and wasted all the same.
 
-Wasted requests: the pattern's bot requests beyond one per copied page.
+Wasted requests: the pattern's bot requests beyond one per copied page; all of them for reply,
+action and login links, whose pages are crawled at their own URLs too.
 """
 
 from __future__ import annotations
@@ -319,8 +320,11 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .unique(_shape.KEYS, keep="first", maintain_order=True)
     )
     rows = per_param.with_columns(
-        # one fetch per copied page would do
-        (pl.col(s.BOT_REQUESTS) - pl.col("pages")).clip(lower_bound=0).alias(s.WASTED_REQUESTS),
+        # one fetch per copied page would do; a reply, action or login link copies a page
+        # crawled at its own URL without it: every fetch is waste (its rule blocked 18,359
+        # requests where the finding said 14,946 were wasted; review 18)
+        pl.when(reply | returning).then(pl.col(s.BOT_REQUESTS))
+        .otherwise((pl.col(s.BOT_REQUESTS) - pl.col("pages")).clip(lower_bound=0)).alias(s.WASTED_REQUESTS),
         pl.col("one_size_share").round(3),
     ).filter(pl.col(s.WASTED_REQUESTS) > 0)
     ex = _shape.examples(pairs.join(rows.select(keys), on=keys, how="semi"))
