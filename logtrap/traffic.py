@@ -187,12 +187,13 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
     """The people's table's parts merged, Space-Saving's way (Metwally et al. 2005; merged as
     in Agarwal et al., "Mergeable summaries", 2012): where the first part (the table kept so
     far) holds k pages of a pattern, pages may have been cut from it, each read at most as
-    often as its least-read page kept. So a page not in it counts that many reads more: a
-    festival read 20 times in one run, after 1,100 days read 25 times each in the run
-    before, was cut at once by days it had no chance against (adversarial review 17). Counts
-    then overstate by at most that floor, and a page read more than 1/k of a pattern's reads
-    so far is never cut. The later parts are whole batches: a page not in them was not read
-    there."""
+    often as its least-read page kept. So a page not in it, read twice or more since, counts
+    that many reads more: a festival read 20 times in one run, after 1,100 days read 25
+    times each in the run before, was cut at once by days it had no chance against
+    (adversarial review 17). Counts then overstate by at most that floor. A page read once
+    gets none: pages read once each, a run's churn, would raise the floor run by run until
+    it passed the pages read most once (a festival read 12 times its first week). The later
+    parts are whole batches: a page not in them was not read there."""
     first = pl.lit(True).alias("_first")
     floors = (
         parts[0].lazy().group_by(s.HOST, s.PATTERN)
@@ -204,7 +205,10 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
         [parts[0].with_columns(first), *(p.with_columns(~first) for p in parts[1:])],
         how="vertical_relaxed",
     )
-    cut = pl.col("_floor").is_not_null() & ~pl.col("_first")
+    # (read twice or more in the later parts: a run's churn of pages read once each, 1,200
+    # archive dates a day, raised the floor by one a run and pushed out a festival read 12
+    # times in the first week; adversarial review 18)
+    cut = pl.col("_floor").is_not_null() & ~pl.col("_first") & (pl.col(s.HUMAN_REQUESTS) >= 2)
     return (
         frame.lazy().group_by(table.keys).agg(*table.merge, pl.col("_first").any())
         .join(floors, on=[s.HOST, s.PATTERN], how="left")
@@ -537,7 +541,7 @@ class Tally:
         parts = self._parts.get(name, [])
         if not parts:
             return _empty_table(name)
-        if len(parts) == 1 and name != "urls" and table.limit_batches:
+        if len(parts) == 1 and name != "urls":
             return parts[0]
         k = self.settings.url_sample_size
         frame = pl.concat(parts, how="vertical_relaxed").lazy()

@@ -432,10 +432,15 @@ def test_a_page_new_to_a_pattern_whose_pages_were_cut_starts_from_the_fewest_rea
     got = _read(tally.finish(), "/item/{n}")
     assert got["/item/2030"] == 9 and got[kept] == 6
     assert sorted(got.values()) == [5, 5, 6, 9]
-    # a run of one batch keeps k pages too (it kept all six)
+    # (adversarial review 18) a festival read 3 times in the first run, then 6 new pages read
+    # once each per run: they carry no floor, and never push it out
     tally = Tally(settings=Settings(url_sample_size=4))
-    tally.add(_people(days, 0))
-    assert len(tally.frames()[traffic_module.PEOPLE_URLS]) == 4
+    tally.add(_people(["/item/2030"] * 3 + days[:3], 0))
+    tally.add(_people(days[3:], 0))
+    for run in range(1, 8):
+        tally = Tally.from_frames(tally.frames(), tally.settings)
+        tally.add(_people([f"/item/{100 * run + i}" for i in range(6)], run))
+    assert _read(tally.finish(), "/item/{n}")["/item/2030"] == 3
     # a pattern with fewer than k pages kept lost none: a new page counts its own reads
     tally = Tally(settings=Settings(url_sample_size=4))
     tally.add(_people([u for u in days[:3] for _ in range(5)], 0))

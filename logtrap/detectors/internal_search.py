@@ -70,6 +70,10 @@ _FILTERS = r"^[^=]+=[^-/&=]+-[^/&]+(?:/[^-/&=]+-[^/&]+)*$"
 _FILTER_GROUPS = 12
 _FILTER_SHARE = 0.8  # of a pattern's sampled searches, those written as filters (judgement)
 _FILTER_MIN_URLS = 20  # sampled searches needed to tell (judgement)
+# ...of which this share at least combine two filters or more: a blog's searches with a
+# hyphen in every term, `?s=gluten-free+brownies`, of a dozen first words, were taken for
+# filters (adversarial review 18); a search holds a `/` hardly ever (judgement)
+_COMBINED_SHARE = 0.2
 
 
 def _minted(pair: pl.Expr) -> pl.Expr:
@@ -169,6 +173,7 @@ def _term_share(traffic: Traffic, keys: pl.DataFrame) -> pl.DataFrame:
              / searched.sum().clip(lower_bound=1)).alias("_term_spread"),
             ((searched.sum() >= _FILTER_MIN_URLS)
              & (filters.filter(searched).mean() >= _FILTER_SHARE)
+             & (term.str.contains("/", literal=True).filter(searched).mean() >= _COMBINED_SHARE)
              & (groups.filter(searched & filters).explode().n_unique() <= _FILTER_GROUPS))
             .alias("_filtered"),
         )

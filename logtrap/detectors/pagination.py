@@ -156,9 +156,12 @@ def _by_listing(ok: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     held no one size (review 18, Shopify: 17% of the bots' requests). A listing's is the size
     most of its pages have (within `one_page_bytes`), at least `_LISTING_EMPTY_PAGES` of them,
     all numbered past every page of the listing with content (further from it than
-    `one_page_flank_bytes`), which are bigger: they list what it does not. A listing with a
-    page between the two is not judged: its pages are one template's, a few bytes apart (an
-    explorer's fixed-width rows, the newest a digit wider)."""
+    `one_page_flank_bytes`), which are bigger: they list what it does not. The lowest of them
+    counts as the listing's last page: a forum that answers a page number past the end with
+    its last page (phpBB's `start=`) repeats that page, which is real, while an empty page's
+    first is one page more said to be content. A listing with a page between the two is not
+    judged: its pages are one template's, a few bytes apart (an explorer's fixed-width rows,
+    the newest a digit wider)."""
     keys = [*_shape.KEYS, "listing"]
     judged = (pl.col("_empty").mean() < settings.pagination_empty_share).over(_shape.KEYS)
     mode = pl.col(s.BYTES).mode().min().over(keys)
@@ -171,12 +174,15 @@ def _by_listing(ok: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         & (pl.col("page").filter(far).max().over(keys).fill_null(0) < pl.col("page").filter(near).min().over(keys))
         & ~(far & (pl.col(s.BYTES) < pl.col("_lmode"))).any().over(keys)
     )
+    # the lowest of those is a page of the listing: its last (phpBB answers a `start=` past
+    # the end with the last page; adversarial review 18), or its first empty one
+    last = near & (pl.col("page") == pl.col("page").filter(near).min().over(keys))
     return (
         ok.with_columns(mode.alias("_lmode"))
         .with_columns(listed.alias("_listed"))
         .with_columns(
-            (pl.when("_listed").then(near).otherwise(pl.col("_empty"))).alias("_empty"),
-            (pl.col("_listed") & far).alias("_listed"),
+            (pl.when("_listed").then(near & ~last).otherwise(pl.col("_empty"))).alias("_empty"),
+            (pl.col("_listed") & (far | last)).alias("_listed"),
         )
         .drop("_lmode")
     )
