@@ -78,7 +78,7 @@ OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages ca
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_PAGED = "log, a page of the list's own pattern with content of its own (not past its last page)"
 OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
-NEAR_DATED = "log, a date of the calendar's own pattern after the logs' end and before its horizon, where content may still come"
+NEAR_DATED = "log, a date of the calendar's own pattern from the logs' last month to its horizon, where content may still come"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
 OWN_NOT_LOGGED = (
     "log, a page of the trap's own pattern fetched without a user agent in the log "
@@ -1490,8 +1490,8 @@ def _choose_dates(
     horizon on (a calendar none of whose dates has a page of its own, a sidebar's, is blocked
     whole). The reason says which dates stay open, and what stops crawlers there instead."""
     months = calendar.dated(pl.DataFrame({s.URL: trap}, schema={s.URL: pl.String}))["months"].to_list()
-    soon = [u for u, m in zip(trap, months) if m is not None and logs_end <= m <= open_after and dates.real]
-    if soon:
+    soon = [u for u, m in zip(trap, months) if m is not None and logs_end <= m <= open_after]
+    if soon and dates.real:
         near = set(soon)
         trap = [u for u in trap if u not in near]
         content = content + [(u, NEAR_DATED) for u in soon]

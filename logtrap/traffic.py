@@ -191,8 +191,9 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
     that many reads more: a festival read 20 times in one run, after 1,100 days read 25
     times each in the run before, was cut at once by days it had no chance against
     (adversarial review 17). Counts then overstate by at most that floor. A page read once
-    gets none: pages read once each, a run's churn, would raise the floor run by run until
-    it passed the pages read most once (a festival read 12 times its first week). The later
+    gets none: pages read once each, a run's churn (1,200 archive dates a day), raised the
+    floor run by run until it passed the pages read most once (a festival read 12 times its
+    first week; adversarial review 18). The later
     parts are whole batches: a page not in them was not read there."""
     first = pl.lit(True).alias("_first")
     floors = (
@@ -205,9 +206,6 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
         [parts[0].with_columns(first), *(p.with_columns(~first) for p in parts[1:])],
         how="vertical_relaxed",
     )
-    # (read twice or more in the later parts: a run's churn of pages read once each, 1,200
-    # archive dates a day, raised the floor by one a run and pushed out a festival read 12
-    # times in the first week; adversarial review 18)
     cut = pl.col("_floor").is_not_null() & ~pl.col("_first") & (pl.col(s.HUMAN_REQUESTS) >= 2)
     return (
         frame.lazy().group_by(table.keys).agg(*table.merge, pl.col("_first").any())

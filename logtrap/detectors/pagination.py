@@ -167,10 +167,16 @@ def _by_listing(ok: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     mode = pl.col(s.BYTES).mode().min().over(keys)
     near = (pl.col(s.BYTES) - pl.col("_lmode")).abs() <= settings.one_page_bytes
     far = (pl.col(s.BYTES) - pl.col("_lmode")).abs() > settings.one_page_flank_bytes
+    # a page with content numbered past the first, or none sampled and the repeated size
+    # from the third page on: a gallery's fixed-width pages, alike from its second page on,
+    # its first bigger, were read as empty (adversarial review 18)
+    shown = (far & (pl.col("page") >= 2)).any().over(keys) | (
+        ~far.any().over(keys) & (pl.col("page").filter(near).min().over(keys) >= 3))
     listed = (
         judged
         & (near.sum().over(keys) >= _LISTING_EMPTY_PAGES)
         & (near | far).all().over(keys)
+        & shown
         & (pl.col("page").filter(far).max().over(keys).fill_null(0) < pl.col("page").filter(near).min().over(keys))
         & ~(far & (pl.col(s.BYTES) < pl.col("_lmode"))).any().over(keys)
     )
