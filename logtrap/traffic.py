@@ -84,6 +84,9 @@ _CLIENT_HASH = "client_hash"
 AGENT_HASHES = "agent_hashes"  # claim_people: its people's distinct user agents (hashes)
 PEOPLES_AGENTS = 16  # user agents kept per address claiming a search engine (judgement)
 PEOPLE_URLS = "people_urls"  # the table (and Traffic's frame) of the URLs people read
+# people_urls: its reads plus the most any page cut from the table may have had before
+# (Space-Saving's count; `_people_merged`)
+READS_BOUND = "reads_bound"
 
 
 def _client_key(client: pl.Expr) -> pl.Expr:
@@ -170,49 +173,54 @@ def _address_sample(clients: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
 
 
 def _people_sample(urls: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
-    """Per host+pattern, the `url_sample_size` URLs people read most (ties: the smallest
+    """Per host+pattern, the `url_sample_size` URLs people read most, and the as many whose
+    reads may have been most (`READS_BOUND`, see `_people_merged`; ties: the smallest
     hashes): all of them on a pattern people read few pages of, and past that the pages that
     matter most. Not by hash alone: a calendar's festival page, read 584 times, fell out
     where people read 1,430 days, or where a scraper with a browser's user agent walked
     9,800 dates. Counts are summed as parts are merged (a batch's rows are kept whole till
     then, `_Table.limit_batches`: a page read steadily is not cut from each batch's top) and
-    over cron runs: a page read heavily once stays (a feed of a run's 40 new dates an hour
-    does not push a festival read 584 times out). A page new to a pattern whose pages were
-    cut starts from the fewest reads kept (`_people_merged`)."""
-    most = pl.struct(-pl.col(s.HUMAN_REQUESTS), s.URL_HASH).rank("ordinal").over(_PATTERN_KEY)
-    return urls.filter(most <= tally.settings.url_sample_size)
+    over cron runs. By reads, a page read heavily once stays (a feed of a run's 40 new dates
+    an hour does not push a festival read 584 times out, nor 1,200 dates a day read one to
+    three times each one read 12 times its first week); by their bound, a page new to a
+    pattern whose history fills the table gets in (a festival read 20 times in one run, after
+    1,100 days read 25 times each in the run before)."""
+    k = tally.settings.url_sample_size
+    read = pl.struct(-pl.col(s.HUMAN_REQUESTS), s.URL_HASH).rank("ordinal").over(_PATTERN_KEY)
+    bound = pl.struct(-pl.col(READS_BOUND), s.URL_HASH).rank("ordinal").over(_PATTERN_KEY)
+    return urls.filter((read <= k) | (bound <= k))
 
 
 def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.LazyFrame:
-    """The people's table's parts merged, Space-Saving's way (Metwally et al. 2005; merged as
-    in Agarwal et al., "Mergeable summaries", 2012): where the first part (the table kept so
-    far) holds k pages of a pattern, pages may have been cut from it, each read at most as
-    often as its least-read page kept. So a page not in it, read twice or more since, counts
-    that many reads more: a festival read 20 times in one run, after 1,100 days read 25
-    times each in the run before, was cut at once by days it had no chance against
-    (adversarial review 17). Counts then overstate by at most that floor. A page read once
-    gets none: pages read once each, a run's churn (1,200 archive dates a day), raised the
-    floor run by run until it passed the pages read most once (a festival read 12 times its
-    first week; adversarial review 18). The later
-    parts are whole batches: a page not in them was not read there."""
+    """The people's table's parts merged, `READS_BOUND` Space-Saving's way (Metwally et al.
+    2005; merged as in Agarwal et al., "Mergeable summaries", 2012): where the first part (the
+    table kept so far) holds k pages of a pattern or more, pages may have been cut from it,
+    each with a bound no higher than the k-th highest kept. So a page not in it has its
+    reads since plus that floor as its bound: the festival read 20 times in one run, after
+    1,100 days read 25 times each in the run before, was cut at once by days it had no
+    chance against (adversarial review 17). Its reads stay its reads: the bound alone rose
+    run by run where more than k pages were read a run, and pushed out a festival read 12
+    times its first week (adversarial review 18), which its reads keep (`_people_sample`).
+    The later parts are whole batches: a page not in them was not read there."""
     first = pl.lit(True).alias("_first")
     floors = (
         parts[0].lazy().group_by(s.HOST, s.PATTERN)
-        .agg(pl.len().alias("_n"), pl.col(s.HUMAN_REQUESTS).min().alias("_floor"))
-        .filter(pl.col("_n") == k)
+        .agg(pl.len().alias("_n"), pl.col(READS_BOUND).sort(descending=True).get(k - 1, null_on_oob=True)
+             .alias("_floor"))
+        .filter(pl.col("_n") >= k)
         .drop("_n")
     )
     frame = pl.concat(
         [parts[0].with_columns(first), *(p.with_columns(~first) for p in parts[1:])],
         how="vertical_relaxed",
     )
-    cut = pl.col("_floor").is_not_null() & ~pl.col("_first") & (pl.col(s.HUMAN_REQUESTS) >= 2)
+    cut = pl.col("_floor").is_not_null() & ~pl.col("_first")
     return (
         frame.lazy().group_by(table.keys).agg(*table.merge, pl.col("_first").any())
         .join(floors, on=[s.HOST, s.PATTERN], how="left")
         .with_columns(
-            pl.when(cut).then(pl.col(s.HUMAN_REQUESTS) + pl.col("_floor"))
-            .otherwise(pl.col(s.HUMAN_REQUESTS)).alias(s.HUMAN_REQUESTS)
+            pl.when(cut).then(pl.col(READS_BOUND) + pl.col("_floor"))
+            .otherwise(pl.col(READS_BOUND)).alias(READS_BOUND)
         )
         .drop("_first", "_floor")
     )
@@ -304,8 +312,9 @@ _TABLES: dict[str, _Table] = {
     # sample below holds by chance (a calendar walked over 35 years: its festival)
     PEOPLE_URLS: _Table(
         keys=(s.HOST, s.PATTERN, s.URL),
-        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
-        merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first()),
+        batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(),
+               pl.len().cast(pl.Int64).alias(READS_BOUND)),
+        merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(), _sum(READS_BOUND)),
         rows=~_is_bot & pl.col(s.STATUS).is_between(200, 399),
         limit=_people_sample,
         limit_batches=False,
@@ -585,6 +594,9 @@ class Tally:
         for name in _TABLES:
             if name in frames:
                 tally._parts[name] = [frames[name]]
+        people = frames.get(PEOPLE_URLS)
+        if people is not None and READS_BOUND not in people.columns:  # saved before it was kept
+            tally._parts[PEOPLE_URLS] = [people.with_columns(pl.col(s.HUMAN_REQUESTS).alias(READS_BOUND))]
         if _NAMES in frames:
             tally._names = frames[_NAMES]
         elif "windows" in frames:  # saved before names were kept: rows are under their own
@@ -749,8 +761,8 @@ class Traffic:
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
-      2xx/3xx to people, with their requests: every one of a pattern people read fewer than
-      `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
+      2xx/3xx to people, with their requests and `READS_BOUND`: every one of a pattern people
+      read fewer than `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
       gave it, "pattern", with the one the tables count it under, "merged": a tag's
       `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).
     """

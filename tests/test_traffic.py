@@ -415,11 +415,16 @@ def test_a_page_people_read_steadily_or_heavily_once_is_kept_past_the_sample_siz
     assert _read(tally.finish(), "/item/{name}")["/item/festival"] == 40
 
 
-def test_a_page_new_to_a_pattern_whose_pages_were_cut_starts_from_the_fewest_reads_kept():
+def _bounds(traffic, pattern: str) -> dict[str, int]:
+    rows = traffic.people_urls.filter(pl.col(s.PATTERN) == pattern)
+    return dict(zip(rows[s.URL], rows[traffic_module.READS_BOUND]))
+
+
+def test_a_page_new_to_a_pattern_whose_pages_were_cut_is_kept_by_the_reads_it_may_have_had():
     # (adversarial review 17, cal_late) k = 4: six days read 5 times each in one cron run, a
-    # festival read 4 times in the next: summed alone, it lost to days it had no chance
-    # against. It counts as read up to 5 times more, as any page cut from the table may have
-    # been (Space-Saving).
+    # festival read 4 times in the next: by its reads alone, it lost to days it had no chance
+    # against. Its bound counts up to 5 reads more, as any page cut from the table may have
+    # had (Space-Saving), and keeps it
     days = [f"/item/{i}" for i in range(1, 7)]
     tally = Tally(settings=Settings(url_sample_size=4))
     tally.add(_people([u for u in days for _ in range(3)], 0))
@@ -429,24 +434,41 @@ def test_a_page_new_to_a_pattern_whose_pages_were_cut_starts_from_the_fewest_rea
     tally = Tally.from_frames(tally.frames(), tally.settings)
     kept = sorted(first)[0]
     tally.add(_people(["/item/2030"] * 4 + [kept], 1))
-    got = _read(tally.finish(), "/item/{n}")
-    assert got["/item/2030"] == 9 and got[kept] == 6
-    assert sorted(got.values()) == [5, 5, 6, 9]
-    # (adversarial review 18) a festival read 3 times in the first run, then 6 new pages read
-    # once each per run: they carry no floor, and never push it out
+    traffic = tally.finish()
+    got, bounds = _read(traffic, "/item/{n}"), _bounds(traffic, "/item/{n}")
+    assert (got["/item/2030"], bounds["/item/2030"], got[kept], bounds[kept]) == (4, 9, 6, 6)
+    assert sorted(got.values()) == [4, 5, 5, 5, 6]  # the four read most, the four bound most
+    # (adversarial review 18) a festival read 5 times in the first run, then 6 new pages read
+    # two or three times each per run: their bounds rise run by run past the festival's,
+    # and its reads keep it
     tally = Tally(settings=Settings(url_sample_size=4))
-    tally.add(_people(["/item/2030"] * 3 + days[:3], 0))
+    tally.add(_people(["/item/2030"] * 5 + days[:3], 0))
     tally.add(_people(days[3:], 0))
     for run in range(1, 8):
         tally = Tally.from_frames(tally.frames(), tally.settings)
-        tally.add(_people([f"/item/{100 * run + i}" for i in range(6)], run))
-    assert _read(tally.finish(), "/item/{n}")["/item/2030"] == 3
+        tally.add(_people([f"/item/{100 * run + i}" for i in range(6) for _ in range(2 + i % 2)], run))
+    traffic = tally.finish()
+    bounds = _bounds(traffic, "/item/{n}")
+    assert _read(traffic, "/item/{n}")["/item/2030"] == bounds["/item/2030"] == 5
+    assert sorted(bounds.values(), reverse=True)[3] > 5  # not among the four bound most
     # a pattern with fewer than k pages kept lost none: a new page counts its own reads
     tally = Tally(settings=Settings(url_sample_size=4))
     tally.add(_people([u for u in days[:3] for _ in range(5)], 0))
     tally = Tally.from_frames(tally.frames(), tally.settings)
     tally.add(_people(["/item/2030"], 1))
-    assert _read(tally.finish(), "/item/{n}") == {**dict.fromkeys(days[:3], 5), "/item/2030": 1}
+    traffic = tally.finish()
+    assert _read(traffic, "/item/{n}") == _bounds(traffic, "/item/{n}") == {**dict.fromkeys(days[:3], 5), "/item/2030": 1}
+
+
+def test_a_state_saved_before_the_reads_bound_was_kept_still_loads():
+    tally = tally_of([day_of_urls(0, range(3), **HUMAN)], 1000)
+    frames = tally.frames()
+    frames[traffic_module.PEOPLE_URLS] = frames[traffic_module.PEOPLE_URLS].drop(traffic_module.READS_BOUND)
+    resumed = Tally.from_frames(frames, tally.settings)
+    resumed.add(day_of_urls(1, range(2, 4), **HUMAN))
+    traffic = resumed.finish()
+    assert _read(traffic, "/item/{n}") == _bounds(traffic, "/item/{n}") == {
+        "/item/0": 1, "/item/1": 1, "/item/2": 2, "/item/3": 1}
 
 
 def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
