@@ -963,9 +963,9 @@ def choose(
         first = next(url for i, url in enumerate(trap) if i not in some)
         why = f"no rule derived from the pattern blocks its logged URL {first}"
         if routed:
-            why += (f" and none of the path's other pages: {pattern.partition('?')[0]} serves them "
-                    "by a parameter's other values, and they carry its trap's other parameters "
-                    "too (fix it at the source: the finding's advice)")
+            by = ", ".join(f"`{n}=`" for n in sorted(routed) if _ROUTE_NAMES.match(n)) or "a parameter"
+            why += (f" without the other pages {pattern.partition('?')[0]} serves by {by}, which carry "
+                    "the trap's other parameters too (fix it at the source: the finding's advice)")
         return (), "withheld", why
     ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
     if not any(u.content_hits for u in free):
@@ -1460,12 +1460,14 @@ def _rule(
         # a joiner's line reaches names with the joiner of their own (a tag `c%2b%2b`): only
         # where the sample holds every URL of the pattern can none be unseen
         whole = rows.height < settings.url_sample_size
-        path = pattern.partition("?")[0]
-        logged_here = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) != pattern,
-                                          pl.col(s.PATTERN).str.starts_with(path + "?"))[s.URL]
-        others = [*logged_here.unique().sort().to_list(),
-                  *(u for u, _ in content if u.partition("?")[0] == path)]
-        routed = routes(trap, others) if "{" not in path else frozenset()
+        path, query = pattern.partition("?")[::2]
+        routed: frozenset[str] = frozenset()
+        if query and "{" not in path:  # a literal path serving pages by parameters
+            logged_here = traffic.urls.filter(pl.col(s.HOST) == finding.host, pl.col(s.PATTERN) != pattern,
+                                              pl.col(s.PATTERN).str.starts_with(path + "?"))[s.URL]
+            others = [*logged_here.unique().sort().to_list(),
+                      *(u for u, _ in content if u.startswith(path + "?"))]
+            routed = routes(trap, others)
         lines, status, reason = choose(finding.kind, pattern, trap, content, settings, known,
                                        whole=whole, routed=routed)
     examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()

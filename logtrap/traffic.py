@@ -551,19 +551,16 @@ class Tally:
         if len(parts) == 1 and name != "urls":
             return parts[0]
         k = self.settings.url_sample_size
-        frame = pl.concat(parts, how="vertical_relaxed").lazy()
         if name == "urls":  # on integer keys, as in `add`
             sums = [e for e in table.merge if e.meta.output_name() != s.URL_HASH]
-            q = frame.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
+            q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
                 pl.col(s.HOST, s.PATTERN, s.URL).first(), *sums
             )
             q = _bottom_k(q, k, _PATTERN_KEY)
             q = q.select(_COLUMNS["urls"])
         else:
-            if name == PEOPLE_URLS:
-                q = _people_merged(parts, table, k)
-            else:
-                q = frame.group_by(table.keys).agg(table.merge)
+            q = (_people_merged(parts, table, k) if name == PEOPLE_URLS
+                 else pl.concat(parts, how="vertical_relaxed").lazy().group_by(table.keys).agg(table.merge))
             if table.fold is not None:
                 q = table.fold(q, table)
             if table.limit is not None:

@@ -1441,6 +1441,7 @@ def test_a_facet_rule_takes_no_line_on_a_lists_page_number():
     (rule,) = robots.host_rules(findings, traffic, "-", [], Settings()).rules
     assert not any("limitstart" in line for line in rule.lines)
     assert rule.status == "withheld"
+    assert "without the other pages /index.php serves by `layout=`, `option=`, `view=`" in rule.reason
     # a search's page is the search's, as the search is the trap: its line stays
     assert robots._key_params("internal_search", robots._pairs(["/s?q=a&page=2", "/s?q=b&page=3"])) == (
         ["q"], ["page"])
