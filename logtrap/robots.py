@@ -36,6 +36,7 @@ from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
+from logtrap.detectors import _sort as sorts
 from logtrap.detectors import calendar, growing_pattern, pagination, relative_loop, session_id
 from logtrap.patterns import TRACKING, is_tracking_name
 from logtrap.robots_match import (
@@ -1378,7 +1379,8 @@ def _rule(
     pattern = finding.pattern or ""
     # a finding over many patterns alike (detectors/_family.py), or made by one parameter
     # (detectors/_param.py)
-    helper = family if family.is_family(pattern) else param if param.is_param(pattern) else None
+    helper = (sorts if sorts.is_sort(finding) else family if family.is_family(pattern)
+              else param if param.is_param(pattern) else None)
     if helper is not None:
         lines, status, reason, trap = helper.robots_rule(finding, traffic, content, known, settings)
         examples = tuple(trap[: f.MAX_EXAMPLES]) if lines else ()

@@ -237,3 +237,60 @@ def combined_lines(rows: Iterable[Mapping[str, Any]]) -> str:
         out.append(f'{r[s.CLIENT]} - - [{when}] "{r[s.METHOD]} {r[s.URL]} {r[s.PROTOCOL]}" '
                    f'{r[s.STATUS]} {size} "{r[s.REFERER]}" "{r[s.USER_AGENT]}"\n')
     return "".join(out)
+
+
+# -- a Shopify shop ----------------------------------------------------------------------------
+
+SHOPIFY_ORDERS = [
+    "manual", "best-selling", "title-ascending", "title-descending", "price-ascending",
+    "price-descending", "created-ascending", "created-descending",
+]  # fmt: skip
+SHOPIFY_COLLECTIONS = [f"{a}-{b}" for a in ("summer", "winter", "outdoor", "city", "kids", "travel")
+                       for b in ("shoes", "bags", "hats", "coats", "gloves")]  # fmt: skip
+SHOPIFY_PER_PAGE = 24
+
+
+def shopify(days: int = 7, seed: int = 3) -> list[dict[str, Any]]:
+    """A Shopify shop's access log as request rows: 30 collections of 30 to 130 products, 24
+    a page (`/collections/{name}?page=N`), each page linked in Shopify's 8 sort orders
+    (`?sort_by=price-ascending`, `?page=2&sort_by=...`). Crawlers read the lists, their sorted
+    copies (a sorted page is the same template and as many products: its size within a few
+    hundred bytes of the list's) and the products; people read lists and products, and sort
+    a list now and then."""
+    rng = random.Random(seed)
+    lists: list[tuple[str, int]] = []  # (url, size): every page of every collection
+    sorted_lists: list[tuple[str, int]] = []
+    for i, name in enumerate(SHOPIFY_COLLECTIONS):
+        products = 30 + (i * 37) % 100
+        for page in range(1, (products + SHOPIFY_PER_PAGE - 1) // SHOPIFY_PER_PAGE + 1):
+            url = f"/collections/{name}" + (f"?page={page}" if page > 1 else "")
+            size = _stable(url, 70_000, 95_000)
+            lists.append((url, size))
+            for order in SHOPIFY_ORDERS:
+                query = f"sort_by={order}" if page == 1 else f"page={page}&sort_by={order}"
+                sorted_url = f"/collections/{name}?{query}"
+                sorted_lists.append((sorted_url, size + _stable(sorted_url, -300, 300)))
+    products = [(f"/products/{letters(i)}-{letters(i * 7 + 3)}", _stable(f"p{i}", 50_000, 80_000))
+                for i in range(600)]
+    rows: list[dict[str, Any]] = []
+
+    def at(day: int) -> datetime:
+        return START + timedelta(days=day, seconds=rng.randrange(86_400))
+
+    for day in range(days):
+        for bot in WOO_BOTS:  # each crawler reads part of the lists, their orders and products
+            fetched = rng.sample(lists, len(lists) // 2) + rng.sample(sorted_lists, len(sorted_lists) // 6)
+            for url, size in fetched + rng.sample(products, 120):
+                rows.append({**bot, s.TIME: at(day), s.URL: url, s.BYTES: size})
+        for visit in range(200):  # people
+            person = {**HUMAN, s.CLIENT: f"198.51.{rng.randrange(256)}.{rng.randrange(1, 255)}",
+                      s.USER_AGENT: WOO_BROWSER}
+            trail = [("/", 40_000)] + rng.sample(lists, 2) + rng.sample(products, 2)
+            if rng.random() < 0.3:
+                trail += rng.sample(sorted_lists, 1)
+            when = at(day)
+            for i, (url, size) in enumerate(trail):
+                rows.append({**person, s.TIME: when + timedelta(seconds=15 * i), s.URL: url,
+                             s.BYTES: size})
+    rows.sort(key=lambda r: r[s.TIME])
+    return rows

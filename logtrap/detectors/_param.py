@@ -64,7 +64,7 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
-from logtrap.detectors import _shape, budget_hog, facets, growing_pattern, internal_search, session_id
+from logtrap.detectors import _shape, _sort, budget_hog, facets, growing_pattern, internal_search, session_id
 from logtrap.detectors import calendar, pagination, soft_404
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls
@@ -75,6 +75,9 @@ NAME = "param_name"
 _FINDING_KEYS = [s.KIND, s.HOST, s.PATTERN]
 # Findings whose trap is every URL carrying the parameter, on their pattern: merged
 KINDS = (session_id.KIND, facets.KIND, internal_search.KIND, budget_hog.KIND, growing_pattern.KIND)
+# The sort orders' findings (_sort.py), whose parameters no merge takes again
+_SORTS = pl.col(s.PATTERN).str.starts_with(f"{ANY}?") & pl.col(s.EVIDENCE).str.contains(
+    f'"{_sort.SORT_PARAMS}":', literal=True)
 # Findings whose pattern can hold real pages through its parameter: never merged, and a
 # parameter in their pattern is ruled path by path
 OWN_VALUE_KINDS = (calendar.KIND, pagination.KIND, soft_404.KIND)
@@ -135,7 +138,9 @@ def covered(findings: pl.DataFrame, traffic: Traffic) -> pl.DataFrame:
     `findings` rule: their members, and any other pattern carrying the parameter (`carriers`:
     a listing the detectors did not call a trap, its sample too thin, is the same trap)."""
     params = f.to_records(findings.filter(pl.col(s.PATTERN).str.starts_with(f"{ANY}?")))
-    frames = [carriers(traffic, x.host, str(x.evidence.get("parameter"))) for x in params]
+    # (a sort's finding rules its members only: a list linked sorted alone is a page, _sort.py)
+    frames = [carriers(traffic, x.host, str(x.evidence["parameter"])) for x in params
+              if "parameter" in x.evidence]
     members = [(x.host, p) for x in params for p in x.evidence.get("member_patterns") or []]
     schema = {s.HOST: pl.String, s.PATTERN: pl.String}
     frames.append(pl.DataFrame(members, schema=schema, orient="row"))
@@ -167,7 +172,11 @@ def site_wide(
     if findings.height == 0:
         return findings, {}
     blamed = _blamed(findings, traffic)
-    merging = blamed.filter(pl.col(s.KIND).is_in(KINDS))
+    # a sort's parameters have their finding for the whole host already (_sort.py)
+    sorts = [(x.host, str(name)) for x in f.to_records(findings.filter(_SORTS))
+             for name in x.evidence.get(_sort.SORT_PARAMS) or []]
+    sorted_names = pl.DataFrame(sorts, schema={s.HOST: pl.String, NAME: pl.String}, orient="row")
+    merging = blamed.filter(pl.col(s.KIND).is_in(KINDS)).join(sorted_names, on=[s.HOST, NAME], how="anti")
     paths = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0").n_unique()
     groups = (
         merging.group_by(s.HOST, NAME).agg(paths.alias("_paths"))

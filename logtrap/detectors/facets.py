@@ -33,7 +33,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
-from logtrap.detectors import _shape
+from logtrap.detectors import _shape, _sort
 from logtrap.detectors.pagination import PAGE_PARAMS
 from logtrap.patterns import TRACKING, is_tracking, session_params
 from logtrap.settings import Settings
@@ -134,12 +134,19 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
 
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
-    """Facet traps: many parameters, many orders, many URLs per distinct response.
+    """Facet traps: many parameters, many orders, many URLs per distinct response; and the
+    sort orders of a host's lists, one finding (`_sort.py`).
 
     >>> from logtrap.traffic import Tally
     >>> detect(Tally().finish(), Settings()).shape
     (0, 9)
     """
+    combined = _combinations(traffic, settings)
+    return pl.concat([combined, _sort.detect(traffic, settings, combined)])
+
+
+def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
+    """Facet traps: many parameters, many orders, many URLs per distinct response."""
     if traffic.urls.height == 0:
         return f.empty_findings()
     ignored = sorted(session_params(settings) | {TRACKING})

@@ -1,0 +1,258 @@
+"""Sorted copies: a list's sort parameter repeats the list once per order, for crawlers to read.
+
+A shop's category links its sort orders on every list page (Shopify's `?sort_by=price-ascending`,
+WooCommerce's `?orderby=`, PrestaShop's `?order=product.price.desc`, OpenCart's `&sort=p.price&
+order=DESC`, Magento's `?product_list_order=`): each page of each list again in every order,
+the same products shuffled. Crawlers follow them all; the review sites' sort orders were 7.6%
+(Shopify), 8.8% (PrestaShop) and 15.7% (OpenCart) of their bot requests, and no other finding
+named them: one parameter of a few values is no facet combination.
+
+A facets finding of pattern `/{any}?NAME[&NAME...]` (`_param.pattern_of`: every path the
+parameters sort on), one per host, names the sort parameters (`SORT_NAMES`) for which, over the
+host's sampled URLs,
+
+1. the values are few: `_MAX_ORDERS` at most (an order id, `/account/orders?order=51234`, has
+   one per order; a forum's threads linked by reactions alone, `?order=reaction_score`, one);
+2. they sort at least `_MIN_LISTINGS` lists (the URL without its sort parameters; a list's
+   pages count apiece), and bots fetched at least `_MIN_URLS` sorted URLs;
+
+on the patterns carrying them whose list is a pattern of its own too (`member_patterns`: the
+pattern without its sort parameters, `/collections/{name}?page` for `/collections/{name}?page&
+sort_by`), and which no other parameter makes a trap of its own (`members`: a cart link, a facet
+combination). A list only ever linked sorted (a menu's `?sort=newest`) is its own page: its
+pattern is no member, and the finding's lines must spare its pages (`robots_rule`).
+
+Its wasted requests are every bot request of its member patterns: each is a list again in
+another order. People sort lists too, and their sorted views are no content to keep the rule
+off (as a search's results are not, `robots._unsearched`): robots.txt keeps only crawlers off,
+people still sort. The pages of the lists themselves stay open, and so does any page a sitemap
+names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from logtrap import findings as f
+from logtrap import schema as s
+from logtrap.detectors import _shape, session_id
+from logtrap.settings import Settings
+from logtrap.traffic import Traffic
+
+# Sort and direction parameters of common platforms and frameworks (judgement): Shopify's
+# sort_by; WooCommerce's orderby; PrestaShop's, XenForo's and Discourse's order (with direction,
+# ascending); OpenCart's sort and order; Magento's product_list_order, _dir, _mode and _limit;
+# Drupal views' sort_by, sort_order. A name alone is no verdict: its values must be few and sort
+# many lists (the module's tests).
+SORT_NAMES = frozenset({
+    "sort", "sort_by", "sortby", "sort_order", "sortorder", "sorting", "sort_dir", "sortdir",
+    "orderby", "order_by", "order", "dir", "direction", "ascending",
+    "product_list_order", "product_list_dir", "product_list_mode", "product_list_limit",
+})
+_MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCart 5; judgement)
+_MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
+_MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
+SORT_PARAMS = "sort_params"  # the finding's evidence: the parameters, as the URLs spell them
+MEMBERS = "member_patterns"
+ADVICE = (
+    "Every sort order repeats a list crawlers already read in its own order: link the orders "
+    "as buttons or a form (or with rel=nofollow), and point rel=canonical at the unsorted "
+    "list; then Disallow the sort parameters in robots.txt. People still sort (robots.txt "
+    "keeps only crawlers off); a sorted list that is a landing page of its own (\"New "
+    "arrivals\") wants a path of its own first."
+)
+_ANY = "/{any}"  # _param.ANY (_param imports this module)
+
+
+def is_sort(finding: f.Finding) -> bool:
+    """True for a sorted copies finding (this module's)."""
+    return finding.kind == "facets" and SORT_PARAMS in finding.evidence
+
+
+def _names(pattern: pl.Expr) -> pl.Expr:
+    return pattern.str.splitn("?", 2).struct.field("field_1").fill_null("").str.split("&")
+
+
+def _sorting(name: pl.Expr) -> pl.Expr:
+    return name.str.to_lowercase().is_in(list(SORT_NAMES))
+
+
+def _unsorted(url: pl.Expr) -> pl.Expr:
+    """A URL (or pattern) without its sort parameters: its list."""
+    path = _shape.path_of(url)
+    rest = _names(url).list.eval(pl.element().filter(
+        (pl.element() != "") & ~_sorting(pl.element().str.splitn("=", 2).struct.field("field_0"))
+    )).list.join("&")
+    return pl.when(rest == "").then(path).otherwise(pl.concat_str(path, pl.lit("?"), rest))
+
+
+def members(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
+    """(host, pattern) of the patterns carrying a sort parameter whose list (the pattern
+    without its sort parameters) is a pattern of the host too; not those whose other
+    parameters make them a trap of another kind whatever their order (a session's, an
+    action link's: `session_id.named_params`; WooCommerce's `?orderby=price&add-to-cart=5`
+    is a cart link, its own finding's), nor facet `combined` patterns (host, pattern), whose
+    lines take every combination of filters, sorted or not."""
+    patterns = traffic.patterns.select(_shape.KEYS).unique()
+    names = _names(pl.col(s.PATTERN))
+    named = list(session_id.named_params(settings))
+    carrying = patterns.filter(
+        names.list.eval(_sorting(pl.element())).list.any(),
+        ~names.list.eval(pl.element().str.to_lowercase().is_in(named)).list.any(),
+    ).join(combined.select(_shape.KEYS), on=_shape.KEYS, how="anti")
+    lists = patterns.rename({s.PATTERN: "_list"})
+    return (
+        carrying.with_columns(_unsorted(pl.col(s.PATTERN)).alias("_list"))
+        .join(lists, on=[s.HOST, "_list"], how="semi")
+        .select(_shape.KEYS)
+        .sort(_shape.KEYS)
+    )
+
+
+def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
+    """One facets finding per host for its lists' sort orders (the module's tests), facet
+    `combined` patterns left out (`members`)."""
+    if traffic.urls.height == 0:
+        return f.empty_findings()
+    member = members(traffic, settings, combined)
+    if member.height == 0:
+        return f.empty_findings()
+    urls = traffic.urls.join(member, on=_shape.KEYS, how="semi").filter(pl.col(s.URL).is_not_null())
+    pair = pl.col("_pair").str.splitn("=", 2)
+    pairs = (
+        urls.select(*_shape.KEYS, s.URL, s.BOT_REQUESTS,
+                    _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
+        .explode("_pair")
+        .with_columns(pair.struct.field("field_0").alias("_name"),
+                      pair.struct.field("field_1").fill_null("").alias("_value"))
+        .filter(_sorting(pl.col("_name")))
+        .with_columns(_unsorted(pl.col(s.URL)).alias("_list"))
+    )
+    names = (
+        pairs.group_by(s.HOST, "_name")
+        .agg(
+            pl.col("_value").filter(pl.col("_value") != "").unique().sort().alias("_values"),
+            pl.col("_list").n_unique().alias("_lists"),
+            pl.col(s.URL).filter(pl.col(s.BOT_REQUESTS) > 0).n_unique().alias("_bot_urls"),
+        )
+        .filter(
+            pl.col("_values").list.len().is_between(1, _MAX_ORDERS),
+            pl.col("_lists") >= _MIN_LISTINGS,
+            pl.col("_bot_urls") >= _MIN_URLS,
+        )
+        .sort(s.HOST, "_name")
+    )
+    if names.height == 0:
+        return f.empty_findings()
+    carried = (
+        member.with_columns(_names(pl.col(s.PATTERN)).alias("_name")).explode("_name")
+        .join(names.select(s.HOST, "_name"), on=[s.HOST, "_name"], how="semi")
+        .select(_shape.KEYS).unique()
+    )
+    totals = _shape.pattern_totals(traffic).join(carried, on=_shape.KEYS, how="semi")
+    sampled = urls.join(carried, on=_shape.KEYS, how="semi")
+    examples = (
+        sampled.group_by(s.HOST, s.URL).agg(pl.col(s.BOT_REQUESTS).sum())
+        .sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
+        .group_by(s.HOST, maintain_order=True)
+        .agg(pl.col(s.URL).head(f.MAX_EXAMPLES).alias(s.EXAMPLES),
+             pl.col(s.URL).n_unique().alias("sampled_urls"))
+    )
+    lists = (
+        sampled.select(s.HOST, _unsorted(pl.col(s.URL)).alias("_list"))
+        .group_by(s.HOST).agg(pl.col("_list").n_unique().alias("lists"))
+    )
+    orders = names.group_by(s.HOST, maintain_order=True).agg(
+        pl.col("_name").alias(SORT_PARAMS),
+        pl.struct(pl.col("_name").alias("param"), pl.col("_values").alias("values")).alias("orders"),
+    )
+    rows = (
+        totals.sort(s.BOT_REQUESTS, s.PATTERN, descending=[True, False])
+        .group_by(s.HOST, maintain_order=True)
+        .agg(
+            pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum(),
+            pl.col(_shape.HOST_BOT_REQUESTS).first(),
+            pl.col(s.PATTERN).alias(MEMBERS),
+            pl.len().alias("patterns"),
+        )
+        .join(orders, on=s.HOST)
+        .join(examples, on=s.HOST, how="left")
+        .join(lists, on=s.HOST, how="left")
+        .with_columns(
+            pl.concat_str(pl.lit(f"{_ANY}?"), pl.col(SORT_PARAMS).list.join("&")).alias(s.PATTERN),
+            pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
+        )
+        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+    )
+    return _shape.findings(
+        "facets", rows, settings,
+        evidence=[SORT_PARAMS, "orders", "lists", "patterns", s.BOT_REQUESTS, s.HUMAN_REQUESTS,
+                  "sampled_urls", MEMBERS],
+        advice=ADVICE,
+    )
+
+
+def lines_for(names: Sequence[str], glob: str = "/*") -> tuple[str, ...]:
+    """The lines for sort parameters, first or later in the query, on a path (`/*`: any).
+
+    >>> lines_for(["sort_by"])
+    ('Disallow: /*?sort_by=', 'Disallow: /*&sort_by=')
+    >>> lines_for(["order", "sort"], "/index.php")
+    ('Disallow: /index.php?order=', 'Disallow: /index.php?*&order=', 'Disallow: /index.php?sort=', 'Disallow: /index.php?*&sort=')
+    """
+    from logtrap import robots  # robots imports the detectors: imported on call
+
+    out = []
+    for name in names:
+        value = robots.escape_value(name)
+        later = f"{glob}&{value}=" if glob == "/*" else f"{glob}?*&{value}="
+        out += [f"{glob}?{value}=", later]
+    return tuple(f"Disallow: {line}" for line in out)
+
+
+def _carries(names: Sequence[str]) -> pl.Expr:
+    """True for a URL whose query has one of the parameters with `=` (as the lines match)."""
+    alternatives = "|".join(re.escape(n) for n in names)
+    return pl.col(s.URL).str.contains(rf"\?(?:[^#]*&)?(?:{alternatives})=")
+
+
+def robots_rule(
+    finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
+    known: Mapping[str, str | None], settings: Settings,
+) -> tuple[tuple[str, ...], str, str, list[str]]:
+    """(lines, status, reason, trap URLs) for a sorted copies finding: the sort parameters'
+    lines for the whole site, or, where those would block a content URL (a list only ever
+    linked sorted, a page whose parameter of the name is no sort), on each member pattern's
+    path; checked as every rule is (`robots.verify`). The trap is the member patterns' sampled
+    URLs bots fetched; the sorted views of their lists people read are no content here (the
+    lists are), nor are other findings' pages on those patterns (a list's page 3, sorted, is
+    its page 3 again); a sitemap's URL stays content."""
+    from logtrap import robots  # robots imports the detectors: imported on call
+
+    names = [str(n) for n in finding.evidence.get(SORT_PARAMS) or []]
+    patterns = [str(p) for p in finding.evidence.get(MEMBERS) or []]
+    mine = pl.col(s.PATTERN).is_in(patterns) & (pl.col(s.HOST) == finding.host) & _carries(names)
+    copies = set(traffic.people_read.filter(mine)[s.URL].to_list())
+    rows = traffic.urls.filter(mine, robots.HAS_URL)
+    copies |= set(rows[s.URL].to_list())
+    content = [(u, why) for u, why in content if why == "sitemap" or u not in copies]
+    taken = {u for u, _ in content}
+    trap = rows.filter(pl.col(s.BOT_REQUESTS) > 0).unique(s.URL).sort(s.URL_HASH)[s.URL].to_list()
+    trap = [u for u in trap if robots.url_path(u) not in taken]
+    known = {**known, **robots.normal_forms([u for u in trap if u not in known])}
+    lines, status, reason = robots.verify(lines_for(names), trap, content, known)
+    if status == "emitted" or not trap:
+        return lines, status, reason, trap
+    by_path: dict[str, list[str]] = {}
+    for pattern in patterns:
+        path, _, query = pattern.partition("?")
+        here = by_path.setdefault(robots._glob(path), [])
+        here += [n for n in names if n in query.split("&") and n not in here]
+    per_path = tuple(line for glob, here in by_path.items() for line in lines_for(here, glob))
+    narrowed, status, why = robots.verify(per_path, trap, content, known)
+    if status != "emitted":
+        return (), "withheld", f"{reason}; by path: {why}", trap
+    return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths", trap

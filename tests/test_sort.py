@@ -1,0 +1,173 @@
+"""Sorted copies of a site's lists (detectors/_sort.py): one facets finding per host naming its
+sort parameters, with a pair of robots.txt lines for the whole site where they block no content,
+the lists' paths where they would, and none where a sitemap lists a sorted page.
+
+The Shopify shop is built by tests/builders.py (`shopify`) and read by the whole pipeline; the
+counter-cases add pages to it, or are small sites of their own.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from builders import SHOPIFY_ORDERS, WOO_BROWSER, bots, humans, requests_frame, shopify, traffic_of
+from protego import Protego
+
+from logtrap import schema as s
+from logtrap.analysis import analyze
+from logtrap.detectors import Detector, facets, run_detectors
+from logtrap.findings import Finding, to_frame, to_records
+from logtrap.rules import suggest
+from logtrap.settings import Settings
+
+SITE_WIDE = "Disallow: /*?sort_by=\nDisallow: /*&sort_by="
+BY_PATH = "Disallow: /collections/*?sort_by=\nDisallow: /collections/*?*&sort_by="
+
+
+def allowed(robots_txt: str, url: str) -> bool:
+    return Protego.parse(robots_txt).can_fetch(f"https://shop.example{url}", "Googlebot")
+
+
+def people(urls: list[str]) -> list[dict]:
+    """People's requests as `analyze` of a frame classifies them: a browser's user agent."""
+    return humans(urls, **{s.USER_AGENT: WOO_BROWSER})
+
+
+def _sorted(url: str) -> bool:
+    return "sort_by=" in url
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return shopify()
+
+
+@pytest.fixture(scope="module")
+def shop(rows):
+    return analyze(requests_frame(rows))
+
+
+def _sort_finding(result) -> Finding:
+    [finding] = [x for x in to_records(result.findings) if x.pattern.startswith("/{any}?")]
+    return finding
+
+
+def test_a_shops_sort_orders_are_one_finding_for_the_whole_host(shop, rows):
+    [finding] = to_records(shop.findings)
+    sorted_rows = [r for r in rows if _sorted(r[s.URL])]
+    bot_rows = [r for r in sorted_rows if r[s.IS_BOT]]
+    assert (finding.kind, finding.severity, finding.pattern) == ("facets", "critical", "/{any}?sort_by")
+    # every request of a sorted copy, people's too; every bot's one is wasted
+    assert (finding.requests, finding.wasted_requests) == (len(sorted_rows), len(bot_rows))
+    evidence = finding.evidence
+    assert evidence["sort_params"] == ["sort_by"]
+    assert evidence["orders"] == [{"param": "sort_by", "values": sorted(SHOPIFY_ORDERS)}]
+    assert evidence["member_patterns"] == ["/collections/{name}?page&sort_by", "/collections/{name}?sort_by"]
+    lists = {r[s.URL].replace("&sort_by=", "?sort_by=").split("?sort_by=")[0] for r in sorted_rows}
+    assert evidence["lists"] == len(lists) == 114  # 30 collections, 84 of their later pages
+    assert (evidence["bot_requests"], evidence["human_requests"]) == (
+        len(bot_rows), len(sorted_rows) - len(bot_rows))
+    assert all(_sorted(url) for url in finding.examples)
+    assert evidence["wasted_share_of_host_bot_requests"] == round(
+        len(bot_rows) / sum(r[s.IS_BOT] for r in rows), 4)
+
+
+def test_its_lines_block_every_sorted_copy_and_no_list_or_product(shop, rows):
+    sug = suggest(shop)
+    assert sug.rules.select("pattern", "status", "rule").rows() == [("/{any}?sort_by", "emitted", SITE_WIDE)]
+    urls = sorted({r[s.URL] for r in rows})
+    blocked = [u for u in urls if not allowed(sug.robots_txt, u)]
+    assert blocked == [u for u in urls if _sorted(u)] and len(blocked) == 911
+    # people's sorted views are blocked for crawlers too (they still sort); their lists are open
+    read = {r[s.URL] for r in rows if not r[s.IS_BOT]}
+    assert {u for u in read if not allowed(sug.robots_txt, u)} == {u for u in read if _sorted(u)}
+    assert all(allowed(sug.robots_txt, u) for u in ("/collections/city-bags", "/collections/city-bags?page=3"))
+
+
+def test_an_order_id_is_no_sort(rows):
+    # people's orders, `?order=<id>`: a value per order, no sort of a list
+    orders = [r for i in range(300) for r in people([f"/account/orders?order={5000 + i}", "/account/orders"])]
+    orders += bots([f"/account/orders?order={5000 + i}" for i in range(300)])
+    result = analyze(requests_frame(rows + orders))
+    finding = _sort_finding(result)
+    assert finding.evidence["sort_params"] == ["sort_by"]
+    robots_txt = suggest(result).robots_txt
+    assert "order=" not in robots_txt.replace("sort_by", "")
+    assert allowed(robots_txt, "/account/orders?order=5001")
+
+
+def test_a_list_only_ever_linked_sorted_keeps_its_page_and_the_lines_go_by_the_lists_paths(rows):
+    # the menu's "New arrivals" is `/new-arrivals?sort_by=created-descending`: no list without
+    # the sort, so a page of its own, which people read
+    arrivals = "/new-arrivals?sort_by=created-descending"
+    extra = people([arrivals] * 40) + bots([arrivals] * 10)
+    result = analyze(requests_frame(rows + extra))
+    finding = _sort_finding(result)
+    assert "/new-arrivals?sort_by" not in finding.evidence["member_patterns"]
+    sug = suggest(result)
+    [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("narrowed", BY_PATH)
+    assert reason == (f"Disallow: /*?sort_by= would block content URL {arrivals} (log); "
+                      "narrowed to the lists' paths")
+    assert allowed(sug.robots_txt, arrivals)
+    assert not allowed(sug.robots_txt, "/collections/city-bags?page=3&sort_by=best-selling")
+
+
+def test_a_sorted_page_a_sitemap_lists_withholds_the_rule(shop, tmp_path):
+    sitemap = tmp_path / "sitemap.xml"
+    page = "/collections/summer-shoes?sort_by=best-selling"
+    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                       f"<url><loc>https://shop.example{page}</loc></url></urlset>")
+    rules = suggest(shop, settings=shop.settings.replace(sitemaps=(sitemap,))).rules
+    [(status, rule, reason)] = rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("withheld", "")
+    assert reason == (f"Disallow: /*?sort_by= would block content URL {page} (sitemap); by path: "
+                      f"Disallow: /collections/*?sort_by= would block content URL {page} (sitemap)")
+
+
+def _listing(lists: int, urls_each: int, orders: list[str]) -> list[dict]:
+    """Bots read `lists` lists and each in `orders`, up to `urls_each` sorted URLs a list;
+    people read the lists."""
+    rows = []
+    for i in range(lists):
+        base = f"/blog/list{'' if i == 0 else f'?page={i + 1}'}"
+        sep = "?" if i == 0 else "&"
+        rows += humans([base]) + bots([base])
+        rows += bots([f"{base}{sep}sort={order}" for order in orders[:urls_each]])
+    return rows
+
+
+@pytest.mark.parametrize(("lists", "urls_each", "orders", "found"), [
+    (7, 3, ["new", "old", "top"], True),  # 21 sorted URLs over 7 lists
+    (21, 1, ["new"], True),  # one order is still a copy of each list
+    (2, 12, [f"o{i}" for i in range(12)], False),  # two lists: no site's sort of its lists
+    (6, 3, ["new", "old", "top"], False),  # 18 sorted URLs: fewer than 20
+    (3, 25, [f"o{i}" for i in range(25)], False),  # 25 values: an id, no order
+])
+def test_a_sort_needs_few_values_over_enough_lists_and_urls(lists, urls_each, orders, found):
+    rows = _listing(lists, urls_each, orders)
+    traffic = traffic_of(requests_frame(rows))
+    got = facets.detect(traffic, Settings())
+    assert got[s.PATTERN].to_list() == (["/{any}?sort"] if found else [])
+
+
+def test_a_parameter_a_sort_finding_names_is_not_merged_again():
+    # six aisles' growing_pattern findings blame `sort_by`, which a sort finding names: they
+    # stay as they are (without it, they are merged into one /{any}?sort_by)
+    aisles = [f"/{name}/list/" for name in ("hats", "bags", "socks", "boots", "belts", "gloves")]
+    rows = [r for k, aisle in enumerate(aisles) for v in range(1, 31)
+            for r in bots([f"{aisle}?sort_by={v}"], **{s.BYTES: 40_000 + 1_000 * k})]
+    rows += [r for k, aisle in enumerate(aisles) for r in humans([aisle] * 20, **{s.BYTES: 40_000 + 1_000 * k})]
+    growing = [Finding("growing_pattern", "warning", "-", f"{aisle}?sort_by", 30, 29,
+                       (f"{aisle}?sort_by=1",)) for aisle in aisles]
+    sort = Finding("facets", "warning", "-", "/{any}?sort_by", 180, 180, (f"{aisles[0]}?sort_by=1",),
+                   {"sort_params": ["sort_by"], "member_patterns": [f"{a}?sort_by" for a in aisles]})
+    traffic = traffic_of(requests_frame(rows))
+
+    def merged(findings: list[Finding]) -> list[tuple[str, str]]:
+        given = Detector("given", lambda traffic, settings: to_frame(findings))
+        return sorted(run_detectors(traffic, Settings(), detectors=(given,)).select("kind", "pattern").rows())
+
+    assert merged(growing) == [("growing_pattern", "/{any}?sort_by")]
+    assert merged([*growing, sort]) == sorted([("facets", "/{any}?sort_by"),
+                                               *(("growing_pattern", f"{a}?sort_by") for a in aisles)])
