@@ -595,6 +595,11 @@ def test_session_id_fires_on_a_login_link_that_carries_every_page():
     assert (row[s.PATTERN], row["evidence"]["session_param"], row["evidence"]["pages"]) == (
         "/user/login?destination", "destination", 1)
     assert row[s.WASTED_REQUESTS] == 800 and row[s.ADVICE] == session_id.RETURN_ADVICE  # every one
+    # people log in from the pages they read (a fifth of a code forge's login links: review
+    # 19): the form again whoever opens it, and the bots' fetches as wasted
+    people = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in logins[::4]]
+    row = _one(_findings(session_id, rows + people))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/user/login?destination", 1000, 800)
     # MediaWiki's returnto takes titles: the name says it all
     titles = [(f"/index.php?title=Special:UserLogin&returnto=Page_{i}", 9100 + i % 9) for i in range(300)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in titles]

@@ -40,7 +40,8 @@ So are a login link's return-to parameters (`RETURN_PARAMS`: `/user/login?destin
 `Special:UserLogin&returnto=Main_Page`, `wp-login.php?redirect_to=`): the login form again for
 every page of the site, echoing the page in a hidden field (within `REPLY_SIZE_SPREAD` of its
 size). Their values are the site's pages, fetched again and again: not new on nearly every
-request, and wasted all the same.
+request, and wasted all the same. People log in from the pages they read, and the form is the
+same whoever opens it: their share of its requests is not limited.
 
 Wasted requests: the pattern's bot requests beyond one per copied page; all of them for reply,
 action and login links, whose pages are crawled at their own URLs too.
@@ -312,8 +313,10 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             # found by its values alone, or a reply link, it needs crawlers' URLs: pages people
             # read under minted-looking ids are a shop's variants (?sku=), not copies, and a
             # Q&A site's answer permalinks `?replytocom=` people open from their mail are pages
-            & (named | (pl.col("human_requests_sampled")
-                        <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
+            # (a login link's copies are the login form whoever opens them: people log in, 18%
+            # of a code forge's `/user/login?redirect_to=`, review 19)
+            & (named | returning
+               | (pl.col("human_requests_sampled") <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
         )
         # one finding per pattern: its most copied parameter
         .sort("sampled_urls", _NAME, descending=[True, False])
