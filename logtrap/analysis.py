@@ -28,6 +28,8 @@ from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
 Progress = Callable[[int, int | None, int], None]
 # The request columns annotate and Tally.add read: the reader parses no others.
 ANALYSIS_COLUMNS = (s.HOST, s.CLIENT, s.TIME, s.URL, s.STATUS, s.BYTES, s.USER_AGENT)
+# ...and those they read where a frame has them (a person's POST reads no page: traffic._reads)
+OPTIONAL_COLUMNS = (s.METHOD,)
 Sources = str | Path | Source | Sequence[str | Path | Source]
 
 
@@ -127,7 +129,8 @@ def tally_logs(
         batches: Iterable[pl.DataFrame] = _frame_batches(frame, settings, stats)
     else:
         stream = scan_logs(
-            sources, settings=settings, on_progress=on_progress, columns=ANALYSIS_COLUMNS
+            sources, settings=settings, on_progress=on_progress,
+            columns=(*ANALYSIS_COLUMNS, *OPTIONAL_COLUMNS),
         )
         stats, batches = stream.stats, stream
     for step in _steps(batches, settings.analysis_rows):
@@ -209,6 +212,9 @@ def requests_frame(requests: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
             f"read_logs gives them): {'; '.join(problems)}",
             hint=_frame_hint(problems),
         )
+    # the method where the frame has it as text (else every person's request reads a page)
+    if s.METHOD in schema and schema[s.METHOD] in (pl.String, pl.Categorical, pl.Enum):
+        casts.append(pl.col(s.METHOD).cast(pl.String))
     return lazy.select(casts)
 
 
@@ -327,7 +333,8 @@ def analyze(
     `sources` are paths, globs, "-" for stdin, or one frame of requests: a DataFrame or a
     LazyFrame (streamed in batches, as logs are). A frame needs the columns of
     `ANALYSIS_COLUMNS`, as `read_logs` gives them: host ("-" for none), client, time, url,
-    status, bytes (null for none) and user_agent (null for none); other columns are ignored.
+    status, bytes (null for none) and user_agent (null for none), and where it has one the
+    method (a person's POST reads no page); other columns are ignored.
     Their dtypes are made the reader's where nothing is lost: a Datetime in any unit, a time
     zone converted to UTC and a naive time *taken as UTC*; any integer width for status and
     bytes; Categorical or Enum for the text columns. Anything else (a time as text, a status

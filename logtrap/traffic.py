@@ -60,6 +60,11 @@ _MERGE_NAMES_AT = 20_000
 
 _time = pl.col(s.TIME)
 _is_bot = pl.col(s.IS_BOT).fill_null(False)
+# A request that reads a page: GET or HEAD, or one whose method the log does not say. A
+# person's POST (a form, an AJAX call) is no page read: members' reactions, POSTed to
+# `/posts/{id}/react?reaction_id=1`, kept a forum's reaction links, which crawlers fetched
+# 8,604 times, out of robots.txt (review 19).
+_reads = pl.col(s.METHOD).is_null() | pl.col(s.METHOD).is_in(["GET", "HEAD"])
 # Bots whose distinct addresses are counted (`bot_clients`, `crowd_bots`): HTTP libraries,
 # unnamed agents and link previewers, which a mobile app, a browser extension or a messenger
 # sends from every user's device (WhatsApp fetches a link's preview from the sender's phone).
@@ -315,11 +320,12 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(),
                pl.len().cast(pl.Int64).alias(READS_BOUND)),
         merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(), _sum(READS_BOUND)),
-        rows=~_is_bot & pl.col(s.STATUS).is_between(200, 399),
+        rows=~_is_bot & _reads & pl.col(s.STATUS).is_between(200, 399),
         limit=_people_sample,
         limit_batches=False,
     ),
-    # a bounded sample of distinct URLs per host+pattern, with their answers
+    # a bounded sample of distinct URLs per host+pattern, with their answers (to bots, and to
+    # people's reads: `_reads`, see Tally.add)
     "urls": _Table(
         keys=(s.HOST, s.PATTERN, s.URL, s.STATUS, s.BYTES),
         batch=(*_counts(), *_first_last(), pl.col(s.URL_HASH).first()),
@@ -405,8 +411,9 @@ class Tally:
             batch = batch.filter(pl.col(s.HOST).is_in(list(self.settings.hosts)))
         if batch.height == 0:
             return
-        if s.USER_AGENT not in batch.columns:  # a frame of requests made without one
-            batch = batch.with_columns(pl.lit(None, pl.String).alias(s.USER_AGENT))
+        for name in (s.USER_AGENT, s.METHOD):  # a frame of requests made without one
+            if name not in batch.columns:
+                batch = batch.with_columns(pl.lit(None, pl.String).alias(name))
         batch = batch.with_columns(
             *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
         )
@@ -417,7 +424,9 @@ class Tally:
             .agg(pl.col(s.HOST, s.PATTERN).first())
         )
         rows = self._renames.apply(batch).lazy()
-        answers = _answers(self._may_be_sampled(rows))
+        # the URL sample's requests are the bots' and people's reads: a URL people only POST
+        # to is no page they read (the patterns count every request)
+        answers = _answers(self._may_be_sampled(rows.filter(_is_bot | _reads)))
         queries = []
         for name, table in _TABLES.items():
             if name == "urls":
@@ -758,7 +767,7 @@ class Traffic:
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
-      2xx/3xx to people, with their requests and `READS_BOUND`: every one of a pattern people
+      2xx/3xx to people's reads, `_reads`, with their requests and `READS_BOUND`: every one of a pattern people
       read fewer than `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
       gave it, "pattern", with the one the tables count it under, "merged": a tag's
       `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).

@@ -5,12 +5,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from builders import bots, humans, requests_frame, traffic_of
+from builders import BOT, HUMAN, START, WOO_BROWSER, bots, combined_lines, humans, requests_frame, traffic_of
 from logtrap import robots, rules, schema as s
 from logtrap.errors import InputError
 from logtrap.findings import Finding, empty_findings, to_frame
@@ -332,3 +333,43 @@ def test_a_url_pythons_parser_refuses_stops_no_suggestion(tmp_path):
                         Settings(robots=tmp_path / "robots.txt"))
     assert [n for n in sug.notes if "BadBot" in n] == []  # no rule applies to that URL
     assert "Googlebot fetched 2 URLs the current robots.txt disallows" in sug.notes[0]
+
+
+def _forum(method: str) -> list[dict]:
+    """A forum's ten days: people and a crawler read 40 threads; the crawler follows 150 new
+    reaction links a day (`/posts/{n}/react?reaction_id=`, the same small form each), and
+    members react to 20 posts a day by `method`."""
+    person = {**HUMAN, s.USER_AGENT: WOO_BROWSER, s.CLIENT: "198.51.100.7"}
+    rows = []
+    for day in range(10):
+        at = START + timedelta(days=day)
+        for i in range(40):
+            thread = {s.URL: f"/threads/topic-{i}.{i}/", s.BYTES: 30_000 + 97 * i}
+            rows += [{**BOT, **thread, s.TIME: at + timedelta(seconds=i)},
+                     {**person, **thread, s.TIME: at + timedelta(seconds=100 + i)}]
+        rows += [{**BOT, s.TIME: at + timedelta(seconds=1000 + k), s.BYTES: 2900,
+                  s.URL: f"/posts/{day * 150 + k}/react?reaction_id={1 + k % 3}"} for k in range(150)]
+        rows += [{**person, s.METHOD: method, s.TIME: at + timedelta(seconds=3000 + k), s.BYTES: 431,
+                  s.URL: f"/posts/{day * 150 + k}/react?reaction_id=1"} for k in range(20)]
+    return rows
+
+
+def test_members_posting_to_the_links_crawlers_follow_read_no_page(tmp_path):
+    # review 19: members' reactions, POSTed, kept a forum's reaction links out of robots.txt;
+    # read from the log, as the reader parses its request lines
+    from logtrap.analysis import analyze
+
+    got = {}
+    for method in ("POST", "GET"):
+        log = tmp_path / f"{method}.log"
+        log.write_text(combined_lines(_forum(method)))
+        got[method] = rules.suggest(analyze(str(log))).rules.filter(
+            pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id").select("status", "rule", "reason").rows()
+    assert got["POST"] == [("emitted", "Disallow: /posts/*/react?reaction_id=",
+                            "blocks all 1,000 distinct logged URLs of the trap and none of 40 content URLs")]
+    # a frame of requests with a method column says the same
+    framed = rules.suggest(analyze(requests_frame(_forum("POST")))).rules
+    assert framed.filter(pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id")["status"].to_list() == ["emitted"]
+    # people reading them by GET: pages people read, which the rule may not block
+    assert got["GET"] == [("withheld", "", "Disallow: /posts/*/react?reaction_id= would block content URL "
+                           "/posts/319/react?reaction_id=1 (log, a page of the trap's own pattern fetched by people)")]

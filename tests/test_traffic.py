@@ -480,3 +480,22 @@ def test_a_state_saved_before_the_pages_people_read_were_kept_still_loads():
     traffic = resumed.finish()
     assert _read(traffic, "/item/{n}") == {"/item/2": 1, "/item/3": 1}
     assert sorted(traffic.people_read[s.URL]) == [f"/item/{i}" for i in range(4)]
+
+
+def test_a_persons_post_is_no_page_read():
+    # members POST their reactions to the URLs crawlers follow as links (XenForo's
+    # `/posts/{id}/react?reaction_id=1`): no page people read, in the URL sample or beside it
+    react = [f"/posts/{n}/react?reaction_id=1" for n in range(5)]
+    rows = [{**BOT, s.URL: u} for u in react]
+    rows += [{**HUMAN, s.URL: u, s.METHOD: "POST", s.BYTES: 431} for u in react[:3]]
+    rows += [{**HUMAN, s.URL: u, s.METHOD: method} for u, method in
+             (("/threads/a.1/", "GET"), ("/threads/b.2/", "HEAD"), ("/threads/c.3/", None))]
+    tally = Tally()
+    tally.add(add_patterns(requests_frame(rows)))
+    traffic = tally.finish()
+    assert sorted(traffic.people_read[s.URL].to_list()) == ["/threads/a.1/", "/threads/b.2/", "/threads/c.3/"]
+    sample = traffic.urls.filter(pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id")
+    assert (sample[s.REQUESTS].sum(), sample[s.BOT_REQUESTS].sum()) == (5, 5)
+    # the pattern counts every request all the same
+    assert traffic.patterns.filter(pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id").select(
+        s.REQUESTS, s.BOT_REQUESTS).row(0) == (8, 5)
