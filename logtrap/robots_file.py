@@ -202,8 +202,15 @@ def _block(
                  if rule.saved_bot_requests and ours else "")
         if rule.left_open:  # the header's "every logged URL of its trap" is not so here
             saved += f" ({rule.left_open:,} of its wasted dates left open, among real ones or before its horizon: logtrap suggest says why)"
+        if rule.kind == "pagination" and new:  # a line by the page number takes the pages a
+            # list grows later (review 19: a shop's categories of one page, `?page=`)
+            saved += f" ({_GROWS})"
         out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
     return out
+
+
+_GROWS = ("a page its lists grow past those logged is blocked too: renew these lines then, or "
+          "answer 404 past the last page, the fix at the source")
 
 
 def _lines_again(lines: Sequence[str], current: Sequence[str]) -> list[str]:

@@ -192,6 +192,17 @@ def test_a_line_the_current_file_covers_is_not_added_nor_said_to_save():
     assert "Disallow: /search?q=\n" in robots_file.render("-", rules[:1], allowing, 5)
 
 
+def test_a_pagination_line_says_it_takes_the_pages_a_list_grows():
+    rule = robots.RobotsRule("-", "pagination", "/c/{name}?page", "*", ("Disallow: /c/*?page=",),
+                             "emitted", "ok", 40)
+    assert robots_file.render("-", [rule], None, 3).splitlines()[-2:] == [
+        "# logtrap pagination /c/{name}?page: 40 bot requests (a page its lists grow past those "
+        "logged is blocked too: renew these lines then, or answer 404 past the last page, the "
+        "fix at the source)",
+        "Disallow: /c/*?page=",
+    ]
+
+
 def test_withheld_only_rules_add_no_group():
     rule = robots.RobotsRule("-", "pagination", "/l?page", "*", (), "withheld", "why")
     text = robots_file.render("-", [rule], None, 3)
