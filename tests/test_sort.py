@@ -125,7 +125,7 @@ def test_a_sorted_page_a_sitemap_lists_withholds_the_rule(shop, tmp_path):
                       f"Disallow: /collections/*?sort_by= would block content URL {page} (sitemap)")
 
 
-def _listing(lists: int, urls_each: int, orders: list[str]) -> list[dict]:
+def _listing(lists: int, urls_each: int, orders: list[str], name: str = "sort") -> list[dict]:
     """Bots read `lists` lists and each in `orders`, up to `urls_each` sorted URLs a list;
     people read the lists."""
     rows = []
@@ -133,22 +133,25 @@ def _listing(lists: int, urls_each: int, orders: list[str]) -> list[dict]:
         base = f"/blog/list{'' if i == 0 else f'?page={i + 1}'}"
         sep = "?" if i == 0 else "&"
         rows += humans([base]) + bots([base])
-        rows += bots([f"{base}{sep}sort={order}" for order in orders[:urls_each]])
+        rows += bots([f"{base}{sep}{name}={order}" for order in orders[:urls_each]])
     return rows
 
 
-@pytest.mark.parametrize(("lists", "urls_each", "orders", "found"), [
-    (7, 3, ["new", "old", "top"], True),  # 21 sorted URLs over 7 lists
-    (21, 1, ["new"], True),  # one order is still a copy of each list
-    (2, 12, [f"o{i}" for i in range(12)], False),  # two lists: no site's sort of its lists
-    (6, 3, ["new", "old", "top"], False),  # 18 sorted URLs: fewer than 20
-    (3, 25, [f"o{i}" for i in range(25)], False),  # 25 values: an id, no order
+@pytest.mark.parametrize(("lists", "urls_each", "orders", "name", "found"), [
+    (7, 3, ["new", "old", "top"], "sort", True),  # 21 sorted URLs over 7 lists
+    (21, 1, ["new"], "sort", True),  # one order is still a copy of each list
+    (2, 12, [f"o{i}" for i in range(12)], "sort", False),  # two lists: no site's sort of its lists
+    (6, 3, ["new", "old", "top"], "sort", False),  # 18 sorted URLs: fewer than 20
+    (3, 25, [f"o{i}" for i in range(25)], "sort", False),  # 25 values: an id, no order
+    (7, 3, ["1", "2", "3"], "order", False),  # a quiz's steps, `?order=2`: pages of their own
+    (7, 3, ["ASC", "DESC", "asc"], "dir", True),  # a direction
+    (7, 3, ["/photos", "/music", "/docs"], "dir", False),  # a file browser's folders
 ])
-def test_a_sort_needs_few_values_over_enough_lists_and_urls(lists, urls_each, orders, found):
-    rows = _listing(lists, urls_each, orders)
+def test_a_sort_needs_few_values_over_enough_lists_and_urls(lists, urls_each, orders, name, found):
+    rows = _listing(lists, urls_each, orders, name)
     traffic = traffic_of(requests_frame(rows))
     got = facets.detect(traffic, Settings())
-    assert got[s.PATTERN].to_list() == (["/{any}?sort"] if found else [])
+    assert got[s.PATTERN].to_list() == ([f"/{{any}}?{name}"] if found else [])
 
 
 def test_a_parameter_a_sort_finding_names_is_not_merged_again():

@@ -12,7 +12,9 @@ parameters sort on), one per host, names the sort parameters (`SORT_NAMES`) for 
 host's sampled URLs,
 
 1. the values are few: `_MAX_ORDERS` at most (an order id, `/account/orders?order=51234`, has
-   one per order; a forum's threads linked by reactions alone, `?order=reaction_score`, one);
+   one per order; a forum's threads linked by reactions alone, `?order=reaction_score`, one),
+   none a number (a quiz's `?order=2`, a step of its own), and a direction's all a direction
+   (`?dir=asc`, not a file browser's `?dir=/photos`);
 2. they sort at least `_MIN_LISTINGS` lists (the URL without its sort parameters; a list's
    pages count apiece), and bots fetched at least `_MIN_URLS` sorted URLs;
 
@@ -44,14 +46,21 @@ from logtrap.traffic import Traffic
 
 # Sort and direction parameters of common platforms and frameworks (judgement): Shopify's
 # sort_by; WooCommerce's orderby; PrestaShop's, XenForo's and Discourse's order (with direction,
-# ascending); OpenCart's sort and order; Magento's product_list_order, _dir, _mode and _limit;
+# ascending); OpenCart's sort and order; Magento's product_list_order, _dir and _mode (grid or list);
 # Drupal views' sort_by, sort_order. A name alone is no verdict: its values must be few and sort
 # many lists (the module's tests).
 SORT_NAMES = frozenset({
     "sort", "sort_by", "sortby", "sort_order", "sortorder", "sorting", "sort_dir", "sortdir",
     "orderby", "order_by", "order", "dir", "direction", "ascending",
-    "product_list_order", "product_list_dir", "product_list_mode", "product_list_limit",
+    "product_list_order", "product_list_dir", "product_list_mode",
 })
+# ...of which these say a direction, and their values must say one too: a file browser's
+# `?dir=/photos` names its folders (judgement)
+_DIRECTION_NAMES = frozenset({"dir", "direction", "sort_dir", "sortdir", "ascending", "product_list_dir"})
+_DIRECTIONS = ["asc", "desc", "ascending", "descending", "up", "down", "a", "d", "true", "false", "0", "1"]
+# ...and the others' values are not numbers: a quiz's `?order=2`, a chapter's position, is a
+# page of its own (a sort by number is rare; judgement)
+_NUMBER = r"^[0-9]+$"
 _MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCart 5; judgement)
 _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
 _MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
@@ -131,6 +140,8 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
         .filter(_sorting(pl.col("_name")))
         .with_columns(_unsorted(pl.col(s.URL)).alias("_list"))
     )
+    values = pl.col("_values").list.eval(pl.element().str.to_lowercase())
+    direction = pl.col("_name").str.to_lowercase().is_in(list(_DIRECTION_NAMES))
     names = (
         pairs.group_by(s.HOST, "_name")
         .agg(
@@ -140,6 +151,8 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
         )
         .filter(
             pl.col("_values").list.len().is_between(1, _MAX_ORDERS),
+            pl.when(direction).then(values.list.eval(pl.element().is_in(_DIRECTIONS)).list.all())
+            .otherwise(~values.list.eval(pl.element().str.contains(_NUMBER)).list.any()),
             pl.col("_lists") >= _MIN_LISTINGS,
             pl.col("_bot_urls") >= _MIN_URLS,
         )
