@@ -63,6 +63,7 @@ def test_a_shops_sort_orders_are_one_finding_for_the_whole_host(shop, rows):
     assert evidence["sort_params"] == ["sort_by"]
     assert evidence["orders"] == [{"param": "sort_by", "values": sorted(SHOPIFY_ORDERS)}]
     assert evidence["member_patterns"] == ["/collections/{name}?page&sort_by", "/collections/{name}?sort_by"]
+    assert evidence["unlisted_patterns"] == []
     lists = {r[s.URL].replace("&sort_by=", "?sort_by=").split("?sort_by=")[0] for r in sorted_rows}
     assert evidence["lists"] == len(lists) == 114  # 30 collections, 84 of their later pages
     assert (evidence["bot_requests"], evidence["human_requests"]) == (
@@ -104,13 +105,31 @@ def test_a_list_only_ever_linked_sorted_keeps_its_page_and_the_lines_go_by_the_l
     result = analyze(requests_frame(rows + extra))
     finding = _sort_finding(result)
     assert "/new-arrivals?sort_by" not in finding.evidence["member_patterns"]
+    assert finding.evidence["unlisted_patterns"] == ["/new-arrivals?sort_by"]
     sug = suggest(result)
     [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
     assert (status, rule) == ("narrowed", BY_PATH)
-    assert reason == (f"Disallow: /*?sort_by= would block content URL {arrivals} (log); "
-                      "narrowed to the lists' paths")
+    assert reason == ("Disallow: /*?sort_by= would reach /new-arrivals?sort_by, a pattern whose list "
+                      "without the parameter is none: its URLs may be pages of their own; narrowed to "
+                      "the lists' paths")
     assert allowed(sug.robots_txt, arrivals)
     assert not allowed(sug.robots_txt, "/collections/city-bags?page=3&sort_by=best-selling")
+    # the same where only bots fetched it: a page no person read is a page all the same
+    bots_only = suggest(analyze(requests_frame(rows + bots([arrivals] * 10)))).rules
+    assert bots_only.select("status", "rule").rows() == [("narrowed", BY_PATH)]
+
+
+def test_a_line_by_the_lists_paths_may_not_reach_a_page_whose_list_is_none(rows):
+    # a grid view of one collection linked only sorted: under the lists' path, so their line
+    # for a later sort parameter reaches it, and none is emitted
+    grid = "/collections/new?view=grid&sort_by=created-descending"
+    result = analyze(requests_frame(rows + bots([grid] * 10)))
+    assert _sort_finding(result).evidence["unlisted_patterns"] == ["/collections/new?sort_by&view"]
+    [(status, rule, reason)] = suggest(result).rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("withheld", "")
+    assert reason.endswith(f"by path: Disallow: /collections/*?*&sort_by= would block content URL "
+                           f"{grid} (log, a page carrying the parameter whose list without it is no "
+                           "pattern: a page of its own)")
 
 
 def test_a_sorted_page_a_sitemap_lists_withholds_the_rule(shop, tmp_path):

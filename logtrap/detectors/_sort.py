@@ -22,7 +22,8 @@ on the patterns carrying them whose list is a pattern of its own too (`member_pa
 pattern without its sort parameters, `/collections/{name}?page` for `/collections/{name}?page&
 sort_by`), and which no other parameter makes a trap of its own (`members`: a cart link, a facet
 combination). A list only ever linked sorted (a menu's `?sort=newest`) is its own page: its
-pattern is no member, and the finding's lines must spare its pages (`robots_rule`).
+pattern is no member, and the finding's lines must spare its pages: they go by the lists' paths
+where such a pattern carries the parameter (`unlisted_patterns`; `robots_rule`).
 
 Its wasted requests are every bot request of its member patterns: each is a list again in
 another order. People sort lists too, and their sorted views are no content to keep the rule
@@ -66,6 +67,11 @@ _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
 _MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
 SORT_PARAMS = "sort_params"  # the finding's evidence: the parameters, as the URLs spell them
 MEMBERS = "member_patterns"
+# ...and the patterns carrying them whose list is none: a list only ever linked sorted, or a
+# parameter of the name that is no sort there (`robots_rule`)
+UNLISTED = "unlisted_patterns"
+OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
+LISTED = "_listed"
 ADVICE = (
     "Every sort order repeats a list crawlers already read in its own order: link the orders "
     "as buttons or a form (or with rel=nofollow), and point rel=canonical at the unsorted "
@@ -98,13 +104,13 @@ def _unsorted(url: pl.Expr) -> pl.Expr:
     return pl.when(rest == "").then(path).otherwise(pl.concat_str(path, pl.lit("?"), rest))
 
 
-def members(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
-    """(host, pattern) of the patterns carrying a sort parameter whose list (the pattern
-    without its sort parameters) is a pattern of the host too; not those whose other
-    parameters make them a trap of another kind whatever their order (a session's, an
-    action link's: `session_id.named_params`; WooCommerce's `?orderby=price&add-to-cart=5`
-    is a cart link, its own finding's), nor facet `combined` patterns (host, pattern), whose
-    lines take every combination of filters, sorted or not."""
+def carriers(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
+    """(host, pattern, LISTED) of the patterns carrying a sort parameter, but those whose
+    other parameters make them a trap of another kind whatever their order (a session's, an
+    action link's: `session_id.named_params`; WooCommerce's `?orderby=price&add-to-cart=5` is
+    a cart link, its own finding's), and facet `combined` patterns (host, pattern), whose
+    lines take every combination of filters, sorted or not. LISTED: its list (the pattern
+    without its sort parameters) is a pattern of the host too, which makes it a member."""
     patterns = traffic.patterns.select(_shape.KEYS).unique()
     names = _names(pl.col(s.PATTERN))
     named = list(session_id.named_params(settings))
@@ -112,21 +118,22 @@ def members(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.
         names.list.eval(_sorting(pl.element())).list.any(),
         ~names.list.eval(pl.element().str.to_lowercase().is_in(named)).list.any(),
     ).join(combined.select(_shape.KEYS), on=_shape.KEYS, how="anti")
-    lists = patterns.rename({s.PATTERN: "_list"})
+    lists = patterns.select(s.HOST, pl.col(s.PATTERN).alias("_list"), pl.lit(True).alias(LISTED))
     return (
         carrying.with_columns(_unsorted(pl.col(s.PATTERN)).alias("_list"))
-        .join(lists, on=[s.HOST, "_list"], how="semi")
-        .select(_shape.KEYS)
+        .join(lists, on=[s.HOST, "_list"], how="left")
+        .select(*_shape.KEYS, pl.col(LISTED).fill_null(False))
         .sort(_shape.KEYS)
     )
 
 
 def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
     """One facets finding per host for its lists' sort orders (the module's tests), facet
-    `combined` patterns left out (`members`)."""
+    `combined` patterns left out (`carriers`)."""
     if traffic.urls.height == 0:
         return f.empty_findings()
-    member = members(traffic, settings, combined)
+    carrying = carriers(traffic, settings, combined)
+    member = carrying.filter(LISTED).select(_shape.KEYS)
     if member.height == 0:
         return f.empty_findings()
     urls = traffic.urls.join(member, on=_shape.KEYS, how="semi").filter(pl.col(s.URL).is_not_null())
@@ -160,11 +167,14 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
     )
     if names.height == 0:
         return f.empty_findings()
-    carried = (
-        member.with_columns(_names(pl.col(s.PATTERN)).alias("_name")).explode("_name")
+    sorting = (
+        carrying.with_columns(_names(pl.col(s.PATTERN)).alias("_name")).explode("_name")
         .join(names.select(s.HOST, "_name"), on=[s.HOST, "_name"], how="semi")
-        .select(_shape.KEYS).unique()
+        .unique(_shape.KEYS)
     )
+    carried = sorting.filter(LISTED).select(_shape.KEYS)
+    unlisted = sorting.filter(~pl.col(LISTED)).sort(_shape.KEYS).group_by(s.HOST, maintain_order=True).agg(
+        pl.col(s.PATTERN).alias(UNLISTED))
     totals = _shape.pattern_totals(traffic).join(carried, on=_shape.KEYS, how="semi")
     sampled = urls.join(carried, on=_shape.KEYS, how="semi")
     examples = (
@@ -194,7 +204,9 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
         .join(orders, on=s.HOST)
         .join(examples, on=s.HOST, how="left")
         .join(lists, on=s.HOST, how="left")
+        .join(unlisted, on=s.HOST, how="left")
         .with_columns(
+            pl.col(UNLISTED).fill_null(pl.lit([], pl.List(pl.String))),
             pl.concat_str(pl.lit(f"{_ANY}?"), pl.col(SORT_PARAMS).list.join("&")).alias(s.PATTERN),
             pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
         )
@@ -203,7 +215,7 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
     return _shape.findings(
         "facets", rows, settings,
         evidence=[SORT_PARAMS, "orders", "lists", "patterns", s.BOT_REQUESTS, s.HUMAN_REQUESTS,
-                  "sampled_urls", MEMBERS],
+                  "sampled_urls", MEMBERS, UNLISTED],
         advice=ADVICE,
     )
 
@@ -237,9 +249,10 @@ def robots_rule(
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
     """(lines, status, reason, trap URLs) for a sorted copies finding: the sort parameters'
-    lines for the whole site, or, where those would block a content URL (a list only ever
-    linked sorted, a page whose parameter of the name is no sort), on each member pattern's
-    path; checked as every rule is (`robots.verify`). The trap is the member patterns' sampled
+    lines for the whole site, or, where those would block a content URL or where a pattern
+    carries them whose list is none (`UNLISTED`: a list only ever linked sorted, a page whose
+    parameter of the name is no sort; its logged URLs are content then, whoever read them),
+    on each member pattern's path; checked as every rule is (`robots.verify`). The trap is the member patterns' sampled
     URLs bots fetched; the sorted views of their lists people read are no content here (the
     lists are), nor are other findings' pages on those patterns (a list's page 3, sorted, is
     its page 3 again); a sitemap's URL stays content."""
@@ -256,9 +269,19 @@ def robots_rule(
     trap = rows.filter(pl.col(s.BOT_REQUESTS) > 0).unique(s.URL).sort(s.URL_HASH)[s.URL].to_list()
     trap = [u for u in trap if robots.url_path(u) not in taken]
     known = {**known, **robots.normal_forms([u for u in trap if u not in known])}
-    lines, status, reason = robots.verify(lines_for(names), trap, content, known)
-    if status == "emitted" or not trap:
-        return lines, status, reason, trap
+    unlisted = [str(p) for p in finding.evidence.get(UNLISTED) or []]
+    if unlisted:  # a page of its own, or the name's other meaning, whoever read it: no line
+        # may reach its logged URLs
+        theirs = pl.col(s.PATTERN).is_in(unlisted) & (pl.col(s.HOST) == finding.host)
+        logged = pl.concat([traffic.urls.filter(theirs, robots.HAS_URL).select(s.URL),
+                            traffic.people_read.filter(theirs).select(s.URL)])
+        content += [(u, OWN_PAGE) for u in logged[s.URL].unique().sort().to_list() if u not in taken]
+        reason = (f"{lines_for(names)[0]} would reach {unlisted[0]}, a pattern whose list "
+                  "without the parameter is none: its URLs may be pages of their own")
+    else:
+        lines, status, reason = robots.verify(lines_for(names), trap, content, known)
+        if status == "emitted" or not trap:
+            return lines, status, reason, trap
     by_path: dict[str, list[str]] = {}
     for pattern in patterns:
         path, _, query = pattern.partition("?")
