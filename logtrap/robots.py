@@ -1029,20 +1029,32 @@ def choose(
 
 def verify(
     lines: Sequence[str], trap: Sequence[str], content: Sequence[tuple[str, str]],
-    known: Mapping[str, str | None] | None = None,
+    known: Mapping[str, str | None] | None = None, *, allow_few: bool = False,
 ) -> tuple[tuple[str, ...], str, str]:
     """(lines, status, reason) for rule lines given rather than chosen (a parameter's
     site-wide pair): emitted where they block every trap URL and no content URL, as `choose`
-    checks its own (the bulk matcher, then Protego); else withheld, naming the URL.
+    checks its own (the bulk matcher, then Protego); else withheld, naming the URL. With
+    `allow_few`, lines that block `MAX_ALLOW_LINES` content URLs at most are narrowed by an
+    `Allow: <url>$` line each, as `choose` narrows its own.
 
     >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")])[1:]
     ('withheld', 'Disallow: /*?sid= would block content URL /b?sid=2 (sitemap)')
+    >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")], allow_few=True)[:2]
+    (('Disallow: /*?sid=', 'Allow: /b?sid=2$'), 'narrowed')
     """
     lines = tuple(lines)
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
     [(on_trap, on_content)] = urls.verdicts([lines])
+    if on_content and allow_few and len(on_content) <= MAX_ALLOW_LINES:
+        hits = [urls.content[i] for i in on_content]
+        allowing = lines + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
+        [(still_trap, still_content)] = urls.verdicts([allowing])
+        if not still_content and len(still_trap) == len(trap):
+            kept = _hit_text(hits[0]) + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")
+            ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
+            return _confirmed(allowing, "narrowed", f"{kept}: Allow lines keep {'them' if len(hits) > 1 else 'it'} open; {ok}", urls)
     if on_content:
         hit = urls.content[on_content[0]]
         line = next((ln for ln in lines if all(blocked(matcher((ln,)), [hit[0]]))), lines[0])

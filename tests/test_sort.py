@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from builders import SHOPIFY_ORDERS, WOO_BROWSER, bots, humans, requests_frame, shopify, traffic_of
+from builders import SHOPIFY_ORDERS, WOO_BROWSER, bots, humans, letters, requests_frame, shopify, traffic_of
 from protego import Protego
 
 from logtrap import schema as s
@@ -61,13 +61,18 @@ def test_a_shops_sort_orders_are_one_finding_for_the_whole_host(shop, rows):
     assert (finding.requests, finding.wasted_requests) == (len(sorted_rows), len(bot_rows))
     evidence = finding.evidence
     assert evidence["sort_params"] == ["sort_by"]
-    assert evidence["orders"] == [{"param": "sort_by", "values": sorted(SHOPIFY_ORDERS)}]
+    assert evidence["orders"] == sorted(SHOPIFY_ORDERS)
     assert evidence["member_patterns"] == ["/collections/{name}?page&sort_by", "/collections/{name}?sort_by"]
     assert evidence["unlisted_patterns"] == []
     lists = {r[s.URL].replace("&sort_by=", "?sort_by=").split("?sort_by=")[0] for r in sorted_rows}
     assert evidence["lists"] == len(lists) == 114  # 30 collections, 84 of their later pages
     assert (evidence["bot_requests"], evidence["human_requests"]) == (
         len(bot_rows), len(sorted_rows) - len(bot_rows))
+    # people open a sorted view now and then beside the lists they read
+    assert evidence["list_human_requests"] == sum(
+        not r[s.IS_BOT] and r[s.URL].startswith("/collections/") and not _sorted(r[s.URL]) for r in rows)
+    # every sampled sorted page's list was sampled too, and answers within a few hundred bytes
+    assert (evidence["sampled_urls"], evidence["pages_compared"], evidence["pages_changed"]) == (911, 911, 0)
     assert all(_sorted(url) for url in finding.examples)
     assert evidence["wasted_share_of_host_bot_requests"] == round(
         len(bot_rows) / sum(r[s.IS_BOT] for r in rows), 4)
@@ -121,27 +126,45 @@ def test_a_list_only_ever_linked_sorted_keeps_its_page_and_the_lines_go_by_the_l
 
 def test_a_line_by_the_lists_paths_may_not_reach_a_page_whose_list_is_none(rows):
     # a grid view of one collection linked only sorted: under the lists' path, so their line
-    # for a later sort parameter reaches it, and none is emitted
+    # for a later sort parameter reaches it, and an Allow line keeps it open
     grid = "/collections/new?view=grid&sort_by=created-descending"
     result = analyze(requests_frame(rows + bots([grid] * 10)))
     assert _sort_finding(result).evidence["unlisted_patterns"] == ["/collections/new?sort_by&view"]
-    [(status, rule, reason)] = suggest(result).rules.select("status", "rule", "reason").rows()
-    assert (status, rule) == ("withheld", "")
-    assert reason.endswith(f"by path: Disallow: /collections/*?*&sort_by= would block content URL "
-                           f"{grid} (log, a page carrying the parameter whose list without it is no "
-                           "pattern: a page of its own)")
-
-
-def test_a_sorted_page_a_sitemap_lists_withholds_the_rule(shop, tmp_path):
-    sitemap = tmp_path / "sitemap.xml"
-    page = "/collections/summer-shoes?sort_by=best-selling"
-    sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                       f"<url><loc>https://shop.example{page}</loc></url></urlset>")
-    rules = suggest(shop, settings=shop.settings.replace(sitemaps=(sitemap,))).rules
+    sug = suggest(result)
+    [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("narrowed", f"{BY_PATH}\nAllow: {grid}$")
+    assert reason.startswith("Disallow: /*?sort_by= would reach /collections/new?sort_by&view, a pattern "
+                             "whose list without the parameter is none")
+    assert f"narrowed to the lists' paths: {grid} (log, a page carrying the parameter whose list without " \
+           "it is no pattern: a page of its own): Allow lines keep it open; blocks all " in reason
+    assert allowed(sug.robots_txt, grid)
+    # four such pages are more than Allow lines: withheld
+    grids = [f"/collections/new?view={v}&sort_by=created-descending" for v in ("grid", "list", "wide", "tall")]
+    rules = suggest(analyze(requests_frame(rows + bots(grids * 10)))).rules
     [(status, rule, reason)] = rules.select("status", "rule", "reason").rows()
     assert (status, rule) == ("withheld", "")
-    assert reason == (f"Disallow: /*?sort_by= would block content URL {page} (sitemap); by path: "
-                      f"Disallow: /collections/*?sort_by= would block content URL {page} (sitemap)")
+    assert "; by path: Disallow: /collections/*?*&sort_by= would block content URL /collections/new?view=" in reason
+
+
+def test_a_sorted_page_a_sitemap_lists_is_allowed_back_and_more_withhold_the_rule(shop, tmp_path):
+    def rules_with(pages: list[str]):
+        sitemap = tmp_path / "sitemap.xml"
+        sitemap.write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' + "".join(
+            f"<url><loc>https://shop.example{page}</loc></url>" for page in pages) + "</urlset>")
+        return suggest(shop, settings=shop.settings.replace(sitemaps=(sitemap,)))
+
+    page = "/collections/summer-shoes?sort_by=best-selling"
+    sug = rules_with([page])
+    [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {page}$")
+    assert reason.startswith(f"{page} (sitemap): Allow lines keep it open; blocks all ")
+    assert allowed(sug.robots_txt, page) and not allowed(sug.robots_txt, page + "&page=2")
+    # four of them: more than Allow lines, and the lists' paths take them too
+    pages = [f"/collections/{c}?sort_by=best-selling" for c in ("summer-shoes", "winter-bags", "kids-hats", "city-coats")]
+    [(status, rule, reason)] = rules_with(pages).rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("withheld", "")
+    assert reason.startswith("Disallow: /*?sort_by= would block content URL /collections/")
+    assert "; by path: Disallow: /collections/*?sort_by= would block content URL" in reason
 
 
 def _listing(lists: int, urls_each: int, orders: list[str], name: str = "sort") -> list[dict]:
@@ -193,3 +216,62 @@ def test_a_parameter_a_sort_finding_names_is_not_merged_again():
     assert merged(growing) == [("growing_pattern", "/{any}?sort_by")]
     assert merged([*growing, sort]) == sorted([("facets", "/{any}?sort_by"),
                                                *(("growing_pattern", f"{a}?sort_by") for a in aisles)])
+
+
+def _lists(values: list[str], name: str, size, people_sorted: int, people_lists: int) -> list[dict]:
+    """Eight lists and their pages 2 and 3 (24 URLs), each fetched by bots with every value of
+    `name`, answered `size(list, value)` bytes (the list itself: `size(list, None)`); people
+    read each list `people_lists` times and each of its sorted pages `people_sorted` times."""
+    rows = []
+    for k in range(8):
+        for page in (1, 2, 3):
+            base = f"/c/list-{letters(k)}" + ("" if page == 1 else f"?page={page}")
+            rows += [{**r, s.BYTES: size(k, None)} for r in bots([base]) + people([base] * people_lists)]
+            for v in values:
+                url = f"{base}{'&' if '?' in base else '?'}{name}={v}"
+                rows += [{**r, s.BYTES: size(k, v)} for r in bots([url]) + people([url] * people_sorted)]
+    return rows
+
+
+def _sort_patterns(rows: list[dict]) -> list[str]:
+    traffic = traffic_of(requests_frame(rows))
+    return facets.detect(traffic, Settings())[s.PATTERN].to_list()
+
+
+def test_a_parameter_whose_pages_are_no_copies_of_their_lists_is_no_sort():
+    # a recipe site's categories as `?sort=dessert`: pages of other sizes than the list
+    categories = ["dessert", "dinner", "soup"]
+    copies = _lists(categories, "sort", lambda k, v: 40_000 + 1_000 * k + (0 if v is None else len(v)), 0, 1)
+    assert _sort_patterns(copies) == ["/{any}?sort"]  # within a few bytes: copies
+    apart = _lists(categories, "sort", lambda k, v: 40_000 + 1_000 * k + (0 if v is None else 15_000 * len(v)), 0, 1)
+    assert _sort_patterns(apart) == []
+
+
+def test_a_parameter_people_read_as_much_as_the_lists_is_how_they_browse():
+    # a timetable's `?direction=down` per route, read more than the route's page: no sort,
+    # whatever the sizes
+    same = lambda k, v: 40_000 + 1_000 * k + (0 if v is None else len(v))  # noqa: E731
+    assert _sort_patterns(_lists(["up", "down"], "direction", same, 1, 4)) == ["/{any}?direction"]
+    assert _sort_patterns(_lists(["up", "down"], "direction", same, 3, 4)) == []
+    # a transit site's direction ids, 0 and 1, say no direction of a sort
+    assert _sort_patterns(_lists(["0", "1"], "direction", same, 0, 4)) == []
+
+
+def test_a_sorted_view_people_land_on_stays_open(rows):
+    # "New arrivals" is a collection's newest first, where people land: read 60 times, its list
+    # never; another sorted view read as often as its list is one too, and one read less is no
+    # landing page
+    arrivals = "/collections/new?sort_by=created-descending"
+    landing = people([arrivals] * 60) + bots([arrivals] * 5)
+    result = analyze(requests_frame(rows + landing))
+    assert "/collections/{name}?sort_by" in _sort_finding(result).evidence["member_patterns"]
+    sug = suggest(result)
+    [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
+    assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {arrivals}$")
+    assert reason.startswith(f"{arrivals} (log, a sorted view people read as often as its list: a page "
+                             "they land on): Allow lines keep it open")
+    assert allowed(sug.robots_txt, arrivals)
+    assert not allowed(sug.robots_txt, "/collections/new?sort_by=price-ascending")
+    # read four times: a sorted view a few people opened
+    few = analyze(requests_frame(rows + people([arrivals] * 4) + bots([arrivals] * 5)))
+    assert suggest(few).rules.select("status", "rule").rows() == [("emitted", SITE_WIDE)]

@@ -7,29 +7,36 @@ the same products shuffled. Crawlers follow them all; the review sites' sort ord
 (Shopify), 8.8% (PrestaShop) and 15.7% (OpenCart) of their bot requests, and no other finding
 named them: one parameter of a few values is no facet combination.
 
-A facets finding of pattern `/{any}?NAME[&NAME...]` (`_param.pattern_of`: every path the
-parameters sort on), one per host, names the sort parameters (`SORT_NAMES`) for which, over the
-host's sampled URLs,
+A facets finding of pattern `/{any}?NAME` (`_param.pattern_of`: every path it sorts on), one
+per host and sort parameter (`SORT_NAMES`; one each, so that a cron state's key stays when a
+second parameter qualifies later), is made where, over the host's sampled URLs,
 
-1. the values are few: `_MAX_ORDERS` at most (an order id, `/account/orders?order=51234`, has
+1. its values are few: `_MAX_ORDERS` at most (an order id, `/account/orders?order=51234`, has
    one per order; a forum's threads linked by reactions alone, `?order=reaction_score`, one),
    none a number (a quiz's `?order=2`, a step of its own), and a direction's all a direction
-   (`?dir=asc`, not a file browser's `?dir=/photos`);
-2. they sort at least `_MIN_LISTINGS` lists (the URL without its sort parameters; a list's
+   (`?dir=asc`, not a file browser's `?dir=/photos`, nor a timetable's direction id `0`);
+2. it sorts at least `_MIN_LISTINGS` lists (the URL without its sort parameters; a list's
    pages count apiece), and bots fetched at least `_MIN_URLS` sorted URLs;
+3. a sorted page answers as its list does: where the sample holds both answered 200, sizes
+   within `SPREAD` of each other, on all but `_CHANGED_SHARE` of `_MIN_COMPARED` pages or more
+   (a recipe site's categories as `?sort=dessert`, a timetable per direction, are pages of
+   other sizes);
+4. people read its sorted pages at most `_PEOPLE_SHARE` as much as the lists: a copy they open
+   now and then, not the way they browse;
 
-on the patterns carrying them whose list is a pattern of its own too (`member_patterns`: the
+on the patterns carrying it whose list is a pattern of its own too (`member_patterns`: the
 pattern without its sort parameters, `/collections/{name}?page` for `/collections/{name}?page&
-sort_by`), and which no other parameter makes a trap of its own (`members`: a cart link, a facet
-combination). A list only ever linked sorted (a menu's `?sort=newest`) is its own page: its
-pattern is no member, and the finding's lines must spare its pages: they go by the lists' paths
-where such a pattern carries the parameter (`unlisted_patterns`; `robots_rule`).
+sort_by`), and which no other parameter makes a trap of its own (`carriers`: a cart link, a
+facet combination). A list only ever linked sorted (a menu's `?sort=newest`) is its own page:
+its pattern is no member, and the finding's lines must spare its pages: they go by the lists'
+paths where such a pattern carries the parameter (`unlisted_patterns`; `robots_rule`).
 
 Its wasted requests are every bot request of its member patterns: each is a list again in
 another order. People sort lists too, and their sorted views are no content to keep the rule
 off (as a search's results are not, `robots._unsearched`): robots.txt keeps only crawlers off,
-people still sort. The pages of the lists themselves stay open, and so does any page a sitemap
-names.
+people still sort. The pages of the lists themselves stay open, and so do a page a sitemap
+names and a sorted view people read as often as its list (a page they land on); a few of those
+are allowed back by `Allow:` lines.
 """
 
 from __future__ import annotations
@@ -58,19 +65,34 @@ SORT_NAMES = frozenset({
 # ...of which these say a direction, and their values must say one too: a file browser's
 # `?dir=/photos` names its folders (judgement)
 _DIRECTION_NAMES = frozenset({"dir", "direction", "sort_dir", "sortdir", "ascending", "product_list_dir"})
-_DIRECTIONS = ["asc", "desc", "ascending", "descending", "up", "down", "a", "d", "true", "false", "0", "1"]
+_DIRECTIONS = ["asc", "desc", "ascending", "descending", "up", "down", "a", "d", "true", "false"]
 # ...and the others' values are not numbers: a quiz's `?order=2`, a chapter's position, is a
 # page of its own (a sort by number is rare; judgement)
 _NUMBER = r"^[0-9]+$"
 _MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCart 5; judgement)
 _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
 _MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
+# A sorted page and its list, both sampled and answered 200, are the same template with as
+# many items: sizes within this share of the larger (product cards of other names and prices;
+# a timetable per direction, a category's page, differ far more: judgement)...
+SPREAD = 0.2
+# ...on all but this share of the pages compared (a list changing while the log is written)...
+_CHANGED_SHARE = 0.1
+# ...of at least this many: a sort whose pages and lists the sample never shows together is
+# not judged (judgement)
+_MIN_COMPARED = 3
+# People open sorted views now and then: at most this share of their requests to the lists
+# (the review shop's 30% of visits sorting once: 15%; judgement)
+_PEOPLE_SHARE = 0.5
+NAME = "_name"
 SORT_PARAMS = "sort_params"  # the finding's evidence: the parameters, as the URLs spell them
 MEMBERS = "member_patterns"
 # ...and the patterns carrying them whose list is none: a list only ever linked sorted, or a
 # parameter of the name that is no sort there (`robots_rule`)
 UNLISTED = "unlisted_patterns"
 OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
+LANDING = "log, a sorted view people read as often as its list: a page they land on"
+_LANDING_READS = 5  # judgement: a sorted view a few people opened is no landing page
 LISTED = "_listed"
 ADVICE = (
     "Every sort order repeats a list crawlers already read in its own order: link the orders "
@@ -128,94 +150,114 @@ def carriers(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl
 
 
 def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.DataFrame:
-    """One facets finding per host for its lists' sort orders (the module's tests), facet
-    `combined` patterns left out (`carriers`)."""
+    """A facets finding per host and sort parameter (the module's tests), facet `combined`
+    patterns left out (`carriers`)."""
     if traffic.urls.height == 0:
         return f.empty_findings()
     carrying = carriers(traffic, settings, combined)
     member = carrying.filter(LISTED).select(_shape.KEYS)
     if member.height == 0:
         return f.empty_findings()
-    urls = traffic.urls.join(member, on=_shape.KEYS, how="semi").filter(pl.col(s.URL).is_not_null())
+    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)).filter(
+        pl.col(s.URL).is_not_null())
     pair = pl.col("_pair").str.splitn("=", 2)
     pairs = (
-        urls.select(*_shape.KEYS, s.URL, s.BOT_REQUESTS,
-                    _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
+        urls.join(member, on=_shape.KEYS, how="semi")
+        .select(*_shape.KEYS, s.URL, s.BOT_REQUESTS, s.STATUS, s.BYTES,
+                _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")
-        .with_columns(pair.struct.field("field_0").alias("_name"),
+        .with_columns(pair.struct.field("field_0").alias(NAME),
                       pair.struct.field("field_1").fill_null("").alias("_value"))
-        .filter(_sorting(pl.col("_name")))
+        .filter(_sorting(pl.col(NAME)))
         .with_columns(_unsorted(pl.col(s.URL)).alias("_list"))
+        # the list's own answer, where the sample holds it
+        .join(urls.filter(_shape.sized_ok()).select(s.HOST, pl.col(s.URL).alias("_list"),
+                                                    pl.col(s.BYTES).alias("_list_bytes")),
+              on=[s.HOST, "_list"], how="left")
     )
+    compared = _shape.sized_ok() & pl.col("_list_bytes").is_not_null()
+    apart = (pl.col(s.BYTES) - pl.col("_list_bytes")).abs() > SPREAD * pl.max_horizontal(s.BYTES, "_list_bytes")
     values = pl.col("_values").list.eval(pl.element().str.to_lowercase())
-    direction = pl.col("_name").str.to_lowercase().is_in(list(_DIRECTION_NAMES))
+    direction = pl.col(NAME).str.to_lowercase().is_in(list(_DIRECTION_NAMES))
     names = (
-        pairs.group_by(s.HOST, "_name")
+        pairs.group_by(s.HOST, NAME)
         .agg(
             pl.col("_value").filter(pl.col("_value") != "").unique().sort().alias("_values"),
-            pl.col("_list").n_unique().alias("_lists"),
+            pl.col("_list").n_unique().alias("lists"),
             pl.col(s.URL).filter(pl.col(s.BOT_REQUESTS) > 0).n_unique().alias("_bot_urls"),
+            pl.col(s.URL).n_unique().alias("sampled_urls"),
+            compared.sum().alias("pages_compared"),
+            (compared & apart).sum().alias("pages_changed"),
         )
         .filter(
             pl.col("_values").list.len().is_between(1, _MAX_ORDERS),
             pl.when(direction).then(values.list.eval(pl.element().is_in(_DIRECTIONS)).list.all())
             .otherwise(~values.list.eval(pl.element().str.contains(_NUMBER)).list.any()),
-            pl.col("_lists") >= _MIN_LISTINGS,
+            pl.col("lists") >= _MIN_LISTINGS,
             pl.col("_bot_urls") >= _MIN_URLS,
+            pl.col("pages_compared") >= _MIN_COMPARED,
+            pl.col("pages_changed") <= _CHANGED_SHARE * pl.col("pages_compared"),
         )
-        .sort(s.HOST, "_name")
     )
     if names.height == 0:
         return f.empty_findings()
-    sorting = (
-        carrying.with_columns(_names(pl.col(s.PATTERN)).alias("_name")).explode("_name")
-        .join(names.select(s.HOST, "_name"), on=[s.HOST, "_name"], how="semi")
-        .unique(_shape.KEYS)
+    by_name = (
+        carrying.with_columns(_names(pl.col(s.PATTERN)).alias(NAME)).explode(NAME)
+        .join(names.select(s.HOST, NAME), on=[s.HOST, NAME], how="semi")
     )
-    carried = sorting.filter(LISTED).select(_shape.KEYS)
-    unlisted = sorting.filter(~pl.col(LISTED)).sort(_shape.KEYS).group_by(s.HOST, maintain_order=True).agg(
-        pl.col(s.PATTERN).alias(UNLISTED))
-    totals = _shape.pattern_totals(traffic).join(carried, on=_shape.KEYS, how="semi")
-    sampled = urls.join(carried, on=_shape.KEYS, how="semi")
+    unlisted = (
+        by_name.filter(~pl.col(LISTED)).sort(s.PATTERN)
+        .group_by(s.HOST, NAME, maintain_order=True).agg(pl.col(s.PATTERN).alias(UNLISTED))
+    )
+    totals = _shape.pattern_totals(traffic)
+    carried = by_name.filter(LISTED).select(*_shape.KEYS, NAME).join(totals, on=_shape.KEYS)
+    # people's requests on the lists the name sorts (each list pattern once)
+    people_on_lists = (
+        carried.select(s.HOST, NAME, _unsorted(pl.col(s.PATTERN)).alias(s.PATTERN)).unique()
+        .join(totals.select(*_shape.KEYS, s.HUMAN_REQUESTS), on=_shape.KEYS)
+        .group_by(s.HOST, NAME).agg(pl.col(s.HUMAN_REQUESTS).sum().alias("list_human_requests"))
+    )
     examples = (
-        sampled.group_by(s.HOST, s.URL).agg(pl.col(s.BOT_REQUESTS).sum())
+        pairs.join(carried.select(*_shape.KEYS, NAME), on=[*_shape.KEYS, NAME], how="semi")
         .sort(s.BOT_REQUESTS, s.URL, descending=[True, False])
-        .group_by(s.HOST, maintain_order=True)
-        .agg(pl.col(s.URL).head(f.MAX_EXAMPLES).alias(s.EXAMPLES),
-             pl.col(s.URL).n_unique().alias("sampled_urls"))
-    )
-    lists = (
-        sampled.select(s.HOST, _unsorted(pl.col(s.URL)).alias("_list"))
-        .group_by(s.HOST).agg(pl.col("_list").n_unique().alias("lists"))
-    )
-    orders = names.group_by(s.HOST, maintain_order=True).agg(
-        pl.col("_name").alias(SORT_PARAMS),
-        pl.struct(pl.col("_name").alias("param"), pl.col("_values").alias("values")).alias("orders"),
+        .group_by(s.HOST, NAME, maintain_order=True)
+        .agg(pl.col(s.URL).unique(maintain_order=True).head(f.MAX_EXAMPLES).alias(s.EXAMPLES))
     )
     rows = (
-        totals.sort(s.BOT_REQUESTS, s.PATTERN, descending=[True, False])
-        .group_by(s.HOST, maintain_order=True)
+        carried.sort(s.BOT_REQUESTS, s.PATTERN, descending=[True, False])
+        .group_by(s.HOST, NAME, maintain_order=True)
         .agg(
             pl.col(s.REQUESTS, s.BOT_REQUESTS, s.HUMAN_REQUESTS).sum(),
             pl.col(_shape.HOST_BOT_REQUESTS).first(),
             pl.col(s.PATTERN).alias(MEMBERS),
             pl.len().alias("patterns"),
         )
-        .join(orders, on=s.HOST)
-        .join(examples, on=s.HOST, how="left")
-        .join(lists, on=s.HOST, how="left")
-        .join(unlisted, on=s.HOST, how="left")
+        .join(names, on=[s.HOST, NAME])
+        .join(people_on_lists, on=[s.HOST, NAME], how="left")
+        .join(examples, on=[s.HOST, NAME], how="left")
+        .join(unlisted, on=[s.HOST, NAME], how="left")
         .with_columns(
             pl.col(UNLISTED).fill_null(pl.lit([], pl.List(pl.String))),
-            pl.concat_str(pl.lit(f"{_ANY}?"), pl.col(SORT_PARAMS).list.join("&")).alias(s.PATTERN),
+            pl.col("list_human_requests").fill_null(0),
+            pl.concat_list(NAME).alias(SORT_PARAMS),
+            pl.col("_values").alias("orders"),
+            pl.concat_str(pl.lit(f"{_ANY}?"), NAME).alias(s.PATTERN),
             pl.col(s.BOT_REQUESTS).alias(s.WASTED_REQUESTS),
         )
-        .filter(pl.col(s.WASTED_REQUESTS) > 0)
+        # people read the sorted pages as much as the lists: the parameter is how they
+        # browse, not a copy they open now and then (a timetable's `?direction=`, a recipe
+        # site's categories as `?sort=dessert`; review 19)
+        .filter(
+            pl.col(s.WASTED_REQUESTS) > 0,
+            pl.col(s.HUMAN_REQUESTS) <= _PEOPLE_SHARE * pl.col("list_human_requests"),
+        )
+        .sort(s.HOST, NAME)
     )
     return _shape.findings(
         "facets", rows, settings,
         evidence=[SORT_PARAMS, "orders", "lists", "patterns", s.BOT_REQUESTS, s.HUMAN_REQUESTS,
-                  "sampled_urls", MEMBERS, UNLISTED],
+                  "list_human_requests", "sampled_urls", "pages_compared", "pages_changed",
+                  MEMBERS, UNLISTED],
         advice=ADVICE,
     )
 
@@ -264,7 +306,12 @@ def robots_rule(
     copies = set(traffic.people_read.filter(mine)[s.URL].to_list())
     rows = traffic.urls.filter(mine, robots.HAS_URL)
     copies |= set(rows[s.URL].to_list())
-    content = [(u, why) for u, why in content if why == "sitemap" or u not in copies]
+    # but a sorted view people read as often as its list, `_LANDING_READS` times at least: a
+    # page they land on (a shop's "New arrivals", `?sort_by=created-descending`; review 19)
+    reads = _people_reads(traffic, finding.host)
+    landing = {u for u in copies if reads.get(u, 0) >= max(_LANDING_READS, reads.get(_list_of(u), 0))}
+    content = [(u, why) for u, why in content if why == "sitemap" or u not in copies or u in landing]
+    content += [(u, LANDING) for u in sorted(landing - {u for u, _ in content})]
     taken = {u for u, _ in content}
     trap = rows.filter(pl.col(s.BOT_REQUESTS) > 0).unique(s.URL).sort(s.URL_HASH)[s.URL].to_list()
     trap = [u for u in trap if robots.url_path(u) not in taken]
@@ -279,8 +326,8 @@ def robots_rule(
         reason = (f"{lines_for(names)[0]} would reach {unlisted[0]}, a pattern whose list "
                   "without the parameter is none: its URLs may be pages of their own")
     else:
-        lines, status, reason = robots.verify(lines_for(names), trap, content, known)
-        if status == "emitted" or not trap:
+        lines, status, reason = robots.verify(lines_for(names), trap, content, known, allow_few=True)
+        if status != "withheld" or not trap:
             return lines, status, reason, trap
     by_path: dict[str, list[str]] = {}
     for pattern in patterns:
@@ -288,7 +335,27 @@ def robots_rule(
         here = by_path.setdefault(robots._glob(path), [])
         here += [n for n in names if n in query.split("&") and n not in here]
     per_path = tuple(line for glob, here in by_path.items() for line in lines_for(here, glob))
-    narrowed, status, why = robots.verify(per_path, trap, content, known)
-    if status != "emitted":
+    narrowed, status, why = robots.verify(per_path, trap, content, known, allow_few=True)
+    if status == "withheld":
         return (), "withheld", f"{reason}; by path: {why}", trap
-    return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths", trap
+    return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths{'' if status == 'emitted' else f': {why}'}", trap
+
+
+def _list_of(url: str) -> str:
+    """The URL without its sort parameters (`_unsorted`, for one URL).
+
+    >>> _list_of("/c/shoes?page=2&sort_by=price-ascending"), _list_of("/c/shoes?Sort=x")
+    ('/c/shoes?page=2', '/c/shoes')
+    """
+    path, _, query = url.partition("?")
+    rest = [p for p in query.split("&") if p and p.partition("=")[0].lower() not in SORT_NAMES]
+    return f"{path}?{'&'.join(rest)}" if rest else path
+
+
+def _people_reads(traffic: Traffic, host: str) -> dict[str, int]:
+    """People's reads per URL of the host: the URL sample's, and those kept beside it."""
+    sampled = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399)).select(
+        s.URL, (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias("_n"))
+    kept = traffic.people_urls.filter(pl.col(s.HOST) == host).select(s.URL, pl.col(s.HUMAN_REQUESTS).alias("_n"))
+    both = pl.concat([sampled.group_by(s.URL).agg(pl.col("_n").sum()), kept.select(s.URL, "_n")])
+    return dict(both.group_by(s.URL).agg(pl.col("_n").max()).filter(pl.col("_n") > 0).iter_rows())
