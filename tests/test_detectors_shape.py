@@ -600,6 +600,9 @@ def test_session_id_fires_on_a_login_link_that_carries_every_page():
     people = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in logins[::4]]
     row = _one(_findings(session_id, rows + people))
     assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/user/login?destination", 1000, 800)
+    # not a return-to name on another page people read: a travel site's destinations
+    tours = [{**r, s.URL: r[s.URL].replace("/user/login", "/tours")} for r in rows[-len(logins):] + people]
+    assert _findings(session_id, content_rows() + tours).height == 0
     # MediaWiki's returnto takes titles: the name says it all
     titles = [(f"/index.php?title=Special:UserLogin&returnto=Page_{i}", 9100 + i % 9) for i in range(300)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in titles]

@@ -41,7 +41,8 @@ So are a login link's return-to parameters (`RETURN_PARAMS`: `/user/login?destin
 every page of the site, echoing the page in a hidden field (within `REPLY_SIZE_SPREAD` of its
 size). Their values are the site's pages, fetched again and again: not new on nearly every
 request, and wasted all the same. People log in from the pages they read, and the form is the
-same whoever opens it: their share of its requests is not limited.
+same whoever opens it: on a login or account page (`_LOGIN_PAGE`) their share of its requests
+is not limited.
 
 Wasted requests: the pattern's bot requests beyond one per copied page; all of them for reply,
 action and login links, whose pages are crawled at their own URLs too.
@@ -109,6 +110,9 @@ TRACKING_ADVICE = (
 RETURN_PARAMS = frozenset({"returnto", "return_to", "returnurl", "return_url", "redirect_to",
                            "redirect_url", "came_from", "backurl", "back_url", "destination"})
 _PATH_VALUED = frozenset({"destination"})
+# A login or account page, by its URL without the return-to parameter (judgement: Drupal's
+# /user/login, MediaWiki's Special:UserLogin, WordPress's wp-login.php, /account/signin)
+_LOGIN_PAGE = r"(?i)log-?in|sign-?in|log-?on|auth|account|session|UserLogin"
 _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
 RETURN_ADVICE = (
     "Links to the login (or account) page carry the page they were clicked on, to return "
@@ -283,6 +287,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
                 pl.col(s.BOT_REQUESTS).sum().alias("sampled_bot"),
                 pl.col(s.REQUESTS).sum().alias("sampled_requests"),
                 pl.col(s.HUMAN_REQUESTS).sum().alias("human_requests_sampled"),
+                (pl.col(_BASE).str.contains(_LOGIN_PAGE).mean() >= _MINTED_SHARE).alias("_login"),
             ),
             on=keys,
         )
@@ -314,8 +319,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             # read under minted-looking ids are a shop's variants (?sku=), not copies, and a
             # Q&A site's answer permalinks `?replytocom=` people open from their mail are pages
             # (a login link's copies are the login form whoever opens them: people log in, 18%
-            # of a code forge's `/user/login?redirect_to=`, review 19)
-            & (named | returning
+            # of a code forge's `/user/login?redirect_to=`, review 19; not a return-to name on
+            # another page, a travel site's `/tours?destination=/europe/italy` people land on)
+            & (named | (returning & pl.col("_login"))
                | (pl.col("human_requests_sampled") <= _UNNAMED_MAX_HUMAN_SHARE * pl.col("sampled_requests")))
         )
         # one finding per pattern: its most copied parameter
