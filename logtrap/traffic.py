@@ -64,7 +64,7 @@ _is_bot = pl.col(s.IS_BOT).fill_null(False)
 # person's POST (a form, an AJAX call) is no page read: members' reactions, POSTed to
 # `/posts/{id}/react?reaction_id=1`, kept a forum's reaction links, which crawlers fetched
 # 8,604 times, out of robots.txt (review 19).
-_reads = pl.col(s.METHOD).is_null() | pl.col(s.METHOD).is_in(["GET", "HEAD"])
+_reads = pl.col(s.METHOD).is_null() | pl.col(s.METHOD).is_in(["GET", "HEAD", "get", "head"])
 # Bots whose distinct addresses are counted (`bot_clients`, `crowd_bots`): HTTP libraries,
 # unnamed agents and link previewers, which a mobile app, a browser extension or a messenger
 # sends from every user's device (WhatsApp fetches a link's preview from the sender's phone).

@@ -489,11 +489,13 @@ def test_a_persons_post_is_no_page_read():
     rows = [{**BOT, s.URL: u} for u in react]
     rows += [{**HUMAN, s.URL: u, s.METHOD: "POST", s.BYTES: 431} for u in react[:3]]
     rows += [{**HUMAN, s.URL: u, s.METHOD: method} for u, method in
-             (("/threads/a.1/", "GET"), ("/threads/b.2/", "HEAD"), ("/threads/c.3/", None))]
+             (("/threads/a.1/", "GET"), ("/threads/b.2/", "HEAD"), ("/threads/c.3/", None),
+              ("/threads/d.4/", "get"))]
     tally = Tally()
     tally.add(add_patterns(requests_frame(rows)))
     traffic = tally.finish()
-    assert sorted(traffic.people_read[s.URL].to_list()) == ["/threads/a.1/", "/threads/b.2/", "/threads/c.3/"]
+    assert sorted(traffic.people_read[s.URL].to_list()) == [
+        "/threads/a.1/", "/threads/b.2/", "/threads/c.3/", "/threads/d.4/"]
     sample = traffic.urls.filter(pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id")
     assert (sample[s.REQUESTS].sum(), sample[s.BOT_REQUESTS].sum()) == (5, 5)
     # the pattern counts every request all the same

@@ -264,6 +264,8 @@ def evidence_line(evidence: Mapping[str, Any], escape_text: Callable[[object], s
     'weeks 0, 1, 2, 3, 4, 5, 6, 7, ... (2 more)'
     >>> evidence_line({"new_urls_per_window": 2027.33, "urls_per_size": 511.0}, str)
     'new_urls_per_window 2,027; urls_per_size 511'
+    >>> evidence_line({"unlisted_patterns": []}, str)
+    'unlisted_patterns none'
     """
 
     def show(value: Any) -> str:
@@ -274,6 +276,8 @@ def evidence_line(evidence: Mapping[str, Any], escape_text: Callable[[object], s
         if isinstance(value, Mapping):  # {"bot_name": "Googlebot", "requests": 92}
             return " ".join(show(v) for v in value.values())
         if isinstance(value, (list, tuple)):
+            if not value:
+                return "none"
             shown = ", ".join(show(v) for v in value[:_EVIDENCE_ITEMS])
             more = len(value) - _EVIDENCE_ITEMS
             return shown + (f", ... ({more} more)" if more > 0 else "")
