@@ -908,21 +908,40 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
 
     None when no preset parses any of them.
 
+    A preset whose request lines are nearly all junk where the same format with the path and
+    query in their place (`%U%q`, a log written without the method and protocol) reads URLs:
+    that format, as a custom one.
+
     >>> detect_format(['hello world']) is None
     True
     >>> detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5']).name
     'common'
+    >>> detect_format(['1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "/a?b=1" 200 5']).spec
+    '%h %l %u %t "%U%q" %>s %b'
     """
     lines = [ln for ln in sample_lines if ln.strip(" \t")]
     if not lines:
         return None
     frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
-    best, best_n = None, 0
+    best, best_n, best_req = None, 0, None
     for name in DETECT_ORDER:
         fmt = compile_format(name)
         req, _ = parse_lines(frame, fmt)
         if req.height > best_n:
-            best, best_n = fmt, req.height
+            best, best_n, best_req = fmt, req.height, req
         if best_n == len(lines):
             break
+    if best is not None and best_req is not None and '"%r"' in best.spec:
+        # request lines with no method: every URL null under `%r` (junk), a path under `%U%q`
+        urls = best_req.get_column(s.URL)
+        if urls.null_count() >= _NO_METHOD_SHARE * best_req.height:
+            bare = compile_format(best.spec.replace('"%r"', '"%U%q"'))
+            req, _ = parse_lines(frame, bare)
+            if req.height >= best_n and req.get_column(s.URL).null_count() < urls.null_count():
+                return bare
     return best
+
+
+# Request lines without a method (junk under `%r`) in this share of a sample, at least: a log
+# written with `"%U%q"`, read so (judgement)
+_NO_METHOD_SHARE = 0.9

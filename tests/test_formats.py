@@ -238,6 +238,19 @@ def test_detect_format_picks_the_matching_preset():
     assert detect_format(["hello", ""]) is None
 
 
+def test_detect_format_reads_a_log_written_without_the_method(tmp_path):
+    # `"%U%q"` in place of `"%r"`: under combined every request line is junk and every URL
+    # none ("(no URL)" for all of a review's shop, and no finding); read as paths it is the shop
+    bare = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"/cal?date=2026-11"')
+    fmt = detect_format([bare] * 20)
+    assert fmt.spec == '%h %l %u %t "%U%q" %>s %b "%{Referer}i" "%{User-Agent}i"'
+    req, bad = parse_lines(pl.DataFrame({"line": [bare]}), fmt)
+    assert (req[s.URL].item(), req[s.METHOD].item(), bad.height) == ("/cal?date=2026-11", None, 0)
+    # a combined log with a few junk request lines (TLS bytes on port 80) stays combined
+    junk = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"\\x16\\x03\\x01"')
+    assert detect_format([COMBINED] * 18 + [junk] * 2).name == "combined"
+
+
 def test_combined_extra_parses_combined_fields():
     row = one("combined_extra", COMBINED + ' 1234 "x y"')
     assert (row[s.PATH], row[s.USER_AGENT]) == ("/cal", "Mozilla/5.0 (compatible; Googlebot/2.1)")
