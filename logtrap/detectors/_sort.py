@@ -73,11 +73,13 @@ _MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCar
 _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
 _MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
 # A sorted page and its list, both sampled and answered 200, are the same template with as
-# many items: sizes within this share of the larger (product cards of other names and prices;
-# a timetable per direction, a category's page, differ far more: judgement)...
-SPREAD = 0.2
-# ...on all but this share of the pages compared (a list changing while the log is written)...
-_CHANGED_SHARE = 0.1
+# many items: sizes within this share of the larger (other products' cards, a forum's posts
+# of other lengths; a timetable per direction is twice or four times its route's page:
+# judgement)...
+SPREAD = 0.3
+# ...on all but this share of the pages compared (cards of very unequal sizes, a list
+# changing while the log is written)...
+_CHANGED_SHARE = 0.2
 # ...of at least this many: a sort whose pages and lists the sample never shows together is
 # not judged (judgement)
 _MIN_COMPARED = 3
