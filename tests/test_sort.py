@@ -186,6 +186,7 @@ def _listing(lists: int, urls_each: int, orders: list[str], name: str = "sort") 
     (6, 3, ["new", "old", "top"], "sort", False),  # 18 sorted URLs: fewer than 20
     (3, 25, [f"o{i}" for i in range(25)], "sort", False),  # 25 values: an id, no order
     (7, 3, ["1", "2", "3"], "order", False),  # a quiz's steps, `?order=2`: pages of their own
+    (7, 3, ["0", "5", "10"], "orderby", True),  # nopCommerce's sort codes: the name says "sort by"
     (7, 3, ["ASC", "DESC", "asc"], "dir", True),  # a direction
     (7, 3, ["/photos", "/music", "/docs"], "dir", False),  # a file browser's folders
 ])

@@ -13,7 +13,8 @@ second parameter qualifies later), is made where, over the host's sampled URLs,
 
 1. its values are few: `_MAX_ORDERS` at most (an order id, `/account/orders?order=51234`, has
    one per order; a forum's threads linked by reactions alone, `?order=reaction_score`, one),
-   none a number (a quiz's `?order=2`, a step of its own), and a direction's all a direction
+   none a number (a quiz's `?order=2`, a step of its own) but sort codes where the name says
+   "sort by" (nopCommerce's `?orderby=5`), and a direction's all a direction
    (`?dir=asc`, not a file browser's `?dir=/photos`, nor a timetable's direction id `0`);
 2. it sorts at least `_MIN_LISTINGS` lists (the URL without its sort parameters; a list's
    pages count apiece), and bots fetched at least `_MIN_URLS` sorted URLs;
@@ -66,9 +67,11 @@ SORT_NAMES = frozenset({
 # `?dir=/photos` names its folders (judgement)
 _DIRECTION_NAMES = frozenset({"dir", "direction", "sort_dir", "sortdir", "ascending", "product_list_dir"})
 _DIRECTIONS = ["asc", "desc", "ascending", "descending", "up", "down", "a", "d", "true", "false"]
-# ...and the others' values are not numbers: a quiz's `?order=2`, a chapter's position, is a
-# page of its own (a sort by number is rare; judgement)
+# ...and the others' values are not numbers: a quiz's `?order=2`, a gallery's slide, is a page
+# of its own; but for the names that say "sort by", whose numbers are sort codes
+# (nopCommerce's `?orderby=5`; judgement)
 _NUMBER = r"^[0-9]+$"
+_SORT_BY_NAMES = ["sort_by", "sortby", "orderby", "order_by", "sort_order", "sortorder", "product_list_order"]
 _MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCart 5; judgement)
 _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
 _MIN_URLS = 20  # sorted URLs bots fetched (judgement: as a facet set's few dozen)
@@ -194,6 +197,7 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
         .filter(
             pl.col("_values").list.len().is_between(1, _MAX_ORDERS),
             pl.when(direction).then(values.list.eval(pl.element().is_in(_DIRECTIONS)).list.all())
+            .when(pl.col(NAME).str.to_lowercase().is_in(_SORT_BY_NAMES)).then(pl.lit(True))
             .otherwise(~values.list.eval(pl.element().str.contains(_NUMBER)).list.any()),
             pl.col("lists") >= _MIN_LISTINGS,
             pl.col("_bot_urls") >= _MIN_URLS,
