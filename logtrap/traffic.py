@@ -767,10 +767,10 @@ class Traffic:
       bounded sample of the addresses of bots of `CROWD_KINDS`, with their requests; see
       `crowd_bots`), `claim_people` (people's requests from addresses claiming a search
       engine, in the batches where they claimed one), `people_urls` (the URLs answered
-      2xx/3xx to people's reads, `_reads`, with their requests and `READS_BOUND`: every one of a pattern people
-      read fewer than `url_sample_size` pages of, the most read beyond), `names` (every pattern as URLs
-      gave it, "pattern", with the one the tables count it under, "merged": a tag's
-      `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).
+      2xx/3xx to people's reads, `_reads`, with their requests and `READS_BOUND`: every one
+      of a pattern people read fewer than `url_sample_size` pages of, the most read beyond),
+      `names` (every pattern as URLs gave it, "pattern", with the one the tables count it
+      under, "merged": a tag's `/tag/php` is `/tag/{name}`; see `Analysis.add_patterns`).
     """
 
     patterns: pl.DataFrame

@@ -64,7 +64,8 @@ import polars as pl
 from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
-from logtrap.detectors import _shape, _sort, budget_hog, facets, growing_pattern, internal_search, session_id
+from logtrap.detectors import _shape, _sort, budget_hog, facets, growing_pattern, internal_search
+from logtrap.detectors import session_id
 from logtrap.detectors import calendar, pagination, soft_404
 from logtrap.settings import Settings
 from logtrap.sitemaps import load_sitemap_urls

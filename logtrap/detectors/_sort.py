@@ -273,8 +273,8 @@ def lines_for(names: Sequence[str], glob: str = "/*") -> tuple[str, ...]:
 
     >>> lines_for(["sort_by"])
     ('Disallow: /*?sort_by=', 'Disallow: /*&sort_by=')
-    >>> lines_for(["order", "sort"], "/index.php")
-    ('Disallow: /index.php?order=', 'Disallow: /index.php?*&order=', 'Disallow: /index.php?sort=', 'Disallow: /index.php?*&sort=')
+    >>> lines_for(["order"], "/index.php")
+    ('Disallow: /index.php?order=', 'Disallow: /index.php?*&order=')
     """
     from logtrap import robots  # robots imports the detectors: imported on call
 
@@ -296,14 +296,15 @@ def robots_rule(
     finding: f.Finding, traffic: Traffic, content: list[tuple[str, str]],
     known: Mapping[str, str | None], settings: Settings,
 ) -> tuple[tuple[str, ...], str, str, list[str]]:
-    """(lines, status, reason, trap URLs) for a sorted copies finding: the sort parameters'
+    """(lines, status, reason, trap URLs) for a sorted copies finding: the sort parameter's
     lines for the whole site, or, where those would block a content URL or where a pattern
-    carries them whose list is none (`UNLISTED`: a list only ever linked sorted, a page whose
+    carries it whose list is none (`UNLISTED`: a list only ever linked sorted, a page whose
     parameter of the name is no sort; its logged URLs are content then, whoever read them),
-    on each member pattern's path; checked as every rule is (`robots.verify`). The trap is the member patterns' sampled
-    URLs bots fetched; the sorted views of their lists people read are no content here (the
-    lists are), nor are other findings' pages on those patterns (a list's page 3, sorted, is
-    its page 3 again); a sitemap's URL stays content."""
+    on each member pattern's path; checked as every rule is (`robots.verify`, a few content
+    URLs kept open by Allow lines). The trap is the member patterns' sampled URLs bots
+    fetched; the sorted views of their lists people read are no content here (the lists are),
+    nor are other findings' pages on those patterns (a list's page 3, sorted, is its page 3
+    again); a sitemap's URL stays content, and so does a sorted view people land on."""
     from logtrap import robots  # robots imports the detectors: imported on call
 
     names = [str(n) for n in finding.evidence.get(SORT_PARAMS) or []]
@@ -344,7 +345,8 @@ def robots_rule(
     narrowed, status, why = robots.verify(per_path, trap, content, known, allow_few=True)
     if status == "withheld":
         return (), "withheld", f"{reason}; by path: {why}", trap
-    return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths{'' if status == 'emitted' else f': {why}'}", trap
+    allowing = "" if status == "emitted" else f": {why}"  # (narrowed: Allow lines too)
+    return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths{allowing}", trap
 
 
 def _list_of(url: str) -> str:

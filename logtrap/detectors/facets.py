@@ -135,7 +135,7 @@ def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.D
 
 def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     """Facet traps: many parameters, many orders, many URLs per distinct response; and the
-    sort orders of a host's lists, one finding (`_sort.py`).
+    sort orders of a host's lists, a finding per sort parameter (`_sort.py`).
 
     >>> from logtrap.traffic import Tally
     >>> detect(Tally().finish(), Settings()).shape
