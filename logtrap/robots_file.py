@@ -213,11 +213,29 @@ _GROWS = ("a page its lists grow past those logged is blocked too: renew these l
           "answer 404 past the last page, the fix at the source")
 
 
-def _lines_again(lines: Sequence[str], current: Sequence[str]) -> list[str]:
-    """The `*` lines written again in another group (`current`: that group's lines), without
-    those another of them covers."""
+def _lines_again(lines: Sequence[str], current: Sequence[str], own: Sequence[str] = ()) -> list[str]:
+    """The `*` lines written again in another group (`current`: the lines they join), without
+    those another of them covers, nor an Allow line that may meet one of the group's `own`
+    Disallow lines: it would open a page the admin closed to that crawler (a sorted landing
+    page allowed back among sort lines, copied into `User-agent: Nutch` / `Disallow: /`;
+    adversarial review 19).
+
+    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /"], ["Disallow: /"])
+    ['Disallow: /*?s=']
+    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /cart"], ["Disallow: /cart"])
+    ['Disallow: /*?s=', 'Allow: /new?s=a$']
+    """
     covered = _redundant(lines, [c for c in current if c.startswith("Allow:")])
-    return [line for line in dict.fromkeys(lines) if line not in covered]
+    closed = [_path(c) for c in own if c.startswith(_DISALLOW) and _path(c)]
+    return [line for line in dict.fromkeys(lines) if line not in covered and not (
+        line.startswith("Allow:") and any(_may_meet(_path(line), c) for c in closed))]
+
+
+# Crawlers Google documents as ignoring the `*` group (its ads and AdSense crawlers): a group
+# the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines copied
+# into `User-agent: adsbot-google` blocked ad landing pages)
+_IGNORE_STAR = frozenset({"adsbot-google", "adsbot-google-mobile", "adsbot-google-mobile-apps",
+                          "mediapartners-google"})
 
 
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
@@ -270,8 +288,8 @@ def render(
         if "*" in group.agents and not star_done:
             star_done = True
             here += _block(star, group.rules)
-        elif star_lines:
-            here += [_AGAIN, *_lines_again(star_lines, group.rules)]
+        elif star_lines and not set(group.agents) <= _IGNORE_STAR:
+            here += [_AGAIN, *_lines_again(star_lines, group.rules, group.rules)]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
         "" if host == "-" else f" for host {comment(host)}"
@@ -300,7 +318,8 @@ def render(
             out += [f"# (and the lines of the group {comment(token)} shares above: RFC 9309 "
                     "combines a crawler's groups)"]
         out += _block(bot_rules)
-        again = _lines_again([*star_rules, *star_lines], star_rules)
+        own = [line for r in bot_rules for line in r.lines]
+        again = _lines_again([*star_rules, *star_lines], star_rules, own)
         out += [_AGAIN, *again] if again else []
     if withheld:
         out += ["", *_block(withheld)]

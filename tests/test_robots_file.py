@@ -280,3 +280,25 @@ def test_current_rules_that_block_sitemap_urls():
     notes = robots_file.blocking_sitemap(CURRENT, ["/cart/shoes", "/cart/help/x", "/a"])
     assert notes == [
         "current robots.txt `Disallow: /cart` (User-agent: *) blocks sitemap URL /cart/shoes"]
+
+
+def test_star_lines_again_open_nothing_a_group_closed_nor_bind_google_ads_crawlers():
+    # Shopify's default file bans Nutch and gives AdsBot its own group (adversarial review 19)
+    current = ("User-agent: *\nDisallow: /cart\n\nUser-agent: Nutch\nDisallow: /\n\n"
+               "User-agent: adsbot-google\nDisallow: /checkouts/\n")
+    landing = "/collections/new?sort_by=created-descending"
+    rule = star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
+                     kind="facets", pattern="/{any}?sort_by")
+    merged = robots_file.render("-", [rule], current, 10)
+    parsed = Protego.parse(merged)
+    # Nutch gets the Disallow lines again, not the Allow line that would open a page to it
+    nutch = merged.split("User-agent: Nutch\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert nutch == ["Disallow: /", "# logtrap: the * rules again (a crawler obeys only its most specific group)",
+                     "Disallow: /*?sort_by=", "Disallow: /*&sort_by="]
+    assert not parsed.can_fetch(f"https://s{landing}", "Nutch")
+    # AdsBot ignores the * group: its own group stays the admin's
+    assert merged.split("User-agent: adsbot-google\n", 1)[1] == "Disallow: /checkouts/\n"
+    assert parsed.can_fetch(f"https://s{landing}&utm_source=google", "adsbot-google")
+    # and everyone else gets the lines and the landing page
+    assert parsed.can_fetch(f"https://s{landing}", "Googlebot")
+    assert not parsed.can_fetch("https://s/collections/new?sort_by=price-ascending", "Googlebot")
