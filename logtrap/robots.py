@@ -1029,17 +1029,17 @@ def choose(
 
 def verify(
     lines: Sequence[str], trap: Sequence[str], content: Sequence[tuple[str, str]],
-    known: Mapping[str, str | None] | None = None, *, allow_few: bool = False,
+    known: Mapping[str, str | None] | None = None, *, allow_few: int = 0,
 ) -> tuple[tuple[str, ...], str, str]:
     """(lines, status, reason) for rule lines given rather than chosen (a parameter's
     site-wide pair): emitted where they block every trap URL and no content URL, as `choose`
-    checks its own (the bulk matcher, then Protego); else withheld, naming the URL. With
-    `allow_few`, lines that block `MAX_ALLOW_LINES` content URLs at most are narrowed by an
-    `Allow: <url>$` line each, as `choose` narrows its own.
+    checks its own (the bulk matcher, then Protego); else withheld, naming the URL. Lines
+    that block `allow_few` content URLs at most are narrowed by an `Allow: <url>$` line each,
+    as `choose` narrows its own (`MAX_ALLOW_LINES`).
 
     >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")])[1:]
     ('withheld', 'Disallow: /*?sid= would block content URL /b?sid=2 (sitemap)')
-    >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")], allow_few=True)[:2]
+    >>> verify(["Disallow: /*?sid="], ["/a?sid=1"], [("/b?sid=2", "sitemap")], allow_few=3)[:2]
     (('Disallow: /*?sid=', 'Allow: /b?sid=2$'), 'narrowed')
     """
     lines = tuple(lines)
@@ -1047,7 +1047,7 @@ def verify(
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
     [(on_trap, on_content)] = urls.verdicts([lines])
-    if on_content and allow_few and len(on_content) <= MAX_ALLOW_LINES:
+    if on_content and len(on_content) <= allow_few:
         hits = [urls.content[i] for i in on_content]
         allowing = lines + tuple(f"Allow: {escape_value(url)}$" for url, _ in hits)
         [(still_trap, still_content)] = urls.verdicts([allowing])

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from builders import SHOPIFY_ORDERS, WOO_BROWSER, bots, humans, letters, requests_frame, shopify, traffic_of
+from builders import (SHOPIFY_COLLECTIONS, SHOPIFY_ORDERS, WOO_BROWSER, bots, combined_lines, humans, letters,
+                      requests_frame, shopify, traffic_of)
 from protego import Protego
 
 from logtrap import schema as s
@@ -138,8 +139,8 @@ def test_a_line_by_the_lists_paths_may_not_reach_a_page_whose_list_is_none(rows)
     assert f"narrowed to the lists' paths: {grid} (log, a page carrying the parameter whose list without " \
            "it is no pattern: a page of its own): Allow lines keep it open; blocks all " in reason
     assert allowed(sug.robots_txt, grid)
-    # four such pages are more than Allow lines: withheld
-    grids = [f"/collections/new?view={v}&sort_by=created-descending" for v in ("grid", "list", "wide", "tall")]
+    # eleven such pages are more than Allow lines: withheld
+    grids = [f"/collections/new?view=v{i}&sort_by=created-descending" for i in range(11)]
     rules = suggest(analyze(requests_frame(rows + bots(grids * 10)))).rules
     [(status, rule, reason)] = rules.select("status", "rule", "reason").rows()
     assert (status, rule) == ("withheld", "")
@@ -159,9 +160,14 @@ def test_a_sorted_page_a_sitemap_lists_is_allowed_back_and_more_withhold_the_rul
     assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {page}$")
     assert reason.startswith(f"{page} (sitemap): Allow lines keep it open; blocks all ")
     assert allowed(sug.robots_txt, page) and not allowed(sug.robots_txt, page + "&page=2")
-    # four of them: more than Allow lines, and the lists' paths take them too
-    pages = [f"/collections/{c}?sort_by=best-selling" for c in ("summer-shoes", "winter-bags", "kids-hats", "city-coats")]
-    [(status, rule, reason)] = rules_with(pages).rules.select("status", "rule", "reason").rows()
+    # ten of them get an Allow line each; eleven are more than Allow lines, and the lists'
+    # paths take them too
+    pages = [f"/collections/{c}?sort_by={o}" for c in SHOPIFY_COLLECTIONS[:6] for o in ("best-selling", "manual")]
+    sug = rules_with(pages[:10])
+    assert sug.rules["status"].to_list() == ["narrowed"]
+    assert all(allowed(sug.robots_txt, page) for page in pages[:10])
+    assert not allowed(sug.robots_txt, pages[10])
+    [(status, rule, reason)] = rules_with(pages[:11]).rules.select("status", "rule", "reason").rows()
     assert (status, rule) == ("withheld", "")
     assert reason.startswith("Disallow: /*?sort_by= would block content URL /collections/")
     assert "; by path: Disallow: /collections/*?sort_by= would block content URL" in reason
@@ -276,3 +282,32 @@ def test_a_sorted_view_people_land_on_stays_open(rows):
     # read four times: a sorted view a few people opened
     few = analyze(requests_frame(rows + people([arrivals] * 4) + bots([arrivals] * 5)))
     assert suggest(few).rules.select("status", "rule").rows() == [("emitted", SITE_WIDE)]
+
+
+def test_a_log_without_user_agents_gets_no_sort_finding(rows, tmp_path):
+    # Apache's common format: people's reads and bots' cannot be told apart, so a sorted view
+    # may be a page people land on (adversarial review 19)
+    log = tmp_path / "access.log"
+    log.write_text("".join(line.rsplit(' "', 2)[0] + "\n" for line in combined_lines(rows).splitlines()))
+    result = analyze(str(log))
+    assert result.stats.files[0].format_name == "common"
+    assert [x for x in to_records(result.findings) if x.pattern.startswith("/{any}")] == []
+
+
+def test_a_page_cache_answering_304_hides_no_sort(rows):
+    # crawlers come back three times to each page they fetch, answered `304 0` by a page cache:
+    # most of a URL's answers, and its page is its 200 answer (adversarial review 19)
+    cached = [*rows, *({**r, s.STATUS: 304, s.BYTES: 0} for r in rows if r[s.IS_BOT] for _ in range(3))]
+    finding = _sort_finding(analyze(requests_frame(cached)))
+    assert finding.pattern == "/{any}?sort_by"
+    assert finding.evidence["pages_changed"] == 0 and finding.evidence["pages_compared"] > 100
+
+
+def test_an_ads_landing_on_a_sorted_view_is_its_copy_by_tracking(rows):
+    # ad clicks land on `?sort_by=created-descending&gclid=<token>`: copies of a page by a
+    # tracking parameter, no page of their own to keep the lines off
+    ads = people([f"/collections/new?sort_by=created-descending&gclid=Cj0K{i:05d}" for i in range(300)])
+    result = analyze(requests_frame(rows + ads))
+    finding = _sort_finding(result)
+    assert finding.evidence["unlisted_patterns"] == []
+    assert suggest(result).rules.select("status", "rule").rows() == [("emitted", SITE_WIDE)]

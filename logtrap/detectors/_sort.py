@@ -36,8 +36,10 @@ Its wasted requests are every bot request of its member patterns: each is a list
 another order. People sort lists too, and their sorted views are no content to keep the rule
 off (as a search's results are not, `robots._unsearched`): robots.txt keeps only crawlers off,
 people still sort. The pages of the lists themselves stay open, and so do a page a sitemap
-names and a sorted view people read as often as its list (a page they land on); a few of those
-are allowed back by `Allow:` lines.
+names and a sorted view people read as often as its list (a page they land on); up to
+`MAX_ALLOW_LINES` of those are allowed back by `Allow:` lines. A sorted view's page is its
+answer 200 (a page cache answers crawlers' repeat fetches 304), and its copies by tracking
+parameters (an ad's `&gclid=`) are neither members nor pages.
 """
 
 from __future__ import annotations
@@ -49,7 +51,9 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _shape, session_id
+from logtrap.patterns import TRACKING
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -98,6 +102,10 @@ UNLISTED = "unlisted_patterns"
 OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
 LANDING = "log, a sorted view people read as often as its list: a page they land on"
 _LANDING_READS = 5  # judgement: a sorted view a few people opened is no landing page
+# Pages kept open by an `Allow: <url>$` line each among the lines, at most: a shop's sorted
+# menu pages (best sellers, new in, sale, gifts) and the pages people go on to (judgement;
+# more than a calendar's or a search's, `robots.MAX_ALLOW_LINES`: each is a page people land on)
+MAX_ALLOW_LINES = 10
 LISTED = "_listed"
 ADVICE = (
     "Every sort order repeats a list crawlers already read in its own order: link the orders "
@@ -137,19 +145,27 @@ def carriers(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl
     action link's: `session_id.named_params`; WooCommerce's `?orderby=price&add-to-cart=5` is
     a cart link, its own finding's), and facet `combined` patterns (host, pattern), whose
     lines take every combination of filters, sorted or not. LISTED: its list (the pattern
-    without its sort parameters) is a pattern of the host too, which makes it a member."""
+    without its sort parameters) is a pattern of the host too, and people's requests can be
+    told there (a user agent logged), which makes it a member."""
     patterns = traffic.patterns.select(_shape.KEYS).unique()
     names = _names(pl.col(s.PATTERN))
     named = list(session_id.named_params(settings))
     carrying = patterns.filter(
         names.list.eval(_sorting(pl.element())).list.any(),
         ~names.list.eval(pl.element().str.to_lowercase().is_in(named)).list.any(),
+        # a page's copies by tracking parameters (`?sort_by=...&gclid=`, an ad's landing on a
+        # sorted view): no member, no page of their own (they get no line of their own)
+        ~names.list.contains(TRACKING),
     ).join(combined.select(_shape.KEYS), on=_shape.KEYS, how="anti")
     lists = patterns.select(s.HOST, pl.col(s.PATTERN).alias("_list"), pl.lit(True).alias(LISTED))
+    # requested without a user agent logged: people's reads and bots' cannot be told apart, so
+    # its sorted views may be pages people land on (a log in Apache's `common` format)
+    unlogged = traffic.agents.filter(pl.col(s.BOT_NAME) == NOT_LOGGED_NAME).select(_shape.KEYS).unique()
     return (
         carrying.with_columns(_unsorted(pl.col(s.PATTERN)).alias("_list"))
         .join(lists, on=[s.HOST, "_list"], how="left")
-        .select(*_shape.KEYS, pl.col(LISTED).fill_null(False))
+        .join(unlogged.with_columns(pl.lit(True).alias("_unlogged")), on=_shape.KEYS, how="left")
+        .select(*_shape.KEYS, (pl.col(LISTED).fill_null(False) & pl.col("_unlogged").is_null()).alias(LISTED))
         .sort(_shape.KEYS)
     )
 
@@ -163,25 +179,33 @@ def detect(traffic: Traffic, settings: Settings, combined: pl.DataFrame) -> pl.D
     member = carrying.filter(LISTED).select(_shape.KEYS)
     if member.height == 0:
         return f.empty_findings()
-    urls = _shape.per_url(traffic.urls, _shape.shell_sizes(traffic, settings)).filter(
-        pl.col(s.URL).is_not_null())
+    shell = _shape.shell_sizes(traffic, settings)
+    urls = _shape.per_url(traffic.urls, shell).filter(pl.col(s.URL).is_not_null())
+    # each URL's page: its most requested answer 200 with a size that is evidence (a page
+    # cache answers crawlers' repeat fetches 304, most of a sorted URL's answers)
+    pages = (
+        traffic.urls.filter(pl.col(s.STATUS) == 200, pl.col(s.BYTES).is_not_null())
+        .join(shell.select(s.HOST, s.BYTES), on=[s.HOST, s.BYTES], how="anti")
+        .sort(s.REQUESTS, s.BYTES, descending=[True, False])
+        .group_by(s.HOST, s.URL, maintain_order=True).agg(pl.col(s.BYTES).first().alias("_page"))
+    )
     pair = pl.col("_pair").str.splitn("=", 2)
     pairs = (
         urls.join(member, on=_shape.KEYS, how="semi")
-        .select(*_shape.KEYS, s.URL, s.BOT_REQUESTS, s.STATUS, s.BYTES,
+        .select(*_shape.KEYS, s.URL, s.BOT_REQUESTS,
                 _shape.query_of(pl.col(s.URL)).str.split("&").alias("_pair"))
         .explode("_pair")
         .with_columns(pair.struct.field("field_0").alias(NAME),
                       pair.struct.field("field_1").fill_null("").alias("_value"))
         .filter(_sorting(pl.col(NAME)))
         .with_columns(_unsorted(pl.col(s.URL)).alias("_list"))
-        # the list's own answer, where the sample holds it
-        .join(urls.filter(_shape.sized_ok()).select(s.HOST, pl.col(s.URL).alias("_list"),
-                                                    pl.col(s.BYTES).alias("_list_bytes")),
+        .join(pages, on=[s.HOST, s.URL], how="left")
+        # the list's own page, where the sample holds it
+        .join(pages.select(s.HOST, pl.col(s.URL).alias("_list"), pl.col("_page").alias("_list_page")),
               on=[s.HOST, "_list"], how="left")
     )
-    compared = _shape.sized_ok() & pl.col("_list_bytes").is_not_null()
-    apart = (pl.col(s.BYTES) - pl.col("_list_bytes")).abs() > SPREAD * pl.max_horizontal(s.BYTES, "_list_bytes")
+    compared = pl.col("_page").is_not_null() & pl.col("_list_page").is_not_null()
+    apart = (pl.col("_page") - pl.col("_list_page")).abs() > SPREAD * pl.max_horizontal("_page", "_list_page")
     values = pl.col("_values").list.eval(pl.element().str.to_lowercase())
     direction = pl.col(NAME).str.to_lowercase().is_in(list(_DIRECTION_NAMES))
     names = (
@@ -309,10 +333,15 @@ def robots_rule(
 
     names = [str(n) for n in finding.evidence.get(SORT_PARAMS) or []]
     patterns = [str(p) for p in finding.evidence.get(MEMBERS) or []]
-    mine = pl.col(s.PATTERN).is_in(patterns) & (pl.col(s.HOST) == finding.host) & _carries(names)
+    here = (pl.col(s.HOST) == finding.host) & _carries(names)
+    mine = pl.col(s.PATTERN).is_in(patterns) & here
     copies = set(traffic.people_read.filter(mine)[s.URL].to_list())
     rows = traffic.urls.filter(mine, robots.HAS_URL)
     copies |= set(rows[s.URL].to_list())
+    # and their copies by tracking parameters: an ad's landing on a sorted view
+    # (`?sort_by=created-descending&gclid=`), which no crawler needs (`carriers`)
+    tracked = here & _names(pl.col(s.PATTERN)).list.contains(TRACKING)
+    copies |= set(traffic.people_read.filter(tracked)[s.URL].to_list())
     # but a sorted view people read as often as its list, `_LANDING_READS` times at least: a
     # page they land on (a shop's "New arrivals", `?sort_by=created-descending`; review 19)
     reads = _people_reads(traffic, finding.host)
@@ -333,7 +362,7 @@ def robots_rule(
         reason = (f"{lines_for(names)[0]} would reach {unlisted[0]}, a pattern whose list "
                   "without the parameter is none: its URLs may be pages of their own")
     else:
-        lines, status, reason = robots.verify(lines_for(names), trap, content, known, allow_few=True)
+        lines, status, reason = robots.verify(lines_for(names), trap, content, known, allow_few=MAX_ALLOW_LINES)
         if status != "withheld" or not trap:
             return lines, status, reason, trap
     by_path: dict[str, list[str]] = {}
@@ -342,7 +371,7 @@ def robots_rule(
         here = by_path.setdefault(robots._glob(path), [])
         here += [n for n in names if n in query.split("&") and n not in here]
     per_path = tuple(line for glob, here in by_path.items() for line in lines_for(here, glob))
-    narrowed, status, why = robots.verify(per_path, trap, content, known, allow_few=True)
+    narrowed, status, why = robots.verify(per_path, trap, content, known, allow_few=MAX_ALLOW_LINES)
     if status == "withheld":
         return (), "withheld", f"{reason}; by path: {why}", trap
     allowing = "" if status == "emitted" else f": {why}"  # (narrowed: Allow lines too)
