@@ -600,9 +600,14 @@ def test_session_id_fires_on_a_login_link_that_carries_every_page():
     people = [{**HUMAN, s.URL: u, s.BYTES: b} for u, b in logins[::4]]
     row = _one(_findings(session_id, rows + people))
     assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/user/login?destination", 1000, 800)
-    # not a return-to name on another page people read: a travel site's destinations
-    tours = [{**r, s.URL: r[s.URL].replace("/user/login", "/tours")} for r in rows[-len(logins):] + people]
-    assert _findings(session_id, content_rows() + tours).height == 0
+    # not a return-to name on another page people read: a travel site's destinations, nor
+    # a page whose name holds a login word (an author's page)
+    for path in ("/tours", "/authors/bob", "/sessions/2024"):
+        elsewhere = [{**r, s.URL: r[s.URL].replace("/user/login", path)} for r in rows[-len(logins):] + people]
+        assert _findings(session_id, content_rows() + elsewhere).height == 0
+    # Rails' Devise signs in at /users/sign_in
+    devise = [{**r, s.URL: r[s.URL].replace("/user/login", "/users/sign_in")} for r in rows[-len(logins):] + people]
+    assert _one(_findings(session_id, content_rows() + devise))[s.PATTERN] == "/users/sign_in?destination"
     # MediaWiki's returnto takes titles: the name says it all
     titles = [(f"/index.php?title=Special:UserLogin&returnto=Page_{i}", 9100 + i % 9) for i in range(300)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in titles]
