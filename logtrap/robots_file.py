@@ -226,16 +226,44 @@ def _lines_again(lines: Sequence[str], current: Sequence[str], own: Sequence[str
     ['Disallow: /*?s=', 'Allow: /new?s=a$']
     """
     covered = _redundant(lines, [c for c in current if c.startswith("Allow:")])
-    closed = [_path(c) for c in own if c.startswith(_DISALLOW) and _path(c)]
+    closed = [c for c in own if c.startswith(_DISALLOW) and _path(c)]
     return [line for line in dict.fromkeys(lines) if line not in covered and not (
-        line.startswith("Allow:") and any(_may_meet(_path(line), c) for c in closed))]
+        line.startswith("Allow:") and _closes(closed, _path(line)))]
 
 
-# Crawlers Google documents as ignoring the `*` group (its ads and AdSense crawlers): a group
-# the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines copied
-# into `User-agent: adsbot-google` blocked ad landing pages)
+def _closes(disallows: Sequence[str], allowed: str) -> bool:
+    """Whether a group's Disallow lines may block a page an Allow line opens: the page itself,
+    matched, for an Allow line of one URL (`/c?s=a$`); else where their starts may meet (a
+    sound test: a crawler's own `Disallow: /*.pdf$` meets every path by its start, and took a
+    shop's landing pages' Allow lines from bingbot; adversarial review 19).
+
+    >>> _closes(["Disallow: /*.pdf$"], "/c?s=a$"), _closes(["Disallow: /"], "/c?s=a$")
+    (False, True)
+    """
+    if not disallows:
+        return False
+    page = allowed.removesuffix("$")
+    if allowed.endswith("$") and "*" not in page:
+        return is_blocked(matcher(disallows), page, CHECK_AGENT)
+    return any(_may_meet(page, _path(c)) for c in disallows)
+
+
+# Crawlers Google documents as ignoring the `*` group (its ads, AdSense and APIs crawlers): a
+# group the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines
+# copied into `User-agent: adsbot-google` blocked ad landing pages)
 _IGNORE_STAR = frozenset({"adsbot-google", "adsbot-google-mobile", "adsbot-google-mobile-apps",
-                          "mediapartners-google"})
+                          "mediapartners-google", "apis-google"})
+
+
+def _ignores_star(agents: Sequence[str]) -> bool:
+    """Whether a group names one of Google's crawlers that ignore `*` (a trailing `*` of the
+    token aside, `Mediapartners-Google*`): the `*` rules written there would bind it, and a
+    group shared with others is the admin's to split.
+
+    >>> _ignores_star(["nutch", "adsbot-google"]), _ignores_star(["mediapartners-google*"])
+    (True, True)
+    """
+    return any(agent.rstrip("*") in _IGNORE_STAR for agent in agents)
 
 
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
@@ -288,7 +316,7 @@ def render(
         if "*" in group.agents and not star_done:
             star_done = True
             here += _block(star, group.rules)
-        elif star_lines and not set(group.agents) <= _IGNORE_STAR:
+        elif star_lines and not _ignores_star(group.agents):
             here += [_AGAIN, *_lines_again(star_lines, group.rules, group.rules)]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
