@@ -933,11 +933,13 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
             break
     if best is not None and best_req is not None and '"%r"' in best.spec:
         # request lines with no method: every URL null under `%r` (junk), a path under `%U%q`
+        # (a path: not a `-` request nor TLS bytes, junk under both; adversarial review 19)
         urls = best_req.get_column(s.URL)
         if urls.null_count() >= _NO_METHOD_SHARE * best_req.height:
             bare = compile_format(best.spec.replace('"%r"', '"%U%q"'))
             req, _ = parse_lines(frame, bare)
-            if req.height >= best_n and req.get_column(s.URL).null_count() < urls.null_count():
+            paths = req.get_column(s.URL).str.starts_with("/").sum()
+            if req.height >= best_n and paths >= _NO_METHOD_SHARE * req.height:
                 return bare
     return best
 

@@ -246,9 +246,12 @@ def test_detect_format_reads_a_log_written_without_the_method(tmp_path):
     assert fmt.spec == '%h %l %u %t "%U%q" %>s %b "%{Referer}i" "%{User-Agent}i"'
     req, bad = parse_lines(pl.DataFrame({"line": [bare]}), fmt)
     assert (req[s.URL].item(), req[s.METHOD].item(), bad.height) == ("/cal?date=2026-11", None, 0)
-    # a combined log with a few junk request lines (TLS bytes on port 80) stays combined
+    # a combined log with a few junk request lines (TLS bytes on port 80) stays combined, and
+    # so does one that starts with nothing else: `-` requests and TLS bytes are no paths
     junk = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"\\x16\\x03\\x01"')
     assert detect_format([COMBINED] * 18 + [junk] * 2).name == "combined"
+    dash = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"-"')
+    assert detect_format([junk, dash, junk.replace("\\x01", "")] * 7).name == "combined"
 
 
 def test_combined_extra_parses_combined_fields():
