@@ -311,3 +311,15 @@ def test_an_ads_landing_on_a_sorted_view_is_its_copy_by_tracking(rows):
     finding = _sort_finding(result)
     assert finding.evidence["unlisted_patterns"] == []
     assert suggest(result).rules.select("status", "rule").rows() == [("emitted", SITE_WIDE)]
+
+
+def test_a_landing_page_reached_by_tracked_links_is_the_page_kept_open(rows):
+    # a newsletter links "New arrivals" with utm parameters, a campaign a week: the reads are
+    # the page's, and its Allow line its clean URL's (adversarial round 3 of review 19)
+    arrivals = "/collections/new?sort_by=created-descending"
+    tracked = [f"{arrivals}&utm_source=newsletter&utm_medium=email&utm_campaign=wk{w}" for w in range(12)]
+    result = analyze(requests_frame(rows + people(tracked * 5) + bots([arrivals] * 5)))
+    sug = suggest(result)
+    [(status, rule)] = sug.rules.select("status", "rule").rows()
+    assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {arrivals}$")
+    assert allowed(sug.robots_txt, arrivals)

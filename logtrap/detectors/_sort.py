@@ -53,7 +53,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _shape, session_id
-from logtrap.patterns import TRACKING
+from logtrap.patterns import TRACKING, is_tracking
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -343,9 +343,11 @@ def robots_rule(
     tracked = here & _names(pl.col(s.PATTERN)).list.contains(TRACKING)
     copies |= set(traffic.people_read.filter(tracked)[s.URL].to_list())
     # but a sorted view people read as often as its list, `_LANDING_READS` times at least: a
-    # page they land on (a shop's "New arrivals", `?sort_by=created-descending`; review 19)
-    reads = _people_reads(traffic, finding.host)
-    landing = {u for u in copies if reads.get(u, 0) >= max(_LANDING_READS, reads.get(_list_of(u), 0))}
+    # page they land on (a shop's "New arrivals", `?sort_by=created-descending`; review 19),
+    # its tracking copies' reads its own (a newsletter's `&utm_source=` links to it)
+    reads, tracking = _people_reads(traffic, finding.host, settings)
+    landing = {u for u in copies if _untracked(u, tracking) == u
+               and reads.get(u, 0) >= max(_LANDING_READS, reads.get(_list_of(u), 0))}
     content = [(u, why) for u, why in content if why == "sitemap" or u not in copies or u in landing]
     content += [(u, LANDING) for u in sorted(landing - {u for u, _ in content})]
     taken = {u for u, _ in content}
@@ -389,10 +391,34 @@ def _list_of(url: str) -> str:
     return f"{path}?{'&'.join(rest)}" if rest else path
 
 
-def _people_reads(traffic: Traffic, host: str) -> dict[str, int]:
-    """People's reads per URL of the host: the URL sample's, and those kept beside it."""
+def _people_reads(traffic: Traffic, host: str, settings: Settings) -> tuple[dict[str, int], frozenset[str]]:
+    """(people's reads per URL of the host, the URL sample's and those kept beside it, a
+    URL's copies by tracking parameters counted as its own reads; the tracking parameters'
+    names among them, for `_untracked`)."""
     sampled = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399)).select(
         s.URL, (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias("_n"))
     kept = traffic.people_urls.filter(pl.col(s.HOST) == host).select(s.URL, pl.col(s.HUMAN_REQUESTS).alias("_n"))
     both = pl.concat([sampled.group_by(s.URL).agg(pl.col("_n").sum()), kept.select(s.URL, "_n")])
-    return dict(both.group_by(s.URL).agg(pl.col("_n").max()).filter(pl.col("_n") > 0).iter_rows())
+    both = both.group_by(s.URL).agg(pl.col("_n").max()).filter(pl.col("_n") > 0)
+    names = (both.select(_shape.query_of(pl.col(s.URL)).str.split("&").alias("_p")).explode("_p")
+             .select(pl.col("_p").str.splitn("=", 2).struct.field("field_0").alias("_name")).unique())
+    tracking = frozenset(names.filter(is_tracking(pl.col("_name"), settings))["_name"].to_list())
+    reads: dict[str, int] = {}
+    for url, n in both.iter_rows():
+        page = _untracked(url, tracking)
+        reads[page] = reads.get(page, 0) + n
+    return reads, tracking
+
+
+def _untracked(url: str, tracking: frozenset[str]) -> str:
+    """The URL without its `tracking` parameters.
+
+    >>> _untracked("/c?sort_by=new&utm_source=mail&utm_medium=email", frozenset({"utm_source", "utm_medium"}))
+    '/c?sort_by=new'
+    """
+    path, _, query = url.partition("?")
+    pairs = [p for p in query.split("&") if p]
+    rest = [p for p in pairs if p.partition("=")[0] not in tracking]
+    if len(rest) == len(pairs):
+        return url
+    return f"{path}?{'&'.join(rest)}" if rest else path

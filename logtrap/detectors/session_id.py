@@ -113,9 +113,9 @@ _PATH_VALUED = frozenset({"destination"})
 # A login or account page, by its URL without the return-to parameter, the word one of its
 # own (judgement: Drupal's /user/login, MediaWiki's Special:UserLogin, WordPress's
 # wp-login.php, Devise's /users/sign_in, Rails' /sessions/new; not /authors/, /accountants,
-# a conference's /sessions/2024)
-_LOGIN_PAGE = (r"(?i)(?:^|[/:._-])(?:log[-_]?in|sign[-_]?in|log[-_]?on|auth|account|session"
-               r"|sessions/new|UserLogin)(?:$|[/._?&=-])")
+# a conference's /sessions/2024, a /photo-session)
+_LOGIN_PAGE = (r"(?i)(?:^|[/:._-])(?:log[-_]?in|sign[-_]?in|log[-_]?on|auth|account"
+               r"|sessions?/new|UserLogin)(?:$|[/._?&=-])")
 _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
 RETURN_ADVICE = (
     "Links to the login (or account) page carry the page they were clicked on, to return "
