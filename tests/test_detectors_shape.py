@@ -605,9 +605,10 @@ def test_session_id_fires_on_a_login_link_that_carries_every_page():
     for path in ("/tours", "/authors/bob", "/sessions/2024", "/photo-session"):
         elsewhere = [{**r, s.URL: r[s.URL].replace("/user/login", path)} for r in rows[-len(logins):] + people]
         assert _findings(session_id, content_rows() + elsewhere).height == 0
-    # Rails' Devise signs in at /users/sign_in
-    devise = [{**r, s.URL: r[s.URL].replace("/user/login", "/users/sign_in")} for r in rows[-len(logins):] + people]
-    assert _one(_findings(session_id, content_rows() + devise))[s.PATTERN] == "/users/sign_in?destination"
+    # Rails' Devise signs in at /users/sign_in, ASP.NET sites at /MemberLogin.aspx
+    for path in ("/users/sign_in", "/MemberLogin.aspx"):
+        login = [{**r, s.URL: r[s.URL].replace("/user/login", path)} for r in rows[-len(logins):] + people]
+        assert _one(_findings(session_id, content_rows() + login))[s.PATTERN] == f"{path}?destination"
     # MediaWiki's returnto takes titles: the name says it all
     titles = [(f"/index.php?title=Special:UserLogin&returnto=Page_{i}", 9100 + i % 9) for i in range(300)]
     rows = content_rows() + [{**BOT, s.URL: u, s.BYTES: b} for u, b in titles]

@@ -110,12 +110,13 @@ TRACKING_ADVICE = (
 RETURN_PARAMS = frozenset({"returnto", "return_to", "returnurl", "return_url", "redirect_to",
                            "redirect_url", "came_from", "backurl", "back_url", "destination"})
 _PATH_VALUED = frozenset({"destination"})
-# A login or account page, by its URL without the return-to parameter, the word one of its
-# own (judgement: Drupal's /user/login, MediaWiki's Special:UserLogin, WordPress's
-# wp-login.php, Devise's /users/sign_in, Rails' /sessions/new; not /authors/, /accountants,
-# a conference's /sessions/2024, a /photo-session)
-_LOGIN_PAGE = (r"(?i)(?:^|[/:._-])(?:log[-_]?in|sign[-_]?in|log[-_]?on|auth|account"
-               r"|sessions?/new|UserLogin)(?:$|[/._?&=-])")
+# A login or account page, by its URL without the return-to parameter (judgement): a login
+# word anywhere (Drupal's /user/login, WordPress's wp-login.php, Devise's /users/sign_in,
+# ASP.NET's /MemberLogin.aspx, `?mode=login`), or an account or auth word of its own (a
+# /my-account/, Keycloak's /auth/; not /authors/, /accountants), Rails' /sessions/new or
+# MediaWiki's Special:UserLogin (not a conference's /sessions/2024, a /photo-session)
+_LOGIN_PAGE = (r"(?i)log[-_]?in|sign[-_]?in|log[-_]?on"
+               r"|(?:^|[/:._-])(?:auth|account|sessions?/new)(?:$|[/._?&=-])")
 _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
 RETURN_ADVICE = (
     "Links to the login (or account) page carry the page they were clicked on, to return "
