@@ -933,13 +933,16 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
             break
     if best is not None and best_req is not None and '"%r"' in best.spec:
         # request lines with no method: every URL null under `%r` (junk), a path under `%U%q`
-        # (a path: not a `-` request nor TLS bytes, junk under both; adversarial review 19)
+        # (a path or an absolute URL: TLS bytes are none; a `-` request, a browser's idle
+        # connection, and Apache's own `*` are nothing either way; adversarial review 19)
         urls = best_req.get_column(s.URL)
         if urls.null_count() >= _NO_METHOD_SHARE * best_req.height:
             bare = compile_format(best.spec.replace('"%r"', '"%U%q"'))
             req, _ = parse_lines(frame, bare)
-            paths = req.get_column(s.URL).str.starts_with("/").sum()
-            if req.height >= best_n and paths >= _NO_METHOD_SHARE * req.height:
+            targets = req.get_column(s.URL).drop_nulls()
+            targets = targets.filter(~targets.is_in(["-", "*"]))
+            paths = targets.str.contains(r"^(?:/|https?://)").sum()
+            if req.height >= best_n and paths and paths >= _NO_METHOD_SHARE * targets.len():
                 return bare
     return best
 

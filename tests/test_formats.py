@@ -252,6 +252,10 @@ def test_detect_format_reads_a_log_written_without_the_method(tmp_path):
     assert detect_format([COMBINED] * 18 + [junk] * 2).name == "combined"
     dash = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"-"')
     assert detect_format([junk, dash, junk.replace("\\x01", "")] * 7).name == "combined"
+    # while a `"%U%q"` log's `-` and `*` requests (idle connections, Apache's own) are no
+    # reason to keep combined (adversarial round 4 of review 19)
+    star = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"*"')
+    assert detect_format([star] * 4 + [bare] * 12 + [dash] * 4).spec == fmt.spec
 
 
 def test_combined_extra_parses_combined_fields():
