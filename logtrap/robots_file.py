@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 from protego import Protego
@@ -215,9 +215,9 @@ _GROWS = ("a page its lists grow past those logged is blocked too: renew these l
 
 def _lines_again(lines: Sequence[str], current: Sequence[str], own: Sequence[str] = ()) -> list[str]:
     """The `*` lines written again in another group (`current`: the lines they join), without
-    those another of them covers, nor an Allow line that may meet one of the group's `own`
-    Disallow lines: it would open a page the admin closed to that crawler (a sorted landing
-    page allowed back among sort lines, copied into `User-agent: Nutch` / `Disallow: /`;
+    those another of them covers, nor an Allow line whose page the group's `own` lines block
+    (`_closes`): it would open a page the admin closed to that crawler (a sorted landing page
+    allowed back among sort lines, copied into `User-agent: Nutch` / `Disallow: /`;
     adversarial review 19).
 
     >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /"], ["Disallow: /"])
@@ -226,31 +226,50 @@ def _lines_again(lines: Sequence[str], current: Sequence[str], own: Sequence[str
     ['Disallow: /*?s=', 'Allow: /new?s=a$']
     """
     covered = _redundant(lines, [c for c in current if c.startswith("Allow:")])
-    closed = [c for c in own if c.startswith(_DISALLOW) and _path(c)]
     return [line for line in dict.fromkeys(lines) if line not in covered and not (
-        line.startswith("Allow:") and _closes(closed, _path(line)))]
+        line.startswith("Allow:") and line not in current and _closes(own, _path(line)))]
 
 
-def _closes(disallows: Sequence[str], allowed: str) -> bool:
-    """Whether a group's Disallow lines may block a page an Allow line opens: the page itself,
-    matched, for an Allow line of one URL (`/c?s=a$`); else where their starts may meet (a
-    sound test: a crawler's own `Disallow: /*.pdf$` meets every path by its start, and took a
-    shop's landing pages' Allow lines from bingbot; adversarial review 19).
+def _closes(rules: Sequence[str], allowed: str) -> bool:
+    """Whether a group's own `rules` (all its groups', RFC 9309 merging a crawler's groups)
+    block the page an Allow line opens: the page itself, matched with its Allow lines too,
+    for an Allow line of one URL (`/c?s=a$`; a crawler's own `Disallow: /*.pdf$` meets every
+    path by its start, and took a shop's landing pages from bingbot; adversarial review 19);
+    else where a Disallow line's start may meet its start (a sound test).
 
     >>> _closes(["Disallow: /*.pdf$"], "/c?s=a$"), _closes(["Disallow: /"], "/c?s=a$")
     (False, True)
+    >>> _closes(["Disallow: /", "Allow: /c"], "/c?s=a$")
+    False
     """
+    disallows = [c for c in rules if c.startswith(_DISALLOW) and _path(c)]
     if not disallows:
         return False
     page = allowed.removesuffix("$")
     if allowed.endswith("$") and "*" not in page:
-        return is_blocked(matcher(disallows), page, CHECK_AGENT)
+        return is_blocked(matcher(rules), page, CHECK_AGENT)
     return any(_may_meet(page, _path(c)) for c in disallows)
+
+
+def _unopening(rules: Sequence[RobotsRule], closed: Sequence[str]) -> list[RobotsRule]:
+    """The rules without the Allow lines that would open a page the group's `closed` lines
+    (its own, the admin's) block: a landing page allowed back among a sort's lines stays
+    closed where the admin closed it (`Disallow: /collections/all` in the `*` group)."""
+    if not closed:
+        return list(rules)
+    return [replace(r, lines=tuple(ln for ln in r.lines
+                                   if not (ln.startswith("Allow:") and _closes(closed, _path(ln)))))
+            for r in rules]
 
 
 # Crawlers Google documents as ignoring the `*` group (its ads, AdSense and APIs crawlers): a
 # group the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines
 # copied into `User-agent: adsbot-google` blocked ad landing pages)
+def _rules_of(existing: Sequence[_Group], agents: Sequence[str]) -> list[str]:
+    """The rule lines of every group naming one of these agents (`*` only for `*`)."""
+    return [r for g in existing if set(g.agents) & set(agents) for r in g.rules]
+
+
 _IGNORE_STAR = frozenset({"adsbot-google", "adsbot-google-mobile", "adsbot-google-mobile-apps",
                           "mediapartners-google", "apis-google"})
 
@@ -313,11 +332,12 @@ def render(
                 here += _block(bots.pop(token), group.rules)
             else:  # added there, the lines would bind the group's other crawlers too
                 shared.add(token)
+        merged = _rules_of(existing, group.agents)  # a crawler's groups are one (RFC 9309)
         if "*" in group.agents and not star_done:
             star_done = True
-            here += _block(star, group.rules)
+            here += _block(_unopening(star, merged), group.rules)
         elif star_lines and not _ignores_star(group.agents):
-            here += [_AGAIN, *_lines_again(star_lines, group.rules, group.rules)]
+            here += [_AGAIN, *_lines_again(star_lines, group.rules, merged)]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
         "" if host == "-" else f" for host {comment(host)}"
@@ -346,7 +366,8 @@ def render(
             out += [f"# (and the lines of the group {comment(token)} shares above: RFC 9309 "
                     "combines a crawler's groups)"]
         out += _block(bot_rules)
-        own = [line for r in bot_rules for line in r.lines]
+        own = [*star_rules, *_rules_of(existing, [token.lower()]),
+               *(line for r in bot_rules for line in r.lines)]
         again = _lines_again([*star_rules, *star_lines], star_rules, own)
         out += [_AGAIN, *again] if again else []
     if withheld:

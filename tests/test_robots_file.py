@@ -8,6 +8,7 @@ import polars as pl
 from builders import bots, requests_frame, traffic_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 from protego import Protego
 
 from logtrap import robots, robots_file
@@ -321,3 +322,33 @@ def test_an_allow_line_goes_again_where_the_groups_own_lines_leave_its_page_open
     for agent in ("AdsBot-Google", "Mediapartners-Google"):
         assert parsed.can_fetch(f"https://s{landing}&gclid=abc", agent)
     assert "User-agent: AdsBot-Google\nDisallow: /cart\n" in merged
+
+
+@pytest.mark.parametrize(("current", "agent", "open_before"), [
+    # two groups of one crawler are one (RFC 9309): the second's `Disallow: /` binds the first
+    ("User-agent: Nutch\nDisallow: /cart\n\nUser-agent: Nutch\nDisallow: /\n", "Nutch", False),
+    # the `*` group's own line for the page: no Allow line of ours reopens it
+    ("User-agent: *\nDisallow: /collections/all\n", "Googlebot", False),
+    # a group's own Allow line keeps the page open: so does ours, beside our Disallow lines
+    ("User-agent: Nutch\nDisallow: /\nAllow: /coll\n", "Nutch", True),
+])
+def test_a_merge_leaves_a_landing_page_as_open_as_the_admins_file_had_it(current, agent, open_before):
+    # adversarial round 4 of review 19
+    landing = "/collections/all?sort_by=best-selling"
+    rule = star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
+                     kind="facets", pattern="/{any}?sort_by")
+    merged = robots_file.render("-", [rule], current, 10)
+    assert Protego.parse(current).can_fetch(f"https://s{landing}", agent) is open_before
+    assert Protego.parse(merged).can_fetch(f"https://s{landing}", agent) is open_before
+
+
+def test_a_new_group_for_a_crawler_named_in_a_shared_group_opens_nothing_it_closed():
+    # meta-externalagent shares a group that closes /collections/; its new group (an
+    # aggressive_bot rule) may not reopen the landing page there
+    current = "User-agent: meta-externalagent\nUser-agent: Bytespider\nDisallow: /collections/\n"
+    landing = "/collections/all?sort_by=best-selling"
+    rules = [star_rule(["Disallow: /*?sort_by=", f"Allow: {landing}$"], kind="facets", pattern="/{any}?sort_by"),
+             robots.RobotsRule("-", "aggressive_bot", None, "meta-externalagent", ("Disallow: /asl/",), "emitted", "")]
+    merged = robots_file.render("-", rules, current, 10)
+    assert not Protego.parse(merged).can_fetch(f"https://s{landing}", "meta-externalagent")
+    assert Protego.parse(merged).can_fetch(f"https://s{landing}", "Googlebot")
