@@ -36,7 +36,8 @@ Its wasted requests are every bot request of its member patterns: each is a list
 another order. People sort lists too, and their sorted views are no content to keep the rule
 off (as a search's results are not, `robots._unsearched`): robots.txt keeps only crawlers off,
 people still sort. The pages of the lists themselves stay open, and so do a page a sitemap
-names and a sorted view people read as often as its list (a page they land on); up to
+names and a sorted view people read a fifth as often as its list or more (a page they land
+on, its tracked links' reads its own); up to
 `MAX_ALLOW_LINES` of those are allowed back by `Allow:` lines. A sorted view's page is its
 answer 200 (a page cache answers crawlers' repeat fetches 304), and its copies by tracking
 parameters (an ad's `&gclid=`) are neither members nor pages.
@@ -100,8 +101,12 @@ MEMBERS = "member_patterns"
 # parameter of the name that is no sort there (`robots_rule`)
 UNLISTED = "unlisted_patterns"
 OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
-LANDING = "log, a sorted view people read as often as its list: a page they land on"
+LANDING = "log, a sorted view people read a fifth as often as its list or more: a page they land on"
 _LANDING_READS = 5  # judgement: a sorted view a few people opened is no landing page
+# ...and one read this share of its list's reads at least (judgement: people who sort open a
+# list's sorted view far less than the list; a "Sale" menu page read 140 times beside its list,
+# 420 times with its ads' clicks, is a page; adversarial review 19)
+_LANDING_SHARE = 0.2
 # Pages kept open by an `Allow: <url>$` line each among the lines, at most: a shop's sorted
 # menu pages (best sellers, new in, sale, gifts) and the pages people go on to (judgement;
 # more than a calendar's or a search's, `robots.MAX_ALLOW_LINES`: each is a page people land on)
@@ -342,12 +347,14 @@ def robots_rule(
     # (`?sort_by=created-descending&gclid=`), which no crawler needs (`carriers`)
     tracked = here & _names(pl.col(s.PATTERN)).list.contains(TRACKING)
     copies |= set(traffic.people_read.filter(tracked)[s.URL].to_list())
-    # but a sorted view people read as often as its list, `_LANDING_READS` times at least: a
-    # page they land on (a shop's "New arrivals", `?sort_by=created-descending`; review 19),
-    # its tracking copies' reads its own (a newsletter's `&utm_source=` links to it)
+    # but a sorted view people read a fifth as often as its list or more, `_LANDING_READS`
+    # times at least: a page they land on (a shop's "New arrivals", `?sort_by=created-
+    # descending`; review 19), its tracking copies' reads its own (a newsletter's
+    # `&utm_source=` links to it), logged clean or not
     reads, tracking = _people_reads(traffic, finding.host, settings)
-    landing = {u for u in copies if _untracked(u, tracking) == u
-               and reads.get(u, 0) >= max(_LANDING_READS, reads.get(_list_of(u), 0))}
+    views = {_untracked(u, tracking) for u in copies}
+    landing = {u for u in views if reads.get(u, 0) >= max(
+        _LANDING_READS, _LANDING_SHARE * reads.get(_list_of(u), 0))}
     content = [(u, why) for u, why in content if why == "sitemap" or u not in copies or u in landing]
     content += [(u, LANDING) for u in sorted(landing - {u for u, _ in content})]
     taken = {u for u, _ in content}
