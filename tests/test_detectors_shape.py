@@ -602,7 +602,8 @@ def test_session_id_fires_on_a_login_link_that_carries_every_page():
     assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/user/login?destination", 1000, 800)
     # not a return-to name on another page people read: a travel site's destinations, nor
     # a page whose name holds a login word (an author's page)
-    for path in ("/tours", "/authors/bob", "/sessions/2024", "/photo-session"):
+    for path in ("/tours", "/authors/bob", "/sessions/2024", "/photo-session", "/designing-tours",
+                 "/catalog-online", "/catalogue/login-free-cameras"):
         elsewhere = [{**r, s.URL: r[s.URL].replace("/user/login", path)} for r in rows[-len(logins):] + people]
         assert _findings(session_id, content_rows() + elsewhere).height == 0
     # Rails' Devise signs in at /users/sign_in, ASP.NET sites at /MemberLogin.aspx

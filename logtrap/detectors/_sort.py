@@ -36,8 +36,8 @@ Its wasted requests are every bot request of its member patterns: each is a list
 another order. People sort lists too, and their sorted views are no content to keep the rule
 off (as a search's results are not, `robots._unsearched`): robots.txt keeps only crawlers off,
 people still sort. The pages of the lists themselves stay open, and so do a page a sitemap
-names and a sorted view people read a fifth as often as its list or more (a page they land
-on, its tracked links' reads its own); up to
+names and a list's first page sorted that people read a twentieth as often as the list or more
+(a page they land on, a menu's "New arrivals"; its tracked links' reads its own); up to
 `MAX_ALLOW_LINES` of those are allowed back by `Allow:` lines. A sorted view's page is its
 answer 200 (a page cache answers crawlers' repeat fetches 304), and its copies by tracking
 parameters (an ad's `&gclid=`) are neither members nor pages.
@@ -54,6 +54,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _shape, session_id
+from logtrap.detectors.pagination import PAGE_PARAMS
 from logtrap.patterns import TRACKING, is_tracking
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
@@ -76,6 +77,7 @@ _DIRECTIONS = ["asc", "desc", "ascending", "descending", "up", "down", "a", "d",
 # of its own; but for the names that say "sort by", whose numbers are sort codes
 # (nopCommerce's `?orderby=5`; judgement)
 _NUMBER = r"^[0-9]+$"
+_PAGE_NAMES = frozenset(n.lower() for n in PAGE_PARAMS)
 _SORT_BY_NAMES = ["sort_by", "sortby", "orderby", "order_by", "sort_order", "sortorder", "product_list_order"]
 _MAX_ORDERS = 24  # values of one sort parameter at most (Shopify has 8, OpenCart 5; judgement)
 _MIN_LISTINGS = 3  # lists sorted (judgement: a list and two of its pages, say)
@@ -101,12 +103,13 @@ MEMBERS = "member_patterns"
 # parameter of the name that is no sort there (`robots_rule`)
 UNLISTED = "unlisted_patterns"
 OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
-LANDING = "log, a sorted view people read a fifth as often as its list or more: a page they land on"
+LANDING = "log, a list's first page sorted, which people read as a page of its own: a page they land on"
 _LANDING_READS = 5  # judgement: a sorted view a few people opened is no landing page
-# ...and one read this share of its list's reads at least (judgement: people who sort open a
-# list's sorted view far less than the list; a "Sale" menu page read 140 times beside its list,
-# 420 times with its ads' clicks, is a page; adversarial review 19)
-_LANDING_SHARE = 0.2
+# ...and one read this share of its list's reads at least (judgement: a "Shop all" menu link to
+# the whole catalogue by best sellers, read 57 times beside its list's 884, is a page; a
+# sorted view people open now and then is one of several orders each a few reads;
+# adversarial review 19)
+_LANDING_SHARE = 0.05
 # Pages kept open by an `Allow: <url>$` line each among the lines, at most: a shop's sorted
 # menu pages (best sellers, new in, sale, gifts) and the pages people go on to (judgement;
 # more than a calendar's or a search's, `robots.MAX_ALLOW_LINES`: each is a page people land on)
@@ -347,13 +350,15 @@ def robots_rule(
     # (`?sort_by=created-descending&gclid=`), which no crawler needs (`carriers`)
     tracked = here & _names(pl.col(s.PATTERN)).list.contains(TRACKING)
     copies |= set(traffic.people_read.filter(tracked)[s.URL].to_list())
-    # but a sorted view people read a fifth as often as its list or more, `_LANDING_READS`
+    # but a sorted view people read a twentieth as often as its list or more, `_LANDING_READS`
     # times at least: a page they land on (a shop's "New arrivals", `?sort_by=created-
     # descending`; review 19), its tracking copies' reads its own (a newsletter's
     # `&utm_source=` links to it), logged clean or not
     reads, tracking = _people_reads(traffic, finding.host, settings)
+    # (a list's first page only: a menu links it, and pages 2 and 3 sorted, which people who
+    # sort go on to, would be compared with pages of the list few people read)
     views = {_untracked(u, tracking) for u in copies}
-    landing = {u for u in views if reads.get(u, 0) >= max(
+    landing = {u for u in views if not _paged(u) and reads.get(u, 0) >= max(
         _LANDING_READS, _LANDING_SHARE * reads.get(_list_of(u), 0))}
     content = [(u, why) for u, why in content if why == "sitemap" or u not in copies or u in landing]
     content += [(u, LANDING) for u in sorted(landing - {u for u, _ in content})]
@@ -385,6 +390,18 @@ def robots_rule(
         return (), "withheld", f"{reason}; by path: {why}", trap
     allowing = "" if status == "emitted" else f": {why}"  # (narrowed: Allow lines too)
     return narrowed, "narrowed", f"{reason}; narrowed to the lists' paths{allowing}", trap
+
+
+def _paged(url: str) -> bool:
+    """Whether the URL asks for a list's page past the first (`pagination.PAGE_PARAMS`, or a
+    `/page/N` segment).
+
+    >>> _paged("/c?page=2&sort_by=x"), _paged("/c/page/3/?orderby=x"), _paged("/c?sort_by=x")
+    (True, True, False)
+    """
+    path, _, query = url.partition("?")
+    names = {p.partition("=")[0].lower() for p in query.split("&")}
+    return bool(names & _PAGE_NAMES) or re.search(r"/page/[0-9]+", path) is not None
 
 
 def _list_of(url: str) -> str:

@@ -111,11 +111,12 @@ RETURN_PARAMS = frozenset({"returnto", "return_to", "returnurl", "return_url", "
                            "redirect_url", "came_from", "backurl", "back_url", "destination"})
 _PATH_VALUED = frozenset({"destination"})
 # A login or account page, by its URL without the return-to parameter (judgement): a login
-# word anywhere (Drupal's /user/login, WordPress's wp-login.php, Devise's /users/sign_in,
-# ASP.NET's /MemberLogin.aspx, `?mode=login`), or an account or auth word of its own (a
-# /my-account/, Keycloak's /auth/; not /authors/, /accountants), Rails' /sessions/new or
-# MediaWiki's Special:UserLogin (not a conference's /sessions/2024, a /photo-session)
-_LOGIN_PAGE = (r"(?i)log[-_]?in|sign[-_]?in|log[-_]?on"
+# word of its own, or after a who (Drupal's /user/login, WordPress's wp-login.php, Devise's
+# /users/sign_in, ASP.NET's /MemberLogin.aspx, /customerlogin, `?mode=login`; not
+# /designing-tours, /catalog-online, /login-free-cameras), an account or auth word of its own
+# (a /my-account/, Keycloak's /auth/; not /authors/, /accountants), or Rails' /sessions/new
+_LOGIN_PAGE = (r"(?i)(?:^|[^a-z])(?:customer|member|user|admin|client|staff|my)?"
+               r"(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:$|[^a-z-]|-[^a-z])"
                r"|(?:^|[/:._-])(?:auth|account|sessions?/new)(?:$|[/._?&=-])")
 _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
 RETURN_ADVICE = (
