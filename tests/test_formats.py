@@ -256,6 +256,9 @@ def test_detect_format_reads_a_log_written_without_the_method(tmp_path):
     # reason to keep combined (adversarial round 4 of review 19)
     star = COMBINED.replace('"GET /cal?date=2026-11 HTTP/1.1"', '"*"')
     assert detect_format([star] * 4 + [bare] * 12 + [dash] * 4).spec == fmt.spec
+    # nor its TLS handshakes (three in the 20 lines sampled)
+    tls = bare.replace('"/cal?date=2026-11"', '"\\x16\\x03\\x01\\x02"')
+    assert detect_format([tls] * 3 + [bare] * 17).spec == fmt.spec
 
 
 def test_combined_extra_parses_combined_fields():
