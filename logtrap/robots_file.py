@@ -7,7 +7,7 @@ Matching follows RFC 9309 through Protego (robots_match); groups as RFC 9309 2.1
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import polars as pl
@@ -32,18 +32,48 @@ class _Group:
 _SITE_WIDE = ("sitemap", "host")
 
 
+# Directive names as Protego (our matcher, as generous as Google's parser) reads them: a
+# crawler obeys the file as they do, so the merge must see its groups and rules as they do
+# (adversarial review 19: a `Dissallow: /` is one, a `Noindex /cart` line no directive)
+_USER_AGENT = frozenset({"user-agent", "useragent", "user agent"})
+_DISALLOWS = frozenset({"disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"})
+_KNOWN = _USER_AGENT | _DISALLOWS | {"allow", "sitemap", "sitemaps", "site-map", "host", "crawl-delay",
+                                    "crawl delay", "request-rate", "request rate", "visit-time", "visit time"}
+
+
 def _directive(line: str) -> tuple[str, str] | None:
+    """(name, value) of a robots.txt line as Protego reads it, or None where it reads none:
+    `name: value`, an unknown name too when a space or nothing follows its colon; else a known
+    name of one or two words and its value, without a colon (`User agent Nutch`). Names come
+    canonical: `user-agent`, `disallow` (its misspellings too), `allow`, `sitemap`, `host`.
+
+    >>> _directive("Dissallow: /x"), _directive("User agent Nutch"), _directive("Noindex /cart")
+    (('disallow', '/x'), ('user-agent', 'Nutch'), None)
+    """
     body = line.split("#", 1)[0].strip()
     if not body:
         return None
-    name, sep, value = body.partition(":")
-    if not sep:
-        name, _, value = body.partition(" ")
-    return name.strip().lower().replace(" ", "-"), value.strip()
+    parsed = None
+    if ":" in body:
+        name, raw = body.split(":", 1)
+        name = name.strip().lower()
+        if name in _KNOWN or not raw or raw[0].isspace():
+            parsed = (name, raw.strip())
+    if parsed is None or parsed[0] not in _KNOWN:
+        words = body.split()
+        for n in (1, 2):
+            if " ".join(words[:n]).lower() in _KNOWN:
+                parsed = (" ".join(words[:n]).lower(), " ".join(words[n:]))
+                break
+    if parsed is None:
+        return None
+    name, value = parsed
+    name = ("user-agent" if name in _USER_AGENT else "disallow" if name in _DISALLOWS
+            else "sitemap" if name in ("sitemaps", "site-map") else name.replace(" ", "-"))
+    return name, value
 
 
-_DIRECTIVES = frozenset({"user-agent", "useragent", "allow", "disallow", "sitemap", "host",
-                         "crawl-delay"})
+_DIRECTIVES = frozenset({"user-agent", "allow", "disallow", "sitemap", "host", "crawl-delay"})
 
 
 def is_robots_txt(text: str) -> bool:
@@ -53,9 +83,20 @@ def is_robots_txt(text: str) -> bool:
     >>> is_robots_txt("# open\\n"), is_robots_txt("Disallow: /x"), is_robots_txt("1.2.3.4 - - [")
     (True, True, False)
     """
-    parsed = [_directive(line) for line in text.splitlines()]
-    names = [p[0] for p in parsed if p is not None]
-    return not names or any(name in _DIRECTIVES for name in names)
+    bodies = [line for line in text.splitlines() if line.split("#", 1)[0].strip()]
+    parsed = [_directive(line) for line in bodies]
+    return not bodies or any(p is not None and p[0] in _DIRECTIVES for p in parsed)
+
+
+def _agent(token: str) -> str:
+    """A user-agent line's token as matchers read it: lower case, without `*` but for `*`
+    itself (`Mediapartners-Google*` is `mediapartners-google`).
+
+    >>> _agent("Nutch*"), _agent("*")
+    ('nutch', '*')
+    """
+    token = token.strip().lower()
+    return token if token == "*" else token.replace("*", "")
 
 
 def groups(text: str) -> list[_Group]:
@@ -71,16 +112,16 @@ def groups(text: str) -> list[_Group]:
         if parsed is None or parsed[0] in _SITE_WIDE:
             continue
         name, value = parsed
-        if name in ("user-agent", "useragent"):
+        if name == "user-agent":
             if previous != "user-agent" or not out:
                 out.append(_Group())
-            out[-1].agents.append(value.lower())
+            out[-1].agents.append(_agent(value))
         elif out:
             if name in ("allow", "disallow") and value:
                 out[-1].rules.append(f"{name.capitalize()}: {value}")
         if out:
             out[-1].last = i
-        previous = "user-agent" if name in ("user-agent", "useragent") else name
+        previous = name
     return out
 
 
@@ -213,21 +254,24 @@ _GROWS = ("a page its lists grow past those logged is blocked too: renew these l
           "answer 404 past the last page, the fix at the source")
 
 
-def _lines_again(lines: Sequence[str], current: Sequence[str], own: Sequence[str] = ()) -> list[str]:
+def _lines_again(
+    lines: Sequence[str], current: Sequence[str], closed: Callable[[str], bool] = lambda _: False
+) -> list[str]:
     """The `*` lines written again in another group (`current`: the lines they join), without
-    those another of them covers, nor an Allow line whose page the group's `own` lines block
-    (`_closes`): it would open a page the admin closed to that crawler (a sorted landing page
-    allowed back among sort lines, copied into `User-agent: Nutch` / `Disallow: /`;
+    those another of them covers, nor an Allow line of ours whose page is `closed` to the
+    group (`_closed`): it would open a page the admin closed to that crawler (a sorted landing
+    page allowed back among sort lines, copied into `User-agent: Nutch` / `Disallow: /`;
     adversarial review 19).
 
-    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /"], ["Disallow: /"])
+    >>> closed = lambda allowed: _closes(["Disallow: /"], allowed)
+    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /"], closed)
     ['Disallow: /*?s=']
-    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /cart"], ["Disallow: /cart"])
+    >>> _lines_again(["Disallow: /*?s=", "Allow: /new?s=a$"], ["Disallow: /cart"])
     ['Disallow: /*?s=', 'Allow: /new?s=a$']
     """
     covered = _redundant(lines, [c for c in current if c.startswith("Allow:")])
     return [line for line in dict.fromkeys(lines) if line not in covered and not (
-        line.startswith("Allow:") and line not in current and _closes(own, _path(line)))]
+        line.startswith("Allow:") and line not in current and closed(_path(line)))]
 
 
 def _closes(rules: Sequence[str], allowed: str) -> bool:
@@ -251,25 +295,33 @@ def _closes(rules: Sequence[str], allowed: str) -> bool:
     return any(_may_meet(page, _path(c)) for c in disallows)
 
 
-def _unopening(rules: Sequence[RobotsRule], closed: Sequence[str]) -> list[RobotsRule]:
-    """The rules without the Allow lines that would open a page the group's `closed` lines
-    (its own, the admin's) block: a landing page allowed back among a sort's lines stays
-    closed where the admin closed it (`Disallow: /collections/all` in the `*` group)."""
-    if not closed:
-        return list(rules)
+def _unopening(rules: Sequence[RobotsRule], closed: Callable[[str], bool]) -> list[RobotsRule]:
+    """The rules without the Allow lines whose page is `closed` to the group (`_closed`): a
+    landing page allowed back among a sort's lines stays closed where the admin closed it
+    (`Disallow: /collections/all` in the `*` group)."""
     return [replace(r, lines=tuple(ln for ln in r.lines
-                                   if not (ln.startswith("Allow:") and _closes(closed, _path(ln)))))
+                                   if not (ln.startswith("Allow:") and closed(_path(ln)))))
             for r in rules]
 
 
-# Crawlers Google documents as ignoring the `*` group (its ads, AdSense and APIs crawlers): a
-# group the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines
-# copied into `User-agent: adsbot-google` blocked ad landing pages)
 def _rules_of(existing: Sequence[_Group], agents: Sequence[str]) -> list[str]:
     """The rule lines of every group naming one of these agents (`*` only for `*`)."""
     return [r for g in existing if set(g.agents) & set(agents) for r in g.rules]
 
 
+def _closed(existing: Sequence[_Group], agents: Sequence[str]) -> Callable[[str], bool]:
+    """For a group naming `agents`: whether an Allow line's page is closed to every one of
+    them by the admin's lines (each crawler's groups together, RFC 9309 merging them). Where
+    the group's crawlers disagree (`User-agent: *` beside a `Nutch` closed elsewhere), the
+    line stays: blocking a page from every crawler is worse than opening it to one the admin
+    banned (adversarial review 19)."""
+    per_agent = [_rules_of(existing, [agent]) for agent in agents] or [[]]
+    return lambda allowed: all(_closes(rules, allowed) for rules in per_agent)
+
+
+# Crawlers Google documents as ignoring the `*` group (its ads, AdSense and APIs crawlers): a
+# group the admin wrote for them gets no `*` rules again (adversarial review 19: sort lines
+# copied into `User-agent: adsbot-google` blocked ad landing pages)
 _IGNORE_STAR = frozenset({"adsbot-google", "adsbot-google-mobile", "adsbot-google-mobile-apps",
                           "mediapartners-google", "apis-google"})
 
@@ -332,12 +384,12 @@ def render(
                 here += _block(bots.pop(token), group.rules)
             else:  # added there, the lines would bind the group's other crawlers too
                 shared.add(token)
-        merged = _rules_of(existing, group.agents)  # a crawler's groups are one (RFC 9309)
+        closed = _closed(existing, group.agents)
         if "*" in group.agents and not star_done:
             star_done = True
-            here += _block(_unopening(star, merged), group.rules)
+            here += _block(_unopening(star, closed), group.rules)
         elif star_lines and not _ignores_star(group.agents):
-            here += [_AGAIN, *_lines_again(star_lines, group.rules, merged)]
+            here += [_AGAIN, *_lines_again(star_lines, group.rules, closed)]
     out: list[str] = []
     title = "# robots.txt lines suggested by logtrap" + (
         "" if host == "-" else f" for host {comment(host)}"
@@ -366,9 +418,11 @@ def render(
             out += [f"# (and the lines of the group {comment(token)} shares above: RFC 9309 "
                     "combines a crawler's groups)"]
         out += _block(bot_rules)
-        own = [*star_rules, *_rules_of(existing, [token.lower()]),
-               *(line for r in bot_rules for line in r.lines)]
-        again = _lines_again([*star_rules, *star_lines], star_rules, own)
+        # the admin's `*` lines bound the crawler before only where no group named it: a
+        # crawler of a shared group gets ours alone (RFC 9309 joins its new group to that one)
+        copied = [] if token in shared else star_rules
+        own = [*copied, *_rules_of(existing, [_agent(token)]), *(line for r in bot_rules for line in r.lines)]
+        again = _lines_again([*copied, *star_lines], copied, lambda allowed: _closes(own, allowed))
         out += [_AGAIN, *again] if again else []
     if withheld:
         out += ["", *_block(withheld)]

@@ -331,6 +331,11 @@ def test_an_allow_line_goes_again_where_the_groups_own_lines_leave_its_page_open
     ("User-agent: *\nDisallow: /collections/all\n", "Googlebot", False),
     # a group's own Allow line keeps the page open: so does ours, beside our Disallow lines
     ("User-agent: Nutch\nDisallow: /\nAllow: /coll\n", "Nutch", True),
+    # read as matchers read them (adversarial round 5): `Nutch*` is Nutch, `Dissallow` a
+    # Disallow, and a line with no directive in it splits no group
+    ("User-agent: Nutch*\nDisallow: /\n\nUser-agent: Nutch\nDisallow: /cart\n", "Nutch", False),
+    ("User-agent: Nutch\nDissallow: /\n", "Nutch", False),
+    ("User-agent: Nutch\nNoindex /cart\nUser-agent: AhrefsBot\nDisallow: /\n", "Nutch", False),
 ])
 def test_a_merge_leaves_a_landing_page_as_open_as_the_admins_file_had_it(current, agent, open_before):
     # adversarial round 4 of review 19
@@ -352,3 +357,9 @@ def test_a_new_group_for_a_crawler_named_in_a_shared_group_opens_nothing_it_clos
     merged = robots_file.render("-", rules, current, 10)
     assert not Protego.parse(merged).can_fetch(f"https://s{landing}", "meta-externalagent")
     assert Protego.parse(merged).can_fetch(f"https://s{landing}", "Googlebot")
+    # nor does the admin's `*` group, which never bound it, get written into its new group
+    current = ("User-agent: *\nDisallow: /collections/winter-\n\n"
+               "User-agent: meta-externalagent\nUser-agent: Bytespider\nDisallow: /old/\n")
+    merged = robots_file.render("-", rules, current, 10)
+    assert Protego.parse(merged).can_fetch("https://s/collections/winter-coats", "meta-externalagent")
+    assert not Protego.parse(merged).can_fetch("https://s/asl/1", "meta-externalagent")
