@@ -283,15 +283,27 @@ def test_current_rules_that_block_sitemap_urls():
         "current robots.txt `Disallow: /cart` (User-agent: *) blocks sitemap URL /cart/shoes"]
 
 
+LANDING = "/collections/new?sort_by=created-descending"
+
+
+def sort_rule(landing: str = LANDING) -> robots.RobotsRule:
+    """A sort's lines for the whole site, a landing page allowed back among them."""
+    return star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
+                     kind="facets", pattern="/{any}?sort_by")
+
+
+def merged_with_sort(current: str, landing: str = LANDING) -> tuple[str, Protego]:
+    """The current file with a sort's rule merged in, and its matcher."""
+    merged = robots_file.render("-", [sort_rule(landing)], current, 10)
+    return merged, Protego.parse(merged)
+
+
 def test_star_lines_again_open_nothing_a_group_closed_nor_bind_google_ads_crawlers():
     # Shopify's default file bans Nutch and gives AdsBot its own group (adversarial review 19)
     current = ("User-agent: *\nDisallow: /cart\n\nUser-agent: Nutch\nDisallow: /\n\n"
                "User-agent: adsbot-google\nDisallow: /checkouts/\n")
-    landing = "/collections/new?sort_by=created-descending"
-    rule = star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
-                     kind="facets", pattern="/{any}?sort_by")
-    merged = robots_file.render("-", [rule], current, 10)
-    parsed = Protego.parse(merged)
+    landing = LANDING
+    merged, parsed = merged_with_sort(current)
     # Nutch gets the Disallow lines again, not the Allow line that would open a page to it
     nutch = merged.split("User-agent: Nutch\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert nutch == ["Disallow: /", "# logtrap: the * rules again (a crawler obeys only its most specific group)",
@@ -311,11 +323,8 @@ def test_an_allow_line_goes_again_where_the_groups_own_lines_leave_its_page_open
     # gets nothing
     current = ("User-agent: bingbot\nDisallow: /*.pdf$\n\nUser-agent: Nutch\nUser-agent: AdsBot-Google\n"
                "Disallow: /cart\n\nUser-agent: Mediapartners-Google*\nDisallow: /private\n")
-    landing = "/collections/new?sort_by=created-descending"
-    rule = star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
-                     kind="facets", pattern="/{any}?sort_by")
-    merged = robots_file.render("-", [rule], current, 10)
-    parsed = Protego.parse(merged)
+    landing = LANDING
+    merged, parsed = merged_with_sort(current)
     assert parsed.can_fetch(f"https://s{landing}", "bingbot")
     assert not parsed.can_fetch("https://s/collections/new?sort_by=price-ascending", "bingbot")
     assert not parsed.can_fetch("https://s/doc.pdf", "bingbot")
@@ -340,11 +349,9 @@ def test_an_allow_line_goes_again_where_the_groups_own_lines_leave_its_page_open
 def test_a_merge_leaves_a_landing_page_as_open_as_the_admins_file_had_it(current, agent, open_before):
     # adversarial round 4 of review 19
     landing = "/collections/all?sort_by=best-selling"
-    rule = star_rule(["Disallow: /*?sort_by=", "Disallow: /*&sort_by=", f"Allow: {landing}$"],
-                     kind="facets", pattern="/{any}?sort_by")
-    merged = robots_file.render("-", [rule], current, 10)
+    _, parsed = merged_with_sort(current, landing)
     assert Protego.parse(current).can_fetch(f"https://s{landing}", agent) is open_before
-    assert Protego.parse(merged).can_fetch(f"https://s{landing}", agent) is open_before
+    assert parsed.can_fetch(f"https://s{landing}", agent) is open_before
 
 
 def test_a_new_group_for_a_crawler_named_in_a_shared_group_opens_nothing_it_closed():
@@ -352,7 +359,7 @@ def test_a_new_group_for_a_crawler_named_in_a_shared_group_opens_nothing_it_clos
     # aggressive_bot rule) may not reopen the landing page there
     current = "User-agent: meta-externalagent\nUser-agent: Bytespider\nDisallow: /collections/\n"
     landing = "/collections/all?sort_by=best-selling"
-    rules = [star_rule(["Disallow: /*?sort_by=", f"Allow: {landing}$"], kind="facets", pattern="/{any}?sort_by"),
+    rules = [sort_rule(landing),
              robots.RobotsRule("-", "aggressive_bot", None, "meta-externalagent", ("Disallow: /asl/",), "emitted", "")]
     merged = robots_file.render("-", rules, current, 10)
     assert not Protego.parse(merged).can_fetch(f"https://s{landing}", "meta-externalagent")
