@@ -343,6 +343,11 @@ def test_a_busy_lists_menu_page_is_a_landing_page_and_a_sorted_page_2_is_none(ro
     [(status, rule)] = sug.rules.select("status", "rule").rows()
     assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {best}$")
     assert allowed(sug.robots_txt, best) and not allowed(sug.robots_txt, deep)
+    # the landing page's own page 2, which people go on to, is one of its pages
+    next_page = "/collections/all?page=2&sort_by=best-selling"
+    extra += people([next_page] * 8)
+    sug = suggest(analyze(requests_frame(rows + extra + bots([best, deep, next_page] * 3))))
+    assert allowed(sug.robots_txt, next_page) and not allowed(sug.robots_txt, deep)
 
 
 def test_a_sorted_menu_page_read_a_fifth_as_much_as_its_list_is_a_landing_page(rows):

@@ -360,6 +360,10 @@ def robots_rule(
     views = {_untracked(u, tracking) for u in copies}
     landing = {u for u in views if not _paged(u) and reads.get(u, 0) >= max(
         _LANDING_READS, _LANDING_SHARE * reads.get(_list_of(u), 0))}
+    # ...and the pages people go on to from one, `_LANDING_READS` times at least ("New
+    # arrivals" page 2; adversarial review 19)
+    landing |= {u for u in views if _paged(u) and _first_page(u) in landing
+                and reads.get(u, 0) >= _LANDING_READS}
     content = [(u, why) for u, why in content if why == "sitemap" or u not in copies or u in landing]
     content += [(u, LANDING) for u in sorted(landing - {u for u, _ in content})]
     taken = {u for u, _ in content}
@@ -402,6 +406,17 @@ def _paged(url: str) -> bool:
     path, _, query = url.partition("?")
     names = {p.partition("=")[0].lower() for p in query.split("&")}
     return bool(names & _PAGE_NAMES) or re.search(r"/page/[0-9]+", path) is not None
+
+
+def _first_page(url: str) -> str:
+    """The URL without its page number (`pagination.PAGE_PARAMS`).
+
+    >>> _first_page("/c?page=2&sort_by=x")
+    '/c?sort_by=x'
+    """
+    path, _, query = url.partition("?")
+    rest = [p for p in query.split("&") if p and p.partition("=")[0].lower() not in _PAGE_NAMES]
+    return f"{path}?{'&'.join(rest)}" if rest else path
 
 
 def _list_of(url: str) -> str:
