@@ -386,9 +386,9 @@ def robots_rule(
     by_path: dict[str, list[str]] = {}
     for pattern in patterns:
         path, _, query = pattern.partition("?")
-        here = by_path.setdefault(robots._glob(path), [])
-        here += [n for n in names if n in query.split("&") and n not in here]
-    per_path = tuple(line for glob, here in by_path.items() for line in lines_for(here, glob))
+        on_path = by_path.setdefault(robots._glob(path), [])
+        on_path += [n for n in names if n in query.split("&") and n not in on_path]
+    per_path = tuple(line for glob, on_path in by_path.items() for line in lines_for(on_path, glob))
     narrowed, status, why = robots.verify(per_path, trap, content, known, allow_few=MAX_ALLOW_LINES)
     if status == "withheld":
         return (), "withheld", f"{reason}; by path: {why}", trap
