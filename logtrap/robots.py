@@ -1046,6 +1046,7 @@ def verify(
     if not trap:
         return (), "withheld", "no logged URL of the trap is left once content URLs are set aside"
     urls = _Urls.of(trap, content, known or {})
+    ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
     [(on_trap, on_content)] = urls.verdicts([lines])
     if on_content and len(on_content) <= allow_few:
         hits = [urls.content[i] for i in on_content]
@@ -1053,7 +1054,6 @@ def verify(
         [(still_trap, still_content)] = urls.verdicts([allowing])
         if not still_content and len(still_trap) == len(trap):
             kept = _hit_text(hits[0]) + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")
-            ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
             return _confirmed(allowing, "narrowed", f"{kept}: Allow lines keep {'them' if len(hits) > 1 else 'it'} open; {ok}", urls)
     if on_content:
         hit = urls.content[on_content[0]]
@@ -1063,7 +1063,6 @@ def verify(
         hit_rows = set(on_trap)
         missed = next(url for i, url in enumerate(trap) if i not in hit_rows)
         return (), "withheld", f"{'; '.join(lines)} would not block its logged URL {missed}"
-    ok = f"blocks all {len(trap):,} distinct logged URLs of the trap and none of {len(content):,} content URLs"
     return _confirmed(lines, "emitted", ok, urls)
 
 

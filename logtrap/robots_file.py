@@ -250,8 +250,8 @@ def _block(
     return out
 
 
-_GROWS = ("a page its lists grow past those logged is blocked too: renew these lines then, or "
-          "answer 404 past the last page, the fix at the source")
+_GROWS = ("these lines also block the pages its lists will have when they grow: renew them then, "
+          "or better, answer 404 past the last page")
 
 
 def _lines_again(
@@ -327,14 +327,14 @@ _IGNORE_STAR = frozenset({"adsbot-google", "adsbot-google-mobile", "adsbot-googl
 
 
 def _ignores_star(agents: Sequence[str]) -> bool:
-    """Whether a group names one of Google's crawlers that ignore `*` (a trailing `*` of the
-    token aside, `Mediapartners-Google*`): the `*` rules written there would bind it, and a
-    group shared with others is the admin's to split.
+    """Whether a group names (as `groups` reads its tokens, `_agent`: `Mediapartners-Google*`
+    is `mediapartners-google`) one of Google's crawlers that ignore `*`: the `*` rules written
+    there would bind it, and a group shared with others is the admin's to split.
 
-    >>> _ignores_star(["nutch", "adsbot-google"]), _ignores_star(["mediapartners-google*"])
+    >>> _ignores_star(["nutch", "adsbot-google"]), _ignores_star([_agent("Mediapartners-Google*")])
     (True, True)
     """
-    return any(agent.rstrip("*") in _IGNORE_STAR for agent in agents)
+    return any(agent in _IGNORE_STAR for agent in agents)
 
 
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"

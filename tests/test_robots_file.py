@@ -197,9 +197,9 @@ def test_a_pagination_line_says_it_takes_the_pages_a_list_grows():
     rule = robots.RobotsRule("-", "pagination", "/c/{name}?page", "*", ("Disallow: /c/*?page=",),
                              "emitted", "ok", 40)
     assert robots_file.render("-", [rule], None, 3).splitlines()[-2:] == [
-        "# logtrap pagination /c/{name}?page: 40 bot requests (a page its lists grow past those "
-        "logged is blocked too: renew these lines then, or answer 404 past the last page, the "
-        "fix at the source)",
+        "# logtrap pagination /c/{name}?page: 40 bot requests (these lines also block the pages "
+        "its lists will have when they grow: renew them then, or better, answer 404 past the "
+        "last page)",
         "Disallow: /c/*?page=",
     ]
 

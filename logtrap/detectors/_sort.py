@@ -46,7 +46,7 @@ parameters (an ad's `&gclid=`) are neither members nor pages.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import polars as pl
 
@@ -131,7 +131,8 @@ def is_sort(finding: f.Finding) -> bool:
 
 
 def _names(pattern: pl.Expr) -> pl.Expr:
-    return pattern.str.splitn("?", 2).struct.field("field_1").fill_null("").str.split("&")
+    """A pattern's (or URL's) query pieces: its parameter names (or `name=value` pairs)."""
+    return _shape.query_of(pattern).str.split("&")
 
 
 def _sorting(name: pl.Expr) -> pl.Expr:
@@ -354,7 +355,7 @@ def robots_rule(
     # times at least: a page they land on (a shop's "New arrivals", `?sort_by=created-
     # descending`; review 19), its tracking copies' reads its own (a newsletter's
     # `&utm_source=` links to it), logged clean or not
-    reads, tracking = _people_reads(traffic, finding.host, settings)
+    reads, tracking = _people_reads(traffic, finding.host, settings, {u.partition("?")[0] for u in copies})
     # (a list's first page only: a menu links it, and pages 2 and 3 sorted, which people who
     # sort go on to, would be compared with pages of the list few people read)
     views = {_untracked(u, tracking) for u in copies}
@@ -430,15 +431,17 @@ def _list_of(url: str) -> str:
     return f"{path}?{'&'.join(rest)}" if rest else path
 
 
-def _people_reads(traffic: Traffic, host: str, settings: Settings) -> tuple[dict[str, int], frozenset[str]]:
-    """(people's reads per URL of the host, the URL sample's and those kept beside it, a
-    URL's copies by tracking parameters counted as its own reads; the tracking parameters'
-    names among them, for `_untracked`)."""
+def _people_reads(
+    traffic: Traffic, host: str, settings: Settings, paths: Collection[str]
+) -> tuple[dict[str, int], frozenset[str]]:
+    """(people's reads per URL of the host on these paths, the URL sample's and those kept
+    beside it, a URL's copies by tracking parameters counted as its own reads; the tracking
+    parameters' names among them, for `_untracked`)."""
     sampled = traffic.urls.filter(pl.col(s.HOST) == host, pl.col(s.STATUS).is_between(200, 399)).select(
         s.URL, (pl.col(s.REQUESTS) - pl.col(s.BOT_REQUESTS)).alias("_n"))
     kept = traffic.people_urls.filter(pl.col(s.HOST) == host).select(s.URL, pl.col(s.HUMAN_REQUESTS).alias("_n"))
     both = pl.concat([sampled.group_by(s.URL).agg(pl.col("_n").sum()), kept.select(s.URL, "_n")])
-    both = both.group_by(s.URL).agg(pl.col("_n").max()).filter(pl.col("_n") > 0)
+    both = both.group_by(s.URL).agg(pl.col("_n").max()).filter(pl.col("_n") > 0, _shape.path_of(pl.col(s.URL)).is_in(paths))
     names = (both.select(_shape.query_of(pl.col(s.URL)).str.split("&").alias("_p")).explode("_p")
              .select(pl.col("_p").str.splitn("=", 2).struct.field("field_0").alias("_name")).unique())
     tracking = frozenset(names.filter(is_tracking(pl.col("_name"), settings))["_name"].to_list())
