@@ -3,7 +3,14 @@ r"""Apache `LogFormat` / nginx `log_format` strings -> a regex and a Polars pars
 A format string compiles to one anchored regex with a capture group only for the fields logtrap
 uses (fields it does not use are matched but not captured: captures are what the regex engine
 pays for). `parse_lines` runs that regex over a one-column frame of lines with
-`str.extract_groups` and turns the groups into `REQUEST_SCHEMA` with Polars expressions only.
+`str.extract_groups` and turns the groups into `REQUEST_SCHEMA` with Polars expressions only;
+a line with as many `"` as the format and no escape is cut at its quotes first, and only the
+short unquoted pieces get a regex (`_quote_pieces`).
+
+`parse_chunk` does the same from bytes: with the `_cut` C extension (built by `pip install`
+where a C compiler is), such lines are cut into columns in one pass in C, their request line
+and Apache time too, and handed to Polars as Arrow string views without a copy; the other
+lines go through `parse_lines`. Both ways give the same frames, line for line (tests/test_cut.py).
 
 Fields recognised (anything else is matched as an opaque field):
 
@@ -39,10 +46,16 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import polars as pl
+import pyarrow as pa
 
 from logtrap import schema as s
-from logtrap.errors import FormatError
+from logtrap.errors import FormatError, InputError
 from logtrap.settings import HOST_PORT
+
+try:  # the C fast way (`_cut.c`); without it, the same in Polars
+    from logtrap import _cut
+except ImportError:  # pragma: no cover - built wherever a C compiler is
+    _cut = None  # type: ignore[assignment]
 
 # Apache's own names for its stock formats (httpd.conf / Debian apache2.conf).
 PRESETS: dict[str, str] = {
@@ -136,6 +149,8 @@ class LogFormat:
     time_format: str | None = None
     # the format cut at its `"` (`_quote_pieces`), for the fast path; None: regex only
     pieces: tuple[_Piece, ...] | None = field(default=None, repr=False)
+    # the fast way as a program for the `_cut` extension (`_cut_program`); None: not there
+    cut: _CutProgram | None = field(default=None, repr=False)
 
     def describe(self) -> str:
         """How error messages and reports name this format.
@@ -481,6 +496,68 @@ def _quote_pieces(items: list[_Item]) -> tuple[_Piece, ...] | None:
     return tuple(pieces) if len(pieces) > 1 else None
 
 
+class _CutProgram(NamedTuple):
+    """The fast way of `parse_lines` as a program for the `_cut` extension: steps `(op, arg,
+    column, derive)` (ops and derivations as in `_cut.c`), and each column's name and kind
+    (`s` text, `i` an integer)."""
+
+    steps: tuple[tuple[int, bytes, int, int], ...]
+    columns: tuple[str, ...]
+    kinds: bytes
+
+
+# Field bodies `_cut.c` checks as their regex does: body -> (op, arg)
+_CUT_OPS: dict[str, tuple[int, bytes]] = {
+    _QUOTED: (1, b""),
+    _TOKEN: (2, b" "),
+    r"[^ ?]*": (2, b" ?"),
+    ".*": (2, b""),
+    _DIGITS: (3, b""),
+    _NUMBER_OR_DASH: (4, b""),
+    r"(?:[0-9]{3}|-)": (5, b""),
+    "[0-9]{3}": (6, b""),
+    "[0-9]{6}": (7, b""),
+    _FLOAT_OR_DASH: (8, b""),
+    r"[0-9]+(?:\.[0-9]+)?": (9, b""),
+    _APACHE_TIME: (10, b""),
+    r"(?:\?[^ ]*)?": (11, b""),
+}
+_CUT_CLASS = re.compile(r"\[\^( ?)\\?([^\]])\]\*")  # `[^X]*`, `[^ X]*` (`_parts`)
+# What the cut makes of a quoted request line and of an Apache time (`_cut.c`'s REQUEST, EPOCH)
+_CUT_REQUEST = ("_method", "_url", "_protocol", "_path", "_query")
+_CUT_TIME = "_time_us"
+
+
+def _cut_program(items: list[_Item]) -> _CutProgram | None:
+    """The fast way (`_quote_pieces`) as a `_cut` program; None where a field's body is one
+    `_cut.c` does not know (the fast way in Polars, then, as without the extension)."""
+    steps: list[tuple[int, bytes, int, int]] = []
+    columns: list[str] = []
+    kinds = b""
+    for typ, body, role, _ in _parts(items):
+        if typ == "lit":
+            if body:
+                steps.append((0, body.encode(), -1, 0))
+            continue
+        m = _CUT_CLASS.fullmatch(body)
+        op = (2, (m[1] + m[2]).encode()) if m is not None else _CUT_OPS.get(body)
+        if op is None or not body.isascii():
+            return None
+        column, derive = -1, 0
+        if role is not None:
+            column = len(columns)
+            if role == "request" and body == _QUOTED:
+                derive, names, kind = 1, _CUT_REQUEST, b"s" * len(_CUT_REQUEST)
+            elif role == "time_apache":
+                derive, names, kind = 2, (_CUT_TIME,), b"i"
+            else:
+                names, kind = (role,), b"s"
+            columns += names
+            kinds += kind
+        steps.append((op[0], op[1], column, derive))
+    return _CutProgram(tuple(steps), tuple(columns), kinds)
+
+
 @lru_cache(maxsize=64)  # auto-detection compiles every preset for every file
 def compile_format(spec_or_preset: str) -> LogFormat:
     """Compile a preset name, an Apache `LogFormat` or an nginx `log_format` string.
@@ -519,8 +596,10 @@ def compile_format(spec_or_preset: str) -> LogFormat:
         pl.Series([""], dtype=pl.String).str.extract_groups(regex)
     except Exception as e:  # a literal the regex engine rejects
         raise FormatError(f"log format {spec!r} does not compile: {e}") from None
+    pieces = _quote_pieces(items)
     return LogFormat(name=name, spec=spec, kind=kind, regex=regex, fields=fields,
-                     time_format=time_format, pieces=_quote_pieces(items))
+                     time_format=time_format, pieces=pieces,
+                     cut=_cut_program(items) if pieces is not None else None)
 
 
 _CONFIG_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
@@ -606,8 +685,9 @@ def _apache_time(e: pl.Expr) -> pl.Expr:
     return (local - pl.duration(minutes=hhmm - 40 * hours)).dt.replace_time_zone("UTC")
 
 
-def _time_expr(fmt: LogFormat) -> tuple[pl.Expr, bool]:
-    """(time expression in UTC, whether the format has a time at all).
+def _time_expr(fmt: LogFormat, cut: bool = False) -> tuple[pl.Expr, bool]:
+    """(time expression in UTC, whether the format has a time at all); with `cut`, from the
+    `_cut` columns (an Apache time there is microseconds since 1970 in UTC already).
 
     Strftime fields come last: a time without offset (netnea) is taken as UTC, and an epoch
     time logged beside it is UTC for sure. The caller rejects times outside
@@ -617,7 +697,9 @@ def _time_expr(fmt: LogFormat) -> tuple[pl.Expr, bool]:
     strftime = [c for c in fmt.fields if c.startswith("time_strftime")]
     epoch = [u for u in ("sec", "msec", "usec") if f"time_epoch_{u}" in cols]
     t: pl.Expr | None = None
-    if "time_apache" in cols:
+    if cut and fmt.cut is not None and _CUT_TIME in fmt.cut.columns:
+        t = pl.from_epoch(pl.col(_CUT_TIME), time_unit="us").dt.replace_time_zone("UTC")
+    elif "time_apache" in cols:
         t = _apache_time(pl.col("time_apache"))
     elif "time_iso" in cols:
         t = pl.col("time_iso").str.to_datetime(_ISO_FORMAT, time_unit="us", time_zone="UTC",
@@ -749,17 +831,21 @@ def _piece_fields(lf: pl.LazyFrame, fmt: LogFormat) -> pl.LazyFrame:
     )
 
 
-def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] = ()) -> pl.LazyFrame:
-    """Lazy plan: role columns and "_matched" (from `_piece_fields` or `_regex_fields`) ->
-    "row", "line", "_ok", the `keep` columns and REQUEST_SCHEMA.
+def _plan(
+    lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] = (), cut: bool = False
+) -> pl.LazyFrame:
+    """Lazy plan: role columns and "_matched" (from `_piece_fields` or `_regex_fields`, or the
+    `_cut` columns with `cut`) -> "row", "line", "_ok", the `keep` columns and REQUEST_SCHEMA.
 
     Escapes are not undone here (see `_unescape_rows`): nearly no row has one.
     """
     cols = set(fmt.fields)
-    time, has_time = _time_expr(fmt)
+    split = cut and fmt.cut is not None and _CUT_REQUEST[0] in fmt.cut.columns
+    time, has_time = _time_expr(fmt, cut)
     str_or_null = pl.lit(None, dtype=pl.String)
     if "request" in cols:
-        lf = _split_request(lf, "request")
+        if not split:
+            lf = _split_request(lf, "request")
         method, url, protocol = pl.col("_method"), pl.col("_url"), pl.col("_protocol")
     else:
         method = _dash_null(pl.col("method")) if "method" in cols else str_or_null
@@ -809,14 +895,15 @@ def _plan(lf: pl.LazyFrame, fmt: LogFormat, source: str, keep: tuple[str, ...] =
         pl.lit(source, dtype=pl.String).alias(s.SOURCE),
         matched.alias("_matched"),
         *keep,
+        *((pl.col("_path").alias(s.PATH), pl.col("_query").alias(s.QUERY)) if split else ()),
     ).with_columns(
         (pl.col("_matched") & time_ok).alias("_ok"),
         # path/query split after the url is known; unescaping later may change both
-        pl.col(s.URL).str.splitn("?", 2).alias("_pq"),
+        *(() if split else (pl.col(s.URL).str.splitn("?", 2).alias("_pq"),)),
     ).with_columns(
-        pl.col("_pq").struct.field("field_0").alias(s.PATH),
-        pl.col("_pq").struct.field("field_1").alias(s.QUERY),
-    ).drop("_pq")
+        *(() if split else (pl.col("_pq").struct.field("field_0").alias(s.PATH),
+                            pl.col("_pq").struct.field("field_1").alias(s.QUERY))),
+    ).drop("_pq", strict=False)
 
 
 def _unescape_rows(out: pl.DataFrame, maybe: pl.Series | None = None) -> pl.DataFrame:
@@ -869,23 +956,36 @@ def parse_lines(
     >>> bad.rows()
     [(1, 'junk', 'does not match combined')]
     """
-    wanted = [c for c in s.REQUEST_SCHEMA if columns is None or c in columns]
+    wanted = _wanted(columns)
+    return _requests_and_rejected(_parsed(lines, fmt, source, wanted), fmt, wanted)
+
+
+def _wanted(columns: Sequence[str] | None) -> list[str]:
+    return [c for c in s.REQUEST_SCHEMA if columns is None or c in columns]
+
+
+def _parsed(lines: pl.DataFrame, fmt: LogFormat, source: str, wanted: list[str]) -> pl.DataFrame:
+    """"row", "line", "_ok", "_matched" and the `wanted` columns, one row per line."""
     lf = lines.lazy().select(pl.col("line").cast(pl.String)).with_row_index("row")
     if fmt.pieces is None:
         plan = _plan(_regex_fields(lf, fmt), fmt, source)
         plan = plan.select("row", "line", "_ok", "_matched", *wanted)
-        out = _unescape_rows(_collect(plan, lines.height))
-    else:
-        plan = _plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",))
-        plan = plan.select("row", "line", "_ok", "_matched", "_fast", *wanted)
-        out = _collect(plan, lines.height)
-        slow = out.get_column("_fast").not_().arg_true()
-        out = out.drop("_fast")
-        if slow.len():  # escaped quotes, odd lines: the full regex, put back in their rows
-            redo = _plan(_regex_fields(out[slow].lazy().select("row", "line"), fmt), fmt, source).collect()
-            out = out.with_columns(out.get_column(c).scatter(slow, redo.get_column(c))
-                                   for c in out.columns if c not in ("row", "line"))
-        out = _unescape_rows(out, slow)  # a line with a backslash never takes the fast way
+        return _unescape_rows(_collect(plan, lines.height))
+    plan = _plan(_piece_fields(lf, fmt), fmt, source, keep=("_fast",))
+    plan = plan.select("row", "line", "_ok", "_matched", "_fast", *wanted)
+    out = _collect(plan, lines.height)
+    slow = out.get_column("_fast").not_().arg_true()
+    out = out.drop("_fast")
+    if slow.len():  # escaped quotes, odd lines: the full regex, put back in their rows
+        redo = _plan(_regex_fields(out[slow].lazy().select("row", "line"), fmt), fmt, source).collect()
+        out = out.with_columns(out.get_column(c).scatter(slow, redo.get_column(c))
+                               for c in out.columns if c not in ("row", "line"))
+    return _unescape_rows(out, slow)  # a line with a backslash never takes the fast way
+
+
+def _requests_and_rejected(
+    out: pl.DataFrame, fmt: LogFormat, wanted: list[str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     ok = out.get_column("_ok")
     requests = out.select(wanted)
     if not ok.all():  # nearly every batch is all requests: no copy then
@@ -901,6 +1001,90 @@ def parse_lines(
         .alias(s.REASON),
     )
     return requests, rejected
+
+
+def to_lines(chunk: bytes) -> pl.DataFrame:
+    """One row per line ("line"); invalid UTF-8 decoded lossily, CR before LF dropped."""
+    no_lines = pl.DataFrame({"line": []}, schema={"line": pl.String})
+    if not chunk:
+        return no_lines
+    # A NUL would be read as a field separator; keep it visible, escaped the way Apache would.
+    chunk = chunk.replace(b"\x00", b"\\x00")
+    try:
+        lines = pl.read_csv(
+            chunk, has_header=False, separator="\x00", quote_char=None, encoding="utf8-lossy",
+            new_columns=["line"], infer_schema=False, empty_string_is_null=False,
+            raise_if_empty=False,
+        )
+    except Exception as e:  # Polars' reader is not expected to fail on one column of text
+        raise InputError(f"cannot split input into lines ({e})") from None
+    return lines if lines.width else no_lines  # no column: a byte-order mark and nothing else
+
+
+def _uint32(data: bytes) -> pa.Array:
+    return pa.Array.from_buffers(pa.uint32(), len(data) // 4, [None, pa.py_buffer(data)])
+
+
+def _arrow(kind: str, n: int, values: bytes, data: bytes | None, valid: bytes | None) -> pa.Array:
+    """A `_cut` column as Arrow: string views (Polars' own layout: no copy), or int64."""
+    if kind == "i":
+        return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(values)])
+    bits = None if valid is None else pa.py_buffer(valid)
+    return pa.Array.from_buffers(pa.string_view(), n,
+                                 [bits, pa.py_buffer(values), pa.py_buffer(data or b"")])
+
+
+def parse_chunk(
+    chunk: bytes,
+    fmt: LogFormat,
+    *,
+    source: str = "-",
+    columns: Sequence[str] | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    r"""`parse_lines` on the lines of a chunk of bytes (whole lines, the last one's newline
+    optional), and how many lines it holds.
+
+    With the `_cut` extension, the lines the fast way takes are cut into fields in C, without
+    a frame of lines; the others (escapes, non-ASCII bytes, odd lines) go through
+    `parse_lines` as without it. The results are the same either way (property-tested).
+
+    >>> req, bad, n = parse_chunk(b'::1 - - [28/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5\n'
+    ...                           b'\n' b'junk\n', compile_format("common"))
+    >>> req.select("client", "path", "bytes").rows(), bad.rows(), n
+    ([('::1', '/', 5)], [(2, 'junk', 'does not match common')], 3)
+    """
+    wanted = _wanted(columns)
+    if _cut is None or fmt.cut is None:
+        lines = to_lines(chunk)
+        req, bad = _requests_and_rejected(_parsed(lines, fmt, source, wanted), fmt, wanted)
+        return req, bad, lines.height
+    prog = fmt.cut
+    n, fast_rows, cols, slow_rows, slow_text = _cut.cut(chunk, prog.steps, prog.kinds)
+    n_fast = len(fast_rows) // 4
+    arrays = [_arrow(kind, n_fast, *col) for kind, col in zip(prog.kinds.decode(), cols)]
+    arrays.append(_uint32(fast_rows))
+    fields = pl.from_arrow(pa.record_batch(arrays, names=[*prog.columns, "row"]))
+    assert isinstance(fields, pl.DataFrame)
+    lf = fields.lazy().with_columns(pl.lit(None, dtype=pl.String).alias("line"),
+                                    pl.lit(True).alias("_matched"))
+    plan = _plan(lf, fmt, source, cut=True).select("row", "line", "_ok", "_matched", *wanted)
+    out = _collect(plan, n_fast)
+    ok = out.get_column("_ok")
+    if not ok.all():  # a bad time: its line, for the examples (clean ASCII: cut in C)
+        text = chunk.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        bad_rows = out.get_column("row").filter(~ok).to_list()
+        line = pl.Series([text[r].removesuffix(b"\r").decode() for r in bad_rows], dtype=pl.String)
+        out = out.with_columns(out.get_column("line").scatter((~ok).arg_true(), line))
+    if slow_rows:
+        # a byte-order mark opening the first of them is a character of that line, not the
+        # chunk's mark (which the cut dropped): a blank line before it keeps it
+        lead = slow_text.startswith(b"\xef\xbb\xbf")
+        lines = to_lines(b"\n" + slow_text if lead else slow_text).slice(int(lead))
+        slow = _parsed(lines, fmt, source, wanted)
+        where = pl.Series(_uint32(slow_rows))
+        slow = slow.with_columns(where.gather(slow.get_column("row")).alias("row"))
+        out = pl.concat([out, slow], how="vertical_relaxed").sort("row") if n_fast else slow
+    return _requests_and_rejected(out, fmt, wanted)[0:2] + (n,)
 
 
 def detect_format(sample_lines: list[str]) -> LogFormat | None:

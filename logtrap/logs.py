@@ -1,8 +1,11 @@
 """Paths, rotated sets, .gz/.bz2/.xz and stdin -> a stream of request frames.
 
 The reader never holds a whole file: it reads `settings.batch_bytes` of decompressed data at a
-time, cuts at the last newline (the rest waits for the next batch), turns the batch into a
-one-column frame with Polars' CSV reader and parses it with `formats.parse_lines`.
+time, cuts at the last newline (the rest waits for the next batch) and parses the batch with
+`formats.parse_chunk`: its lines cut into columns in C (`_cut.c`), the few that are not plain
+(escapes, other bytes than ASCII) parsed by `formats.parse_lines` in Polars. Without the
+extension, the batch becomes a one-column frame with Polars' CSV reader, all of it parsed by
+`parse_lines`. The format is detected from the first lines of each file.
 
 Line counting: every line counts in `lines`, empty ones too (a blank line is a line of the
 file, so line numbers stay those of an editor); an empty line is neither parsed nor rejected.
@@ -30,7 +33,10 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.errors import FormatError, InputError, LogtrapError, RejectedLinesWarning
-from logtrap.formats import DETECT_ORDER, LogFormat, compile_format, detect_format, parse_lines
+from logtrap import formats
+from logtrap.formats import (
+    DETECT_ORDER, LogFormat, compile_format, detect_format, parse_chunk, parse_lines, to_lines,
+)
 from logtrap.settings import Settings
 
 try:  # ISA-L's inflate: the same stream, 1.7x faster than zlib's here (benchmarks/run.py)
@@ -477,20 +483,57 @@ def _line_chunks(
         yield lines, pos, False
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Chunk:
-    lines: pl.DataFrame  # one row per line ("line")
-    nbytes: int  # decompressed bytes the lines came from
+    data: bytes  # whole lines
     disk_pos: int  # on-disk position after them, for progress
     eof: bool
-    head: bytes  # first bytes, for the fingerprint
+    frame: pl.DataFrame | None = None  # one row per line ("line"), once split
+
+    @property
+    def nbytes(self) -> int:  # decompressed bytes the lines came from
+        return len(self.data)
+
+    @property
+    def head(self) -> bytes:  # first bytes, for the fingerprint
+        return self.data[:_FINGERPRINT_BYTES]
+
+    def lines(self) -> pl.DataFrame:
+        if self.frame is None:
+            self.frame = to_lines(self.data)
+        return self.frame
+
+    def head_lines(self, n: int) -> list[str]:
+        """Its first `n` non-blank lines (all it has, if fewer), split from as little of it as
+        gives them: format detection reads 20 lines, and the rest is cut in C."""
+        size = 1 << 16
+        while True:
+            whole = self.frame is not None or size >= len(self.data)
+            lines = self.frame if self.frame is not None else to_lines(
+                self.data if whole else self.data[: self.data.rfind(b"\n", 0, size) + 1])
+            sample = (lines.filter(pl.col("line").str.strip_chars(" \t") != "").head(n)
+                      .get_column("line").to_list())
+            if len(sample) >= n or whole:
+                return sample
+            size *= 4
+
+
+def _sample(chunks: list[_Chunk], n: int) -> list[str]:
+    """The first `n` non-blank lines of these chunks (all they have, if fewer)."""
+    sample: list[str] = []
+    for c in chunks:
+        if len(sample) >= n:
+            break
+        sample += c.head_lines(n - len(sample))
+    return sample
 
 
 def _line_frames(inp: _Input, size: int, whole_lines: bool = False) -> Iterator[_Chunk]:
-    """Whole-line chunks already split into frames (done in the read-ahead thread: Polars'
-    CSV reader lets go of the GIL, so this overlaps with parsing the previous chunk)."""
+    """Whole-line chunks, run in the read-ahead thread. Without the `_cut` extension they are
+    split into frames of lines here (Polars' CSV reader lets go of the GIL, so this overlaps
+    with parsing the previous chunk); with it, `parse_chunk` cuts the bytes itself."""
     for chunk, pos, eof in _line_chunks(inp, size, whole_lines):
-        yield _Chunk(_to_lines(chunk), len(chunk), pos, eof, chunk[:_FINGERPRINT_BYTES])
+        yield _Chunk(chunk, pos, eof, to_lines(chunk) if formats._cut is None else None)
 
 
 def _fingerprint(head: bytes) -> str:
@@ -547,24 +590,6 @@ def file_start(path: str, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _to_lines(chunk: bytes) -> pl.DataFrame:
-    """One row per line; invalid UTF-8 decoded lossily, CR before LF dropped."""
-    no_lines = pl.DataFrame({"line": []}, schema={"line": pl.String})
-    if not chunk:
-        return no_lines
-    # A NUL would be read as a field separator; keep it visible, escaped the way Apache would.
-    chunk = chunk.replace(b"\x00", b"\\x00")
-    try:
-        lines = pl.read_csv(
-            chunk, has_header=False, separator="\x00", quote_char=None, encoding="utf8-lossy",
-            new_columns=["line"], infer_schema=False, empty_string_is_null=False,
-            raise_if_empty=False,
-        )
-    except Exception as e:  # Polars' reader is not expected to fail on one column of text
-        raise InputError(f"cannot split input into lines ({e})") from None
-    return lines if lines.width else no_lines  # no column: a byte-order mark and nothing else
-
-
 # -- the stream --------------------------------------------------------------------------------
 ProgressCallback = Callable[[int, "int | None", int], None]
 
@@ -617,15 +642,8 @@ class LogStream:
             ahead = self.settings.analysis_rows
             yield from frames if src.path == STDIN else _read_ahead(frames, ahead, len)
 
-    def _choose_format(self, path: str, chunks: list[_Chunk]) -> LogFormat | None:
+    def _choose_format(self, path: str, sample: list[str]) -> LogFormat | None:
         """The format for this file from its first non-blank lines; FormatError if none parse."""
-        lines = pl.concat([c.lines for c in chunks]) if chunks else _to_lines(b"")
-        sample = (
-            lines.filter(pl.col("line").str.strip_chars(" \t") != "")
-            .head(self.settings.detect_lines)
-            .get_column("line")
-            .to_list()
-        )
         if not sample:
             return None
         fmt = self._fixed or detect_format(sample)
@@ -699,10 +717,10 @@ class LogStream:
                     info.fingerprint = _fingerprint(chunk.head)
                 if fmt is None:
                     pending.append(chunk)
-                    lines_seen = sum(c.lines.height for c in pending)
-                    if lines_seen < st.detect_lines and not chunk.eof:
+                    sample = _sample(pending, st.detect_lines)
+                    if len(sample) < st.detect_lines and not chunk.eof:
                         continue
-                    fmt = self._choose_format(src.path, pending)
+                    fmt = self._choose_format(src.path, sample)
                     if fmt is None:  # blank lines only, so far
                         continue
                     self.formats[src.path] = fmt
@@ -725,7 +743,7 @@ class LogStream:
             inp.close()
 
     def _count_only(self, info: FileRead, chunk: _Chunk, line_base: int) -> int:
-        n = chunk.lines.height
+        n = chunk.lines().height
         info.lines += n
         info.end_offset += chunk.nbytes
         self.stats.lines += n
@@ -736,10 +754,13 @@ class LogStream:
     def _parse_chunk(
         self, info: FileRead, chunk: _Chunk, fmt: LogFormat, line_base: int
     ) -> tuple[pl.DataFrame, int]:
-        lines = chunk.lines
         source = info.path
-        req, bad = parse_lines(lines, fmt, source=source, columns=self.columns)
-        n = lines.height
+        if chunk.frame is None and fmt.cut is not None:  # cut in C (`parse_chunk`)
+            req, bad, n = parse_chunk(chunk.data, fmt, source=source, columns=self.columns)
+        else:
+            lines = chunk.lines()
+            req, bad = parse_lines(lines, fmt, source=source, columns=self.columns)
+            n = lines.height
         info.lines += n
         info.parsed += req.height
         info.rejected += bad.height

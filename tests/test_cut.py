@@ -1,0 +1,178 @@
+"""The C cut (`logtrap/_cut.c`, `formats.parse_chunk`) gives what the Polars way gives, line for
+line: the same requests, the same rejected lines, the same count of lines."""
+
+from __future__ import annotations
+
+import glob
+import gzip
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from logtrap import formats, scan_logs
+from logtrap.formats import compile_format, parse_chunk, parse_lines, to_lines
+
+COMBINED = (
+    '66.249.66.1 - frank [28/Nov/2026:10:00:00 +0100] "GET /cal?date=2026-11 HTTP/1.1" 200 5120 '
+    '"https://ex.org/" "Mozilla/5.0 (compatible; Googlebot/2.1)"'
+)
+FORMATS = [
+    "combined", "common", "vhost_combined", "vhost_common", "nginx", "combined_extra",
+    "host_combined",
+    '%h %l %u %t "%U%q" %>s %b',
+    '$remote_addr [$time_local] "$request" $status $body_bytes_sent $request_time $msec',
+    '%v:%p %h %{sec}t.%{usec_frac}t %{msec_frac}t "%r" %s %>s %B %D',
+    '%h %t "%r" %>s %b %{Host}i|%{User-Agent}i',
+]
+
+
+def polars_way(chunk: bytes, fmt: formats.LogFormat) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    lines = to_lines(chunk)
+    req, bad = parse_lines(lines, fmt)
+    return req, bad, lines.height
+
+
+def assert_same(chunk: bytes, spec: str) -> None:
+    fmt = compile_format(spec)
+    assert fmt.cut is not None, spec
+    req, bad, n = parse_chunk(chunk, fmt)
+    want_req, want_bad, want_n = polars_way(chunk, fmt)
+    assert n == want_n
+    assert_frame_equal(req, want_req)
+    assert_frame_equal(bad, want_bad)
+
+
+def test_the_c_extension_is_built():
+    # `pip install -e .` builds it wherever a C compiler is (CI has gcc); without it every
+    # test here would compare the Polars way with itself.
+    assert formats._cut is not None
+
+
+@pytest.mark.parametrize("spec", FORMATS)
+def test_every_format_the_cut_takes_has_a_program(spec):
+    assert compile_format(spec).cut is not None
+
+
+def test_formats_with_bodies_the_cut_does_not_know_keep_the_polars_way():
+    assert compile_format('$remote_addr [$time_iso8601] "$request" $status').cut is None
+    assert compile_format('%h %{%Y-%m-%d %H:%M:%S}t "%r" %>s').cut is None
+    assert compile_format("%h %t %r %>s").cut is None  # no quote: the full regex only
+
+
+def test_exact_values_of_a_combined_line_and_its_neighbours():
+    chunk = "\n".join([
+        "\ufeff" + COMBINED,  # a byte-order mark opens the chunk: dropped
+        "",  # blank lines count as lines, and are neither parsed nor rejected
+        " \t",
+        COMBINED.replace("Mozilla", '\\"Mozilla'),  # an escape: the Polars way, in its row
+        COMBINED.replace("28/Nov", "31/Jun"),  # no such day: a bad time, with its line
+        COMBINED.replace("frank", "frank smith"),  # a user with a space: the full regex
+        COMBINED.replace("/cal", "/café"),  # not ASCII: the Polars way
+        "junk",
+        COMBINED + "\r",  # a CR before the newline is dropped
+    ]).encode()
+    req, bad, n = parse_chunk(chunk, compile_format("combined"))
+    assert n == 9
+    assert req.get_column("path").to_list() == ["/cal", "/cal", "/cal", "/café", "/cal"]
+    assert req.get_column("user_agent").to_list()[1] == '"Mozilla/5.0 (compatible; Googlebot/2.1)'
+    assert req.row(0, named=True) | {"time": None} == {
+        "host": "-", "client": "66.249.66.1", "time": None, "method": "GET",
+        "url": "/cal?date=2026-11", "path": "/cal", "query": "date=2026-11", "protocol": "HTTP/1.1",
+        "status": 200, "bytes": 5120, "referer": "https://ex.org/",
+        "user_agent": "Mozilla/5.0 (compatible; Googlebot/2.1)", "request_time": None,
+        "source": "-",
+    }
+    assert str(req.get_column("time")[0]) == "2026-11-28 09:00:00+00:00"
+    assert bad.rows() == [
+        (4, COMBINED.replace("28/Nov", "31/Jun"), "bad time"),
+        (7, "junk", "does not match combined"),
+    ]
+    assert_same(chunk, "combined")
+
+
+def test_the_cut_is_used_for_clean_lines():
+    # every clean line is cut in C: nothing handed back to Polars
+    fmt = compile_format("combined")
+    n, fast_rows, _, slow_rows, slow_text = formats._cut.cut(
+        ((COMBINED + "\n") * 3 + "\n").encode(), fmt.cut.steps, fmt.cut.kinds)
+    assert (n, len(fast_rows) // 4, slow_rows, slow_text) == (4, 3, b"", b"")
+
+
+@pytest.mark.parametrize("request_line", [
+    "GET / HTTP/1.1", "GET /a?b=1&c HTTP/2", "GET /a?", "GET ?x HTTP/1.0", "GET", "GET ",
+    " GET / HTTP/1.1", "G3T.x-_ /", "3GET / HTTP/1.1", "GET  HTTP/1.1", "GET HTTP/1.1",
+    "GET  HTTP/", "GET HTTP/", "GET x HTTP/", "GET /a HTTP/1.1 HTTP/1.1", "-", "",
+    "\x16\x03\x01", "GET /a b c HTTP/1.1", "GET http://ex.org/a?b HTTP/1.1",
+])
+def test_request_lines_split_as_polars_splits_them(request_line):
+    assert_same(COMBINED.replace("GET /cal?date=2026-11 HTTP/1.1", request_line).encode(),
+                "combined")
+
+
+@pytest.mark.parametrize("stamp", [
+    "28/Nov/2026:10:00:00 +0100", "29/Feb/2024:23:59:59 -1130", "29/Feb/2023:00:00:00 +0000",
+    "31/Apr/2026:00:00:00 +0000", "00/Jan/2026:00:00:00 +0000", "01/nov/2026:00:00:00 +0000",
+    "01/NOV/2026:00:00:00 +0000", "01/Xyz/2026:00:00:00 +0000", "01/Jan/2026:24:00:00 +0000",
+    "01/Jan/2026:23:60:00 +0000", "31/Dec/2026:23:59:60 +0000", "01/Jan/0000:00:00:00 +0000",
+    "01/Jan/0001:00:00:00 +0100", "31/Dec/9999:23:59:59 -0100", "01/Jan/1969:12:00:00 +2359",
+    "15/Oct/1582:00:00:00 +0000", "01/Jan/1900:00:00:00 -2300",
+])
+def test_times_read_as_polars_reads_them(stamp):
+    assert_same(COMBINED.replace("28/Nov/2026:10:00:00 +0100", stamp).encode(), "combined")
+
+
+_bits = st.sampled_from([
+    '"', "\\", " ", "\\\"", "-", "[", "]", ":", "200", "x", "\t", "%", "?", " HTTP/", "\r",
+    "\x00", "é", "\n", "\n\n", "0", "9", "Feb", "nov", ".", "12", "+", "/", "\ufeff", "|",
+])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=st.sampled_from([
+           COMBINED, "ex.org:80 " + COMBINED, COMBINED + ' 12 "a b"', COMBINED.split(' "https')[0],
+           'ex.org 1.2.3.4 - - [28/Nov/2026:10:00:00 +0100] "GET /a HTTP/1.1" 200 12 "-" "ua"',
+           '1.2.3.4 - - [28/Nov/2026:10:00:00 +0100] "/a?b=1" 200 -',
+           '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET /a HTTP/2.0" 404 0 0.012 1795860000.250',
+           'ex.org:443 1.2.3.4 1795860000.123456 250 "GET / HTTP/1.1" 301 200 512 88871',
+           '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET / HTTP/1.1" 200 5 Ex.org:8080|Mozilla/5.0 (X)',
+       ]),
+       edits=st.lists(st.tuples(st.integers(0, 140), st.integers(0, 3), _bits), max_size=5),
+       spec=st.sampled_from(FORMATS),
+       ending=st.sampled_from(["", "\n", "\r\n"]))
+def test_the_cut_equals_the_polars_way(base, edits, spec, ending):
+    line = base
+    for at, cut, bit in edits:  # splice junk in: quotes, backslashes, digits, newlines...
+        line = line[:at] + bit + line[at + cut:]
+    chunk = "\n".join([line, base, "", line]) + ending
+    assert_same(chunk.encode(), spec)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=300), spec=st.sampled_from(FORMATS))
+def test_any_bytes_give_what_the_polars_way_gives(data, spec):
+    assert_same(data, spec)
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob("sample_logs/*/access.log*")))
+def test_the_bundled_logs_read_the_same_without_the_extension(path, monkeypatch):
+    with_cut = pl.concat(scan_logs([path]))
+    monkeypatch.setattr(formats, "_cut", None)
+    without = pl.concat(scan_logs([path]))
+    assert with_cut.height > 500
+    assert_frame_equal(with_cut, without)
+
+
+def test_a_rotated_gzip_file_is_cut_the_same(tmp_path):
+    text = "\n".join([COMBINED] * 1000 + ["junk", COMBINED.replace("Mozilla", '\\"Mozilla')]) + "\n"
+    path = tmp_path / "access.log.2.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    stream = scan_logs([str(path)])
+    frame = pl.concat(stream)
+    assert frame.height == 1001
+    assert frame.get_column("user_agent").to_list()[-2:] == [
+        "Mozilla/5.0 (compatible; Googlebot/2.1)", '"Mozilla/5.0 (compatible; Googlebot/2.1)']
+    assert (stream.stats.lines, stream.stats.rejected) == (1002, 1)
+    assert stream.stats.rejected_examples.rows() == [(str(path), 1001, "junk", "does not match combined")]
