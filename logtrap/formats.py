@@ -9,7 +9,7 @@ short unquoted pieces get a regex (`_quote_pieces`).
 
 `parse_chunk` does the same from bytes: with the `_cut` C extension (built by `pip install`
 where a C compiler is), such lines are cut into columns in one pass in C, their request line
-and Apache time too, and handed to Polars as Arrow string views without a copy; the other
+and Apache time too, and handed to Polars as Arrow string views (its own layout); the other
 lines go through `parse_lines`. Both ways give the same frames, line for line (tests/test_cut.py).
 
 Fields recognised (anything else is matched as an opaque field):
@@ -1084,7 +1084,8 @@ def parse_chunk(
         where = pl.Series(_uint32(slow_rows))
         slow = slow.with_columns(where.gather(slow.get_column("row")).alias("row"))
         out = pl.concat([out, slow], how="vertical_relaxed").sort("row") if n_fast else slow
-    return _requests_and_rejected(out, fmt, wanted)[0:2] + (n,)
+    req, bad = _requests_and_rejected(out, fmt, wanted)
+    return req, bad, n
 
 
 def detect_format(sample_lines: list[str]) -> LogFormat | None:
