@@ -447,7 +447,7 @@ static PyObject *cut(PyObject *self, PyObject *args)
         int width = st->derive == REQUEST ? 5 : 1;
         char kind = st->derive == EPOCH ? 'i' : 's';
         int ok = st->op >= OP_LIT && st->op <= OP_LAST && st->column >= -1
-                 && st->column + width <= ncols && st->derive >= KEEP && st->derive <= EPOCH
+                 && (long)st->column + width <= (long)ncols && st->derive >= KEEP && st->derive <= EPOCH
                  && (st->derive != REQUEST || st->op == OP_QUOTED)
                  && (st->derive != EPOCH || st->op == OP_APACHE_TIME);
         for (int k = 0; ok && st->column >= 0 && k < width; k++)

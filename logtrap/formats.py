@@ -548,14 +548,20 @@ def _cut_program(items: list[_Item]) -> _CutProgram | None:
             column = len(columns)
             if role == "request" and body == _QUOTED:
                 derive, names, kind = 1, _CUT_REQUEST, b"s" * len(_CUT_REQUEST)
-            elif role == "time_apache":
+            elif role == "time_apache" and body == _APACHE_TIME:
                 derive, names, kind = 2, (_CUT_TIME,), b"i"
             else:
                 names, kind = (role,), b"s"
             columns += names
             kinds += kind
         steps.append((op[0], op[1], column, derive))
-    return _CutProgram(tuple(steps), tuple(columns), kinds)
+    program = _CutProgram(tuple(steps), tuple(columns), kinds)
+    if _cut is not None:
+        try:  # a program the extension refuses is no fast way: Polars reads the format
+            _cut.cut(b"", program.steps, program.kinds)
+        except ValueError:
+            return None
+    return program
 
 
 @lru_cache(maxsize=64)  # auto-detection compiles every preset for every file

@@ -56,6 +56,25 @@ def test_every_format_the_cut_takes_has_a_program(spec):
     assert compile_format(spec).cut is not None
 
 
+def test_a_quoted_apache_time_is_cut_as_text_and_read_by_polars():
+    # (adversarial review 20: the cut was asked to turn a quoted field into a time, refused
+    # the program, and the read failed)
+    spec = '"$time_local" "$remote_addr" "$request" $status'
+    line = '"28/Nov/2026:10:00:00 +0100" "1.2.3.4" "GET /a HTTP/1.1" 200\n'
+    assert compile_format(spec).cut is not None
+    assert_same(line.encode(), spec)
+    req, _, _ = parse_chunk(line.encode(), compile_format(spec))
+    assert str(req.get_column("time")[0]) == "2026-11-28 09:00:00+00:00"
+
+
+def test_a_program_the_cut_cannot_run_is_refused_not_run():
+    for column in (2**31 - 1, -2**31, 1):
+        with pytest.raises(ValueError, match="bad program step"):
+            formats._cut.cut(b"x\n", ((2, b" ", column, 0),), b"s")
+    with pytest.raises(ValueError, match="bad program step"):  # a time from a quoted field
+        formats._cut.cut(b"x\n", ((1, b"", 0, 2),), b"i")
+
+
 def test_formats_with_bodies_the_cut_does_not_know_keep_the_polars_way():
     assert compile_format('$remote_addr [$time_iso8601] "$request" $status').cut is None
     assert compile_format('%h %{%Y-%m-%d %H:%M:%S}t "%r" %>s').cut is None
