@@ -414,6 +414,7 @@ static PyObject *cut(PyObject *self, PyObject *args)
              *slow_text = NULL;
     PyObject *values[MAX_COLUMNS] = {0}, *datas[MAX_COLUMNS] = {0}, *valids[MAX_COLUMNS] = {0};
     size_t long_len[MAX_COLUMNS] = {0}, nulls[MAX_COLUMNS] = {0};
+    unsigned char written[MAX_COLUMNS] = {0}; /* each column filled by exactly one step */
     Py_ssize_t nsteps = PyTuple_GET_SIZE(program);
     Step *steps = PyMem_Calloc((size_t)nsteps + 1, sizeof(Step));
     size_t n_fast = 0, n_slow = 0, slow_len = 0, stride = 2 * (size_t)ncols;
@@ -440,9 +441,12 @@ static PyObject *cut(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < nsteps; i++) {
         PyObject *t = PyTuple_GET_ITEM(program, i);
         Step *st = &steps[i];
-        if (!PyTuple_Check(t)
-            || !PyArg_ParseTuple(t, "iy#ii", &st->op, &st->arg, &st->arg_len, &st->column,
-                                 &st->derive))
+        if (!PyTuple_Check(t)) {
+            PyErr_SetString(PyExc_ValueError, "cut: a program step is a tuple");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(t, "iy#ii", &st->op, &st->arg, &st->arg_len, &st->column,
+                              &st->derive))
             goto done;
         int width = st->derive == REQUEST ? 5 : 1;
         char kind = st->derive == EPOCH ? 'i' : 's';
@@ -450,8 +454,9 @@ static PyObject *cut(PyObject *self, PyObject *args)
                  && (long)st->column + width <= (long)ncols && st->derive >= KEEP && st->derive <= EPOCH
                  && (st->derive != REQUEST || st->op == OP_QUOTED)
                  && (st->derive != EPOCH || st->op == OP_APACHE_TIME);
+        ok = ok && (st->op != OP_LIT || st->column == -1);
         for (int k = 0; ok && st->column >= 0 && k < width; k++)
-            ok = kinds[st->column + k] == kind;
+            ok = kinds[st->column + k] == kind && !written[st->column + k]++;
         if (!ok) {
             PyErr_SetString(PyExc_ValueError, "cut: bad program step");
             goto done;
@@ -460,6 +465,12 @@ static PyObject *cut(PyObject *self, PyObject *args)
         for (Py_ssize_t k = 0; k < st->arg_len; k++)
             st->stops[(unsigned char)st->arg[k]] = 1;
     }
+
+    for (Py_ssize_t c = 0; c < ncols; c++)
+        if (!written[c]) { /* a column no step fills would be read unwritten */
+            PyErr_SetString(PyExc_ValueError, "cut: bad program step");
+            goto done;
+        }
 
     const char *base = view.buf, *end = base + view.len;
     /* First pass: which lines are cut here, and where their fields are. */

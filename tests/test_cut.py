@@ -73,6 +73,21 @@ def test_a_program_the_cut_cannot_run_is_refused_not_run():
             formats._cut.cut(b"x\n", ((2, b" ", column, 0),), b"s")
     with pytest.raises(ValueError, match="bad program step"):  # a time from a quoted field
         formats._cut.cut(b"x\n", ((1, b"", 0, 2),), b"i")
+    # (adversarial review 20: columns no step fills were read unwritten; a step that is no
+    # tuple returned an error without an exception)
+    for steps, kinds in [(((2, b" ", 0, 0),), b"ss"), (((0, b"ab", 0, 0),), b"s"),
+                         (((2, b" ", 0, 0), (2, b" ", 0, 0)), b"s")]:
+        with pytest.raises(ValueError, match="bad program step"):
+            formats._cut.cut(b"ab\n", steps, kinds)
+    with pytest.raises(ValueError, match="is a tuple"):
+        formats._cut.cut(b"a\n", (5,), b"s")
+
+
+@pytest.mark.parametrize("spec", ['%{User-Agent}i"', '%v %h"', '$host"'])
+def test_a_format_that_takes_a_blank_line_keeps_the_polars_way(spec):
+    fmt = compile_format(spec)
+    assert fmt.cut is None
+    assert parse_chunk(b" \n\t\n", fmt)[0].height == polars_way(b" \n\t\n", fmt)[0].height == 2
 
 
 def test_formats_with_bodies_the_cut_does_not_know_keep_the_polars_way():
