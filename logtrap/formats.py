@@ -528,7 +528,7 @@ _CUT_REQUEST = ("_method", "_url", "_protocol", "_path", "_query")
 _CUT_TIME = "_time_us"
 
 
-def _cut_program(items: list[_Item]) -> _CutProgram | None:
+def _cut_program(items: list[_Item], regex: str) -> _CutProgram | None:
     """The fast way (`_quote_pieces`) as a `_cut` program; None where a field's body is one
     `_cut.c` does not know (the fast way in Polars, then, as without the extension)."""
     steps: list[tuple[int, bytes, int, int]] = []
@@ -557,7 +557,6 @@ def _cut_program(items: list[_Item]) -> _CutProgram | None:
         steps.append((op[0], op[1], column, derive))
     program = _CutProgram(tuple(steps), tuple(columns), kinds)
     # the cut skips blank lines; a format whose regex takes one (`%{User-Agent}i"`) parses it
-    regex, _ = _build_regex(items)
     if pl.Series(["", " ", "\t", " \t "]).str.contains(regex).any():
         return None
     if _cut is not None:
@@ -609,7 +608,7 @@ def compile_format(spec_or_preset: str) -> LogFormat:
     pieces = _quote_pieces(items)
     return LogFormat(name=name, spec=spec, kind=kind, regex=regex, fields=fields,
                      time_format=time_format, pieces=pieces,
-                     cut=_cut_program(items) if pieces is not None else None)
+                     cut=_cut_program(items, regex) if pieces is not None else None)
 
 
 _CONFIG_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
@@ -887,7 +886,7 @@ def _plan(
     # null, or outside the years Python's datetime holds: a bad time (`_TIME_MIN`)
     time_ok = (pl.col(s.TIME).is_between(_TIME_MIN, _TIME_MAX).fill_null(False) if has_time
                else pl.lit(True))
-    return lf.select(
+    lf = lf.select(
         "row", "line",
         (host if host is not None else pl.lit("-")).alias(s.HOST),
         _first(cols, "client_ip", "client", default=str_or_null).alias(s.CLIENT),
@@ -906,14 +905,14 @@ def _plan(
         matched.alias("_matched"),
         *keep,
         *((pl.col("_path").alias(s.PATH), pl.col("_query").alias(s.QUERY)) if split else ()),
-    ).with_columns(
-        (pl.col("_matched") & time_ok).alias("_ok"),
-        # path/query split after the url is known; unescaping later may change both
-        *(() if split else (pl.col(s.URL).str.splitn("?", 2).alias("_pq"),)),
-    ).with_columns(
-        *(() if split else (pl.col("_pq").struct.field("field_0").alias(s.PATH),
-                            pl.col("_pq").struct.field("field_1").alias(s.QUERY))),
-    ).drop("_pq", strict=False)
+    ).with_columns((pl.col("_matched") & time_ok).alias("_ok"))
+    if split:  # the cut split the URL too
+        return lf
+    # path/query split after the url is known; unescaping later may change both
+    return lf.with_columns(pl.col(s.URL).str.splitn("?", 2).alias("_pq")).with_columns(
+        pl.col("_pq").struct.field("field_0").alias(s.PATH),
+        pl.col("_pq").struct.field("field_1").alias(s.QUERY),
+    ).drop("_pq")
 
 
 def _unescape_rows(out: pl.DataFrame, maybe: pl.Series | None = None) -> pl.DataFrame:
@@ -1063,11 +1062,10 @@ def parse_chunk(
     >>> req.select("client", "path", "bytes").rows(), bad.rows(), n
     ([('::1', '/', 5)], [(2, 'junk', 'does not match common')], 3)
     """
-    wanted = _wanted(columns)
     if _cut is None or fmt.cut is None:
         lines = to_lines(chunk)
-        req, bad = _requests_and_rejected(_parsed(lines, fmt, source, wanted), fmt, wanted)
-        return req, bad, lines.height
+        return *parse_lines(lines, fmt, source=source, columns=columns), lines.height
+    wanted = _wanted(columns)
     prog = fmt.cut
     n, fast_rows, cols, slow_rows, slow_text = _cut.cut(chunk, prog.steps, prog.kinds)
     n_fast = len(fast_rows) // 4

@@ -755,12 +755,11 @@ class LogStream:
         self, info: FileRead, chunk: _Chunk, fmt: LogFormat, line_base: int
     ) -> tuple[pl.DataFrame, int]:
         source = info.path
-        if chunk.frame is None and fmt.cut is not None:  # cut in C (`parse_chunk`)
+        if chunk.frame is None:  # cut in C where the format allows (`parse_chunk`)
             req, bad, n = parse_chunk(chunk.data, fmt, source=source, columns=self.columns)
-        else:
-            lines = chunk.lines()
-            req, bad = parse_lines(lines, fmt, source=source, columns=self.columns)
-            n = lines.height
+        else:  # split ahead already (no extension)
+            req, bad = parse_lines(chunk.frame, fmt, source=source, columns=self.columns)
+            n = chunk.frame.height
         info.lines += n
         info.parsed += req.height
         info.rejected += bad.height
