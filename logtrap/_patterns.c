@@ -483,20 +483,21 @@ static PyObject *patterns(PyObject *self, PyObject *args)
     Span *names = NULL;
     size_t names_cap = 0;
     PyObject *slow = NULL;
-    int failed = 0;
+    int failed = 0, bad = 0;
     if (valid_obj != Py_None && PyObject_GetBuffer(valid_obj, &valid, PyBUF_SIMPLE) < 0)
         goto done;
-    if (offset < 0 || n < 0 || (size_t)offs.len < sizeof(int64_t) * (size_t)(offset + n + 1) ||
-        (valid.buf && (size_t)valid.len * 8 < (size_t)(offset + n))) {
+    /* in slots, not bytes: offset + n + 1 <= slots <= PY_SSIZE_T_MAX / 8 cannot overflow */
+    Py_ssize_t slots = offs.len / (Py_ssize_t)sizeof(int64_t);
+    if (offset < 0 || n < 0 || offset >= slots || n > slots - 1 - offset ||
+        (valid.buf && (offset + n + 7) / 8 > valid.len)) {
         PyErr_SetString(PyExc_ValueError, "patterns: the buffers are shorter than the rows");
         goto done;
     }
+    if ((uintptr_t)offs.buf % _Alignof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "patterns: the offsets are not 8-byte aligned");
+        goto done;
+    }
     const int64_t *o = (const int64_t *)offs.buf + offset;
-    for (Py_ssize_t i = 0; i <= n; i++)
-        if (o[i] < 0 || o[i] > data.len || (i && o[i] < o[i - 1])) {
-            PyErr_SetString(PyExc_ValueError, "patterns: offsets out of order or range");
-            goto done;
-        }
     tr.count = (size_t)PyTuple_GET_SIZE(tracking);
     tr.names = PyMem_Calloc(tr.count + 1, sizeof(char *));
     tr.lens = PyMem_Calloc(tr.count + 1, sizeof(size_t));
@@ -527,7 +528,14 @@ static PyObject *patterns(PyObject *self, PyObject *args)
         Py_ssize_t at = offset + i;
         int is_null = bits && !((bits[at >> 3] >> (at & 7)) & 1);
         size_t p0 = pat.len, s0 = sec.len;
-        int r = one(base + o[i], is_null ? 0 : (size_t)(o[i + 1] - o[i]), &pat, &sec, &tmp,
+        /* each offset read once and checked where it is used: without the GIL, another
+         * thread may write a writable buffer (a bytearray) between a check and a use */
+        int64_t from = o[i], to = o[i + 1];
+        if (from < 0 || to < from || to > data.len) {
+            bad = 1;
+            break;
+        }
+        int r = one(base + from, is_null ? 0 : (size_t)(to - from), &pat, &sec, &tmp,
                     &esc, &names, &names_cap, &tr);
         if (r < 0) {
             failed = 1;
@@ -541,6 +549,10 @@ static PyObject *patterns(PyObject *self, PyObject *args)
         failed = offsets_put(&pat_off, (int64_t)pat.len) || offsets_put(&sec_off, (int64_t)sec.len);
     }
     Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "patterns: offsets out of order or range");
+        goto done;
+    }
     if (failed) {
         PyErr_NoMemory();
         goto done;
@@ -561,8 +573,7 @@ done:
     PyMem_Free(tr.lens);
     PyBuffer_Release(&offs);
     PyBuffer_Release(&data);
-    if (valid.buf)
-        PyBuffer_Release(&valid);
+    PyBuffer_Release(&valid); /* a no-op when never taken (obj NULL) */
     return result;
 }
 

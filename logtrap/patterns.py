@@ -257,7 +257,8 @@ def _with_patterns(urls: pl.LazyFrame, settings: Settings) -> pl.LazyFrame:
 
 
 def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
-    """(_URL_KEY, PATTERN, SECTION) for a frame of distinct URLs (_URL_KEY, URL).
+    """(_URL_KEY, PATTERN, SECTION) for a frame of distinct URLs (_URL_KEY, URL), in strings
+    of their own (`schema.owned`: no view into the batch's buffers).
 
     In C (`_patterns.c`) where the extension is built, a URL at a time, several times faster
     than `_with_patterns`' regex passes over the column: a crawler trap is new URLs, and 1.5M
@@ -267,7 +268,7 @@ def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     """
     tracking = tracking_names(settings)
     if _fast is None or urls.height == 0 or not all(name.isascii() for name in tracking):
-        return _with_patterns(urls.lazy(), settings).drop(s.URL).collect()
+        return s.owned(_with_patterns(urls.lazy(), settings).drop(s.URL).collect())
     array = urls.get_column(s.URL).rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())
     validity, offsets, data = array.buffers()
     n = len(array)
@@ -280,7 +281,7 @@ def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         return pl.Series(pa.Array.from_buffers(pa.large_string(), n, buffers))
 
-    done = pl.DataFrame({
+    done = pl.DataFrame({  # strings copied out of the C buffers: owned
         _URL_KEY: urls.get_column(_URL_KEY),
         s.PATTERN: strings(pat_offsets, pat_data),
         s.SECTION: strings(sec_offsets, sec_data),
@@ -288,7 +289,7 @@ def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     if slow.count(1) == 0:
         return done
     left = pl.Series(pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(slow)])).cast(pl.Boolean)
-    rest = _with_patterns(urls.filter(left).lazy(), settings).drop(s.URL).collect()
+    rest = s.owned(_with_patterns(urls.filter(left).lazy(), settings).drop(s.URL).collect())
     return pl.concat([done.filter(~left), rest.select(done.columns)])
 
 
@@ -347,7 +348,7 @@ class PatternCache:
         def compute(new: pl.DataFrame) -> pl.DataFrame:
             return _patterns_of(new, settings)
 
-        rows, self.frame = s.remember(self.frame, urls, _URL_KEY, compute, self.max_urls)
+        rows, self.frame = s.remember(self.frame, urls, _URL_KEY, compute, self.max_urls, fresh=True)
         return rows
 
 

@@ -152,6 +152,8 @@ def remember(
     key: str,
     compute: Callable[[pl.DataFrame], pl.DataFrame],
     cap: int,
+    *,
+    fresh: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(rows for `distinct`, the new `kept`): a cache of computed rows, one per `key`, across
     batches. Rows already in `kept` are reused; `compute` makes the others from their rows
@@ -159,6 +161,7 @@ def remember(
 
     What is kept is owned (see `owned`): kept as views, the rows seen again would pin the
     buffer of every batch they were first computed in, and memory would grow with the logs.
+    `fresh`: `compute` gives rows in buffers of their own already, not to be copied again.
 
     >>> kept = pl.DataFrame({"k": [1], "v": ["one"]})
     >>> rows, kept = remember(kept, pl.DataFrame({"k": [1, 2]}), "k",
@@ -169,9 +172,16 @@ def remember(
     seen = distinct.select(key).join(kept, on=key, how="inner")
     if seen.height == distinct.height:
         return seen, kept
-    done = owned(compute(distinct.join(seen, on=key, how="anti")))
+    done = compute(distinct.join(seen, on=key, how="anti"))
+    if not fresh:
+        done = owned(done)
     if kept.height + done.height > cap:
         kept = owned(pl.concat([seen, done]))
     else:
-        kept = pl.concat([kept, done], rechunk=True)
+        # a batch's rows added as a chunk, gathered into one now and then: copied whole each
+        # batch, a 500,000-URL cache took 0.6 s of a 10M-line analyze
+        kept = pl.concat([kept, done], rechunk=kept.n_chunks() >= _REMEMBER_CHUNKS)
     return pl.concat([seen, done]), kept
+
+
+_REMEMBER_CHUNKS = 16

@@ -222,6 +222,10 @@ class Settings:
         Traceback (most recent call last):
         ...
         logtrap.errors.ConfigError: analysis_rows must be at least 1, not 0
+        >>> Settings(tracking_params=["ref", ""])
+        Traceback (most recent call last):
+        ...
+        logtrap.errors.ConfigError: tracking_params: '' is no query parameter name (one is text, not empty, with no '&' or '=')
         >>> Settings(hosts="Example.com:443", robots="robots.txt").hosts
         ('example.com',)
         """
@@ -234,6 +238,12 @@ class Settings:
         object.__setattr__(self, "sitemaps", tuple(Path(p) for p in self.sitemaps))
         if isinstance(self.robots, str):
             object.__setattr__(self, "robots", Path(self.robots))
+        # parameter names as a query holds them: split on "&", the value after "="
+        for name in ("session_params", "tracking_params"):
+            for param in getattr(self, name):
+                if not isinstance(param, str) or not param or "&" in param or "=" in param:
+                    raise ConfigError(f"{name}: {param!r} is no query parameter name (one is "
+                                      f"text, not empty, with no '&' or '=')")
         # hosts as the reader leaves them: lower case, no port ("Example.com:443")
         hosts = tuple(re.sub(HOST_PORT, r"\1", h.strip()).lower() for h in self.hosts)
         object.__setattr__(self, "hosts", hosts)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import glob
+import struct
 from pathlib import Path
 
 import polars as pl
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from logtrap import patterns, read_logs
+from logtrap.errors import ConfigError
 from logtrap import schema as s
 from logtrap.patterns import _URL_KEY, _patterns_of, _with_patterns, tracking_names
 from logtrap.settings import Settings
@@ -123,6 +125,25 @@ def test_buffers_shorter_than_their_rows_are_an_error():
         patterns._fast.patterns(offsets, data, None, 0, 5, ())
     with pytest.raises(ValueError, match="out of order"):
         patterns._fast.patterns(b"\x00" * 8 + b"\xff" * 8, b"", None, 0, 1, ())
+    # (adversarial review 21: offset + n wrapped around and passed the check, then crashed)
+    two = struct.pack("<2q", 0, 1)
+    for offset, n in [(2**61 - 2**40, 2**40), (0, 2**62), (0, 2**61 - 1), (-1, 1), (1, 1)]:
+        with pytest.raises(ValueError, match="shorter"):
+            patterns._fast.patterns(two, b"/", None, offset, n, ())
+    with pytest.raises(ValueError, match="shorter"):  # a validity bitmap too short for its rows
+        patterns._fast.patterns(struct.pack("<10q", *range(10)), b"/" * 9, b"", 0, 9, ())
+    with pytest.raises(ValueError, match="aligned"):
+        patterns._fast.patterns(memoryview(b"\x00" + two)[1:], b"/", None, 0, 1, ())
+
+
+@pytest.mark.parametrize("bad", ["", "a&b", "ref="])
+def test_a_parameter_name_that_cannot_be_one_is_a_config_error(bad):
+    # (adversarial review 21: in the Polars regex "" took every "&&" between two names as
+    # tracking, and "a&" the name before another; the C way did neither)
+    with pytest.raises(ConfigError, match="no query parameter name"):
+        Settings(tracking_params=["ref", bad])
+    with pytest.raises(ConfigError, match="no query parameter name"):
+        Settings(session_params=[bad])
 
 
 def test_a_sliced_frame_is_read_from_its_own_rows():

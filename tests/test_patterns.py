@@ -7,6 +7,7 @@ import pytest
 from hypothesis import assume, example, given, settings as hsettings, strategies as st
 
 from builders import letters, pinned_string_bytes
+from logtrap import patterns
 from logtrap import schema as s
 from logtrap.patterns import TRACKING, PatternCache, add_patterns, merge_names, section, url_pattern
 from logtrap.settings import Settings
@@ -213,6 +214,30 @@ def test_cache_past_its_cap_pins_no_buffer_of_evicted_urls():
     assert cache.frame[s.SECTION].equals(cache.frame[s.PATTERN], check_names=False)  # two levels
     assert needed == 2 * cache.frame[s.PATTERN].str.len_bytes().sum()
     assert pinned == needed
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["c", "polars"])
+def test_cache_under_its_cap_pins_only_its_own_strings(fast, monkeypatch):
+    # new URLs' patterns are kept as computed (in C: buffers of their own; in Polars: copied),
+    # batch after batch, in a few chunks; none may point into a batch's URLs
+    if not fast:
+        monkeypatch.setattr(patterns, "_fast", None)
+    cache = PatternCache(max_urls=100_000)
+
+    def url(batch: int, i: int) -> str:
+        return f"/a-long-section/{letters(batch * 100_000 + i)}zzzzzzzzzz/x?utm_source=aaaaaaaaaaaa"
+
+    for batch in range(40):
+        again = [url(b, i) for b in range(max(0, batch - 10), batch) for i in range(10)]
+        odd = [f"/\u00e9/{letters(batch)}-y-zzzzzzzzzzzzzzzzzzzz", "/short"]  # not ASCII: Polars
+        add_patterns(pl.DataFrame({s.URL: [url(batch, i) for i in range(900)] + again + odd}),
+                     cache=cache)
+    assert len(cache) == 40 * 902 - 39  # "/short" once
+    assert cache.frame.n_chunks() <= 16
+    pinned, needed = pinned_string_bytes(cache.frame)
+    lengths = pl.concat([cache.frame[c].str.len_bytes() for c in (s.PATTERN, s.SECTION)])
+    short = lengths.filter(lengths <= 12).sum()
+    assert needed <= pinned <= needed + short  # short strings sit in the views, or beside them
 
 
 def test_cache_gives_the_same_patterns_as_no_cache():
