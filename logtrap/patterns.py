@@ -288,7 +288,8 @@ def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     })
     if slow.count(1) == 0:
         return done
-    left = pl.Series(pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(slow)])).cast(pl.Boolean)
+    flags = pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(slow)])
+    left = pl.Series(flags).cast(pl.Boolean)  # the URLs C handed back
     rest = s.owned(_with_patterns(urls.filter(left).lazy(), settings).drop(s.URL).collect())
     return pl.concat([done.filter(~left), rest.select(done.columns)])
 
