@@ -461,7 +461,8 @@ static int one(const char *u, size_t n, Buf *pat, Buf *sec, Buf *tmp, Buf *esc, 
             return -1;
         i = j + 1;
     }
-    if (put_section(sec, pat->p + start, pat->len - start))
+    /* (an empty path may have put nothing yet: no pointer into a buffer not yet made) */
+    if (put_section(sec, pat->len > start ? pat->p + start : "", pat->len - start))
         return -1;
     if (q && put_names(pat, tmp, names, cap, q + 1, n - pn - 1, tr))
         return -1;
