@@ -286,7 +286,7 @@ def _patterns_of(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         s.PATTERN: strings(pat_offsets, pat_data),
         s.SECTION: strings(sec_offsets, sec_data),
     })
-    if slow.count(1) == 0:
+    if 1 not in slow:  # no URL handed back
         return done
     flags = pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(slow)])
     left = pl.Series(flags).cast(pl.Boolean)  # the URLs C handed back

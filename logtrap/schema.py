@@ -146,6 +146,9 @@ def owned(frame: pl.DataFrame) -> pl.DataFrame:
     return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
 
 
+_REMEMBER_CHUNKS = 16  # a cache's chunks before `remember` gathers them into one
+
+
 def remember(
     kept: pl.DataFrame,
     distinct: pl.DataFrame,
@@ -182,6 +185,3 @@ def remember(
         # batch, a 500,000-URL cache took 0.6 s of a 10M-line analyze
         kept = pl.concat([kept, done], rechunk=kept.n_chunks() >= _REMEMBER_CHUNKS)
     return pl.concat([seen, done]), kept
-
-
-_REMEMBER_CHUNKS = 16

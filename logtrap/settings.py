@@ -225,7 +225,7 @@ class Settings:
         >>> Settings(tracking_params=["ref", ""])
         Traceback (most recent call last):
         ...
-        logtrap.errors.ConfigError: tracking_params: '' is no query parameter name (one is text, not empty, with no '&' or '=')
+        logtrap.errors.ConfigError: tracking_params: '' is not a query parameter name (a name is text, not empty, with no '&' or '=')
         >>> Settings(hosts="Example.com:443", robots="robots.txt").hosts
         ('example.com',)
         """
@@ -242,8 +242,9 @@ class Settings:
         for name in ("session_params", "tracking_params"):
             for param in getattr(self, name):
                 if not isinstance(param, str) or not param or "&" in param or "=" in param:
-                    raise ConfigError(f"{name}: {param!r} is no query parameter name (one is "
-                                      f"text, not empty, with no '&' or '=')")
+                    raise ConfigError(f"{name}: {param!r} is not a query parameter name (a name "
+                                      "is text, not empty, with no '&' or '=')",
+                                      hint=f"for ?ref=x, the name is ref: {name} = [\"ref\"]")
         # hosts as the reader leaves them: lower case, no port ("Example.com:443")
         hosts = tuple(re.sub(HOST_PORT, r"\1", h.strip()).lower() for h in self.hosts)
         object.__setattr__(self, "hosts", hosts)
