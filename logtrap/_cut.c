@@ -12,12 +12,13 @@
  * cut(data, program, kinds) -> (lines, fast_rows, columns, slow_rows, slow_text)
  *   data: whole lines (the last may lack its newline), as read;
  *   program: ((op, arg, column, derive), ...); see the OP_ constants;
- *   kinds: one byte per column: 's' text, 'i' a 64-bit integer;
+ *   kinds: one byte per column: 's' text, 'i' a 64-bit integer, 'x' text not wanted (matched
+ *       and checked as 's' is, not handed back: None in its place);
  *   lines: how many lines `data` holds, as Polars' CSV reader counts them (a byte-order mark
  *       at its start dropped, one CR before each line's end dropped);
  *   fast_rows: the line numbers (uint32) of the lines cut here; columns: per column, for text
  *       (Arrow string_view views, their long strings, a validity bitmap or None), for an
- *       integer (int64 values, None, None); slow_rows: the line numbers of the lines handed
+ *       integer (int64 values, None, None), for 'x' None; slow_rows: the line numbers of the lines handed
  *       back; slow_text: those lines, each followed by a newline.
  * Blank lines (spaces and tabs only) are in neither list.
  */
@@ -434,8 +435,8 @@ static PyObject *cut(PyObject *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t c = 0; c < ncols; c++)
-        if (kinds[c] != 's' && kinds[c] != 'i') {
-            PyErr_SetString(PyExc_ValueError, "cut: a column's kind is 's' or 'i'");
+        if (kinds[c] != 's' && kinds[c] != 'i' && kinds[c] != 'x') {
+            PyErr_SetString(PyExc_ValueError, "cut: a column's kind is 's', 'i' or 'x'");
             goto done;
         }
     for (Py_ssize_t i = 0; i < nsteps; i++) {
@@ -456,7 +457,8 @@ static PyObject *cut(PyObject *self, PyObject *args)
                  && (st->derive != EPOCH || st->op == OP_APACHE_TIME);
         ok = ok && (st->op != OP_LIT || st->column == -1);
         for (int k = 0; ok && st->column >= 0 && k < width; k++)
-            ok = kinds[st->column + k] == kind && !written[st->column + k]++;
+            ok = (kinds[st->column + k] == kind || (kind == 's' && kinds[st->column + k] == 'x'))
+                 && !written[st->column + k]++;
         if (!ok) {
             PyErr_SetString(PyExc_ValueError, "cut: bad program step");
             goto done;
@@ -524,6 +526,8 @@ static PyObject *cut(PyObject *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t c = 0; c < ncols; c++) {
+        if (kinds[c] == 'x')
+            continue;
         if (kinds[c] == 'i') {
             values[c] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_fast * 8));
             if (!values[c])
@@ -555,6 +559,8 @@ static PyObject *cut(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t c = 0; c < ncols; c++) {
         const uint32_t *span = sc->spans + 2 * c;
+        if (kinds[c] == 'x')
+            continue;
         if (kinds[c] == 'i') {
             char *out = PyBytes_AS_STRING(values[c]);
             for (size_t i = 0; i < n_fast; i++, span += stride) {
@@ -583,8 +589,9 @@ static PyObject *cut(PyObject *self, PyObject *args)
     if (!col_list)
         goto done;
     for (Py_ssize_t c = 0; c < ncols; c++) {
-        PyObject *col = PyTuple_Pack(3, values[c], datas[c] ? datas[c] : Py_None,
-                                     valids[c] ? valids[c] : Py_None);
+        PyObject *col = kinds[c] == 'x' ? Py_NewRef(Py_None)
+                        : PyTuple_Pack(3, values[c], datas[c] ? datas[c] : Py_None,
+                                       valids[c] ? valids[c] : Py_None);
         if (!col)
             goto done;
         PyList_SET_ITEM(col_list, c, col);

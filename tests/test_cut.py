@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from logtrap import formats, scan_logs
+from logtrap.analysis import ANALYSIS_COLUMNS, OPTIONAL_COLUMNS
+from logtrap.schema import REQUEST_SCHEMA
 from logtrap.formats import compile_format, parse_chunk, parse_lines, to_lines
 
 COMBINED = (
@@ -29,17 +31,19 @@ FORMATS = [
 ]
 
 
-def polars_way(chunk: bytes, fmt: formats.LogFormat) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+def polars_way(
+    chunk: bytes, fmt: formats.LogFormat, columns: list[str] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     lines = to_lines(chunk)
-    req, bad = parse_lines(lines, fmt)
+    req, bad = parse_lines(lines, fmt, columns=columns)
     return req, bad, lines.height
 
 
-def assert_same(chunk: bytes, spec: str) -> None:
+def assert_same(chunk: bytes, spec: str, columns: list[str] | None = None) -> None:
     fmt = compile_format(spec)
     assert fmt.cut is not None, spec
-    req, bad, n = parse_chunk(chunk, fmt)
-    want_req, want_bad, want_n = polars_way(chunk, fmt)
+    req, bad, n = parse_chunk(chunk, fmt, columns=columns)
+    want_req, want_bad, want_n = polars_way(chunk, fmt, columns)
     assert n == want_n
     assert_frame_equal(req, want_req)
     assert_frame_equal(bad, want_bad)
@@ -81,6 +85,13 @@ def test_a_program_the_cut_cannot_run_is_refused_not_run():
             formats._cut.cut(b"ab\n", steps, kinds)
     with pytest.raises(ValueError, match="is a tuple"):
         formats._cut.cut(b"a\n", (5,), b"s")
+    # a column not wanted ('x') is text left out: an Apache time (an integer) is no such column
+    with pytest.raises(ValueError, match="bad program step"):
+        formats._cut.cut(b"x\n", ((10, b"", 0, 2),), b"x")
+    with pytest.raises(ValueError, match="'s', 'i' or 'x'"):
+        formats._cut.cut(b"x\n", ((2, b"", 0, 0),), b"y")
+    assert formats._cut.cut(b"a b\n", ((2, b" ", 0, 0), (0, b" ", -1, 0), (2, b"", 1, 0)),
+                            b"xs")[2][0] is None
 
 
 @pytest.mark.parametrize("spec", ['%{User-Agent}i"', '%v %h"', '$host"'])
@@ -158,6 +169,12 @@ def test_times_read_as_polars_reads_them(stamp):
     assert_same(COMBINED.replace("28/Nov/2026:10:00:00 +0100", stamp).encode(), "combined")
 
 
+# Which request columns a read keeps: all (None), the analysis' own, or any few
+_columns = st.one_of(
+    st.none(),
+    st.just([*ANALYSIS_COLUMNS, *OPTIONAL_COLUMNS]),
+    st.lists(st.sampled_from(list(REQUEST_SCHEMA)), min_size=1, unique=True),
+)
 _bits = st.sampled_from([
     '"', "\\", " ", "\\\"", "-", "[", "]", ":", "200", "x", "\t", "%", "?", " HTTP/", "\r",
     "\x00", "é", "\n", "\n\n", "0", "9", "Feb", "nov", ".", "12", "+", "/", "\ufeff", "|",
@@ -175,19 +192,35 @@ _bits = st.sampled_from([
        ]),
        edits=st.lists(st.tuples(st.integers(0, 140), st.integers(0, 3), _bits), max_size=5),
        spec=st.sampled_from(FORMATS),
-       ending=st.sampled_from(["", "\n", "\r\n"]))
-def test_the_cut_equals_the_polars_way(base, edits, spec, ending):
+       ending=st.sampled_from(["", "\n", "\r\n"]),
+       columns=_columns)
+def test_the_cut_equals_the_polars_way(base, edits, spec, ending, columns):
     line = base
     for at, cut, bit in edits:  # splice junk in: quotes, backslashes, digits, newlines...
         line = line[:at] + bit + line[at + cut:]
     chunk = "\n".join([line, base, "", line]) + ending
-    assert_same(chunk.encode(), spec)
+    assert_same(chunk.encode(), spec, columns)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.binary(max_size=300), spec=st.sampled_from(FORMATS))
-def test_any_bytes_give_what_the_polars_way_gives(data, spec):
-    assert_same(data, spec)
+@given(data=st.binary(max_size=300), spec=st.sampled_from(FORMATS), columns=_columns)
+def test_any_bytes_give_what_the_polars_way_gives(data, spec, columns):
+    assert_same(data, spec, columns)
+
+
+def test_columns_not_wanted_are_not_copied_out_of_the_cut():
+    """A read of some columns (the analysis': no referer, protocol, path or query) has the
+    cut leave out the text that feeds only the others; what it reads is as a whole read's."""
+    fmt = compile_format("combined")
+    wanted = [*ANALYSIS_COLUMNS, *OPTIONAL_COLUMNS]
+    assert formats._kinds_for(fmt.cut, frozenset(wanted)) == b"sissxxxssxs"
+    chunk = (COMBINED + "\n" + COMBINED.replace("/cal?", "/x?") + "\n").encode()
+    req, bad, n = parse_chunk(chunk, fmt, columns=wanted)
+    whole, _, _ = parse_chunk(chunk, fmt)
+    assert req.columns == [c for c in whole.columns if c in wanted]
+    assert_frame_equal(req, whole.select(req.columns))
+    assert req.row(1, named=True)["url"] == "/x?date=2026-11"
+    assert (bad.height, n) == (0, 2)
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob("sample_logs/*/access.log*")))
@@ -197,6 +230,15 @@ def test_the_bundled_logs_read_the_same_without_the_extension(path, monkeypatch)
     without = pl.concat(scan_logs([path]))
     assert with_cut.height > 500
     assert_frame_equal(with_cut, without)
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob("sample_logs/*/access.log*")))
+def test_the_bundled_logs_read_for_the_analysis_as_read_whole(path):
+    wanted = [*ANALYSIS_COLUMNS, *OPTIONAL_COLUMNS]
+    some = pl.concat(scan_logs([path], columns=wanted))
+    whole = pl.concat(scan_logs([path]))
+    assert some.columns == [c for c in whole.columns if c in wanted]
+    assert_frame_equal(some, whole.select(some.columns))
 
 
 def test_a_rotated_gzip_file_is_cut_the_same(tmp_path):
