@@ -157,6 +157,8 @@ class _Table:
     # key columns computed on this table's own rows only (after `rows` picks them): a regex
     # over a few rows, not over every request of the batch
     keyed: tuple[pl.Expr, ...] = ()
+    # a batch's rows grouped on PATTERN_HASH for their host and pattern (`_grouped`)
+    by_pattern_hash: bool = False
 
 
 # Hours and minutes are kept this long behind the newest request; older ones are folded so
@@ -258,12 +260,14 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen()),
         derived=(_time.dt.truncate(_HOUR).alias(s.WINDOW),),
         fold=_fold_hours,
+        by_pattern_hash=True,
     ),
     # status mix per host+pattern
     "statuses": _Table(
         keys=(s.HOST, s.PATTERN, s.STATUS),
         batch=tuple(_counts()),
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS)),
+        by_pattern_hash=True,
     ),
     # which bots fetch which patterns, with what answers
     "agents": _Table(
@@ -271,6 +275,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot,
+        by_pattern_hash=True,
     ),
     # each bot's rate, minute by minute (peak requests per minute)
     "bot_minutes": _Table(
@@ -288,6 +293,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
+        by_pattern_hash=True,
     ),
     # people's requests from the addresses claiming a search engine (counted in the batches
     # where they claim one): an address people share too is a CDN's or proxy's edge, which
@@ -350,6 +356,26 @@ _TABLES: dict[str, _Table] = {
 _BY_PATTERN = [name for name, table in _TABLES.items() if s.PATTERN in table.keys]
 # Each table's columns in order: its keys, then its aggregations.
 _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _TABLES.items()}
+
+
+_NAMED = (s.HOST, s.PATTERN)  # what PATTERN_HASH stands for in a batch
+
+
+def _grouped(rows: pl.LazyFrame, name: str) -> pl.LazyFrame:
+    """A batch's rows aggregated as table `name` does (`_Table.batch`), its columns in order.
+
+    With `by_pattern_hash`, on PATTERN_HASH and the other keys, the host and pattern taken
+    from each group's first row: `Tally.add` hashes them itself, and `_Renames` renames the
+    pattern and its hash together, so in a batch the hash stands for one host and pattern.
+    Grouped on their text, Polars encoded every row's keys (12% of a 10M-line analysis
+    went to that); so Tally.add took 7-10% less time.
+    """
+    table = _TABLES[name]
+    if not table.by_pattern_hash:
+        return rows.group_by(table.keys).agg(table.batch)
+    others = [key for key in table.keys if key not in _NAMED]
+    return (rows.group_by(s.PATTERN_HASH, *others).agg(*table.batch, pl.col(*_NAMED).first())
+            .select(_COLUMNS[name]))
 
 
 def _answers(rows: pl.LazyFrame) -> pl.LazyFrame:
@@ -441,7 +467,7 @@ class Tally:
                 q = q.select(_COLUMNS["urls"])
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
-                q = q.with_columns(table.keyed).group_by(table.keys).agg(table.batch)
+                q = _grouped(q.with_columns(table.keyed), name)
                 if table.limit is not None and table.limit_batches:
                     q = table.limit(q, self)
             queries.append(q)

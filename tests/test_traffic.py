@@ -501,3 +501,35 @@ def test_a_persons_post_is_no_page_read():
     # the pattern counts every request all the same
     assert traffic.patterns.filter(pl.col(s.PATTERN) == "/posts/{n}/react?reaction_id").select(
         s.REQUESTS, s.BOT_REQUESTS).row(0) == (8, 5)
+
+
+_HOSTS = st.sampled_from(["-", "a.org", "b.org"])
+_ROW_URLS = st.sampled_from(["/", "/a/1", "/a/2", "/b?x=1", "/b?y=2", "/c/d.html", None])
+_WHO = st.sampled_from([HUMAN, BOT, {**BOT, s.BOT_NAME: "bingbot"},
+                        {s.IS_BOT: True, s.BOT_NAME: "GPTBot", s.BOT_KIND: "ai"}])
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_HOSTS, _ROW_URLS, _WHO, st.sampled_from([200, 301, 404]),
+                          st.sampled_from(["1.1.1.1", "2.2.2.2"]), st.integers(0, 7200)),
+                min_size=1, max_size=40),
+       st.booleans())
+@example([("-", "/a/1", BOT, 200, "1.1.1.1", 0), ("-", "/a/2", BOT, 200, "1.1.1.1", 1)], True)
+def test_tables_grouped_on_the_pattern_hash_are_those_grouped_on_host_and_pattern(rows, paths):
+    frame = add_patterns(requests_frame(
+        {s.HOST: host, s.URL: url, **who, s.STATUS: status, s.CLIENT: client,
+         s.TIME: T0 + timedelta(seconds=second)}
+        for host, url, who, status, client, second in rows))
+    if paths:  # sections of a frame made elsewhere, not the pattern's: still apart
+        frame = frame.with_columns(pl.col(s.PATH).alias(s.SECTION))
+    derived = {e.meta.output_name(): e for t in traffic_module._TABLES.values() for e in t.derived}
+    batch = frame.with_columns(*derived.values()).lazy()
+    hashed = [n for n, t in traffic_module._TABLES.items() if t.by_pattern_hash]
+    assert hashed == ["windows", "statuses", "agents", "claims"]
+    for name in hashed:
+        table = traffic_module._TABLES[name]
+        rows_of = batch if table.rows is None else batch.filter(table.rows)
+        got = traffic_module._grouped(rows_of, name).collect()
+        want = rows_of.group_by(table.keys).agg(table.batch).collect()
+        assert got.columns == traffic_module._COLUMNS[name]
+        assert got.sort(table.keys, nulls_last=True).equals(want.sort(table.keys, nulls_last=True))
