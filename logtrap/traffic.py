@@ -359,6 +359,7 @@ _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _
 
 
 _NAMED = (s.HOST, s.PATTERN)  # what PATTERN_HASH stands for in a batch
+_NO_CUTOFF = 2**64 - 1  # a pattern whose URL sample is not full: every URL may enter it
 
 
 def _grouped(rows: pl.LazyFrame, name: str) -> pl.LazyFrame:
@@ -486,12 +487,13 @@ class Tally:
         ever enters. Most of a busy pattern's rows are dropped here, before grouping."""
         if self._cutoffs.height == 0:
             return rows
-        cut = pl.col("_cutoff")
-        return (
-            rows.join(self._cutoffs.lazy(), on=s.PATTERN_HASH, how="left")
-            .filter(cut.is_null() | (pl.col(s.URL_HASH) <= cut))
-            .drop("_cutoff")
+        # each row's cutoff looked up, not joined: a join gathered every column of the rows
+        # (22 against 9 ms a batch)
+        cut = pl.col(s.PATTERN_HASH).replace_strict(
+            self._cutoffs.get_column(s.PATTERN_HASH), self._cutoffs.get_column("_cutoff"),
+            default=pl.lit(_NO_CUTOFF, pl.UInt64), return_dtype=pl.UInt64,
         )
+        return rows.filter(pl.col(s.URL_HASH) <= cut)
 
     def _lower_cutoffs(self, sample: pl.DataFrame) -> None:
         """Take a batch's URL sample into the cutoffs: where it has k URLs, the largest of their

@@ -80,6 +80,22 @@ def test_the_sample_is_the_same_whether_read_in_one_batch_or_many():
     assert many.finish().windows.equals(one.finish().windows)
 
 
+def test_the_cutoffs_keep_every_request_of_the_sampled_urls_and_of_patterns_not_full():
+    # six batches of the same 800 URLs (the k-th smallest hash, the cutoff, asked for in each)
+    # and of five URLs of a pattern whose sample never fills, whatever their hashes
+    frames = [day_of_urls(b, range(800)).vstack(add_patterns(requests_frame(
+        {s.URL: f"/other/{j}", s.TIME: T0 + timedelta(days=b, seconds=j)} for j in range(5))))
+        for b in range(6)]
+    many = tally_of(frames, k=250)
+    assert many._cutoffs.height == 1
+    one = tally_of([pl.concat(frames)], k=250)
+    order = [s.URL_HASH, s.STATUS, s.BYTES]
+    urls = many.frames()["urls"].sort(order)
+    assert urls.equals(one.frames()["urls"].sort(order))
+    assert urls.group_by(s.PATTERN).agg(pl.len(), pl.col(s.REQUESTS).unique()).sort(s.PATTERN).rows() == [
+        ("/item/{n}", 250, [6]), ("/other/{n}", 5, [6])]
+
+
 def bot_day(day: int, per_minute: dict[int, int]) -> pl.DataFrame:
     """A bot's requests on one day: `per_minute[m]` requests in minute m (others: one)."""
     rows = []
