@@ -531,7 +531,7 @@ _WHO = st.sampled_from([HUMAN, BOT, {**BOT, s.BOT_NAME: "bingbot"},
                 min_size=1, max_size=40),
        st.booleans())
 @example([("-", "/a/1", BOT, 200, "1.1.1.1", 0), ("-", "/a/2", BOT, 200, "1.1.1.1", 1)], True)
-def test_tables_grouped_on_the_pattern_hash_are_those_grouped_on_host_and_pattern(rows, paths):
+def test_tables_grouped_on_a_hash_are_those_grouped_on_the_text(rows, paths):
     frame = add_patterns(requests_frame(
         {s.HOST: host, s.URL: url, **who, s.STATUS: status, s.CLIENT: client,
          s.TIME: T0 + timedelta(seconds=second)}
@@ -539,13 +539,14 @@ def test_tables_grouped_on_the_pattern_hash_are_those_grouped_on_host_and_patter
     if paths:  # sections of a frame made elsewhere, not the pattern's: still apart
         frame = frame.with_columns(pl.col(s.PATH).alias(s.SECTION))
     derived = {e.meta.output_name(): e for t in traffic_module._TABLES.values() for e in t.derived}
-    batch = frame.with_columns(*derived.values()).lazy()
-    hashed = [n for n, t in traffic_module._TABLES.items() if t.by_pattern_hash]
-    assert hashed == ["windows", "statuses", "agents", "claims"]
+    batch = frame.with_columns(*derived.values())
+    numbered = batch.lazy().with_row_index(traffic_module._ROW)
+    hashed = [n for n, t in traffic_module._TABLES.items() if t.by_pattern_hash or t.by_url_hash]
+    assert hashed == ["windows", "statuses", "agents", "claims", "people_urls"]
     for name in hashed:
         table = traffic_module._TABLES[name]
-        rows_of = batch if table.rows is None else batch.filter(table.rows)
-        got = traffic_module._grouped(rows_of, name).collect()
+        rows_of = numbered if table.rows is None else numbered.filter(table.rows)
+        got = traffic_module._grouped(rows_of, name, batch).collect()
         want = rows_of.group_by(table.keys).agg(table.batch).collect()
         assert got.columns == traffic_module._COLUMNS[name]
         assert got.sort(table.keys, nulls_last=True).equals(want.sort(table.keys, nulls_last=True))
