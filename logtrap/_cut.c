@@ -18,8 +18,8 @@
  *       at its start dropped, one CR before each line's end dropped);
  *   fast_rows: the line numbers (uint32) of the lines cut here; columns: per column, for text
  *       (Arrow string_view views, their long strings, a validity bitmap or None), for an
- *       integer (int64 values, None, None), for 'x' None; slow_rows: the line numbers of the lines handed
- *       back; slow_text: those lines, each followed by a newline.
+ *       integer (int64 values, None, None), for 'x' None; slow_rows: the line numbers of the
+ *       lines handed back; slow_text: those lines, each followed by a newline.
  * Blank lines (spaces and tabs only) are in neither list.
  */
 #define PY_SSIZE_T_CLEAN

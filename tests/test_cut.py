@@ -14,8 +14,8 @@ from polars.testing import assert_frame_equal
 
 from logtrap import formats, scan_logs
 from logtrap.analysis import ANALYSIS_COLUMNS, OPTIONAL_COLUMNS
-from logtrap.schema import REQUEST_SCHEMA
 from logtrap.formats import compile_format, parse_chunk, parse_lines, to_lines
+from logtrap.schema import REQUEST_SCHEMA
 
 COMBINED = (
     '66.249.66.1 - frank [28/Nov/2026:10:00:00 +0100] "GET /cal?date=2026-11 HTTP/1.1" 200 5120 '
