@@ -246,10 +246,12 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
 def _fold_minutes(minutes: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
     """Per host, bot and day older than the horizon, only the busiest minute is kept: peaks
     per minute are all that is read from this table. (Exact for logs read in time order; a
-    minute split between files read far apart may be undercounted.)"""
+    minute split between files read far apart may be undercounted.) Of minutes as busy, the
+    earliest: ranked by their requests alone, the one kept went by the order the rows came
+    in, which a group-by does not keep, and the same logs left a different table each run."""
     old = pl.col(s.MINUTE) < _horizon(s.MINUTE)
     busiest = (
-        pl.col(s.REQUESTS).rank("ordinal", descending=True)
+        pl.struct(-pl.col(s.REQUESTS), s.MINUTE).rank("ordinal")
         .over(s.HOST, s.BOT_NAME, pl.col(s.MINUTE).dt.truncate(_DAY)) == 1
     )
     return minutes.filter(~old | busiest)

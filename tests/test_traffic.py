@@ -125,6 +125,16 @@ def test_old_hours_and_minutes_fold_so_months_of_logs_stay_small():
     assert bot_table(traffic).select(s.BOT_NAME, "peak_per_minute").rows() == [("AhrefsBot", 40)]
 
 
+def test_of_old_minutes_as_busy_the_earliest_is_kept_whatever_the_order_of_the_rows():
+    # day 0's minutes 600 and 900 both have 5 requests; the tally reaches day 5 (day 0 folds)
+    frames = [bot_day(0, {600: 5, 900: 5}), bot_day(5, {})]
+    for reverse in (False, True):
+        batches = [f.reverse() for f in reversed(frames)] if reverse else frames
+        kept = tally_of(batches, k=1000).frames()["bot_minutes"]
+        day0 = kept.filter(pl.col(s.MINUTE) < T0 + timedelta(days=1))
+        assert day0.select(s.MINUTE, s.REQUESTS).rows() == [(T0 + timedelta(minutes=600), 5)]
+
+
 def test_an_estimate_never_passes_the_requests_made():
     # a sample whose k hashes are tiny: the estimate would be ~10^16 distinct URLs, but the
     # pattern had 50 requests an hour for two hours
