@@ -26,7 +26,7 @@ runs continue the same aggregates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -158,10 +158,9 @@ class _Table:
     # key columns computed on this table's own rows only (after `rows` picks them): a regex
     # over a few rows, not over every request of the batch
     keyed: tuple[pl.Expr, ...] = ()
-    # a batch's rows grouped on PATTERN_HASH for their host and pattern, or on URL_HASH for
-    # a table keyed by host, pattern and URL (`_grouped`)
-    by_pattern_hash: bool = False
-    by_url_hash: bool = False
+    # the hash a batch's rows are grouped on (`_grouped`): PATTERN_HASH for their host and
+    # pattern, or URL_HASH for a table keyed by host, pattern and URL; None: the keys' text
+    hashed: str | None = None
 
 
 # Hours and minutes are kept this long behind the newest request; older ones are folded so
@@ -265,14 +264,14 @@ _TABLES: dict[str, _Table] = {
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS), *_seen()),
         derived=(_time.dt.truncate(_HOUR).alias(s.WINDOW),),
         fold=_fold_hours,
-        by_pattern_hash=True,
+        hashed=s.PATTERN_HASH,
     ),
     # status mix per host+pattern
     "statuses": _Table(
         keys=(s.HOST, s.PATTERN, s.STATUS),
         batch=tuple(_counts()),
         merge=(_sum(s.REQUESTS), _sum(s.BOT_REQUESTS)),
-        by_pattern_hash=True,
+        hashed=s.PATTERN_HASH,
     ),
     # which bots fetch which patterns, with what answers
     "agents": _Table(
@@ -280,7 +279,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot,
-        by_pattern_hash=True,
+        hashed=s.PATTERN_HASH,
     ),
     # each bot's rate, minute by minute (peak requests per minute)
     "bot_minutes": _Table(
@@ -298,7 +297,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
         merge=(_sum(s.REQUESTS), *_seen()),
         rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
-        by_pattern_hash=True,
+        hashed=s.PATTERN_HASH,
     ),
     # people's requests from the addresses claiming a search engine (counted in the batches
     # where they claim one): an address people share too is a CDN's or proxy's edge, which
@@ -341,7 +340,7 @@ _TABLES: dict[str, _Table] = {
         rows=~_is_bot & _reads & pl.col(s.STATUS).is_between(200, 399),
         limit=_people_sample,
         limit_batches=False,
-        by_url_hash=True,
+        hashed=s.URL_HASH,
     ),
     # a bounded sample of distinct URLs per host+pattern, with their answers (to bots, and to
     # people's reads: `_reads`, see Tally.add)
@@ -377,18 +376,17 @@ def _grouped(rows: pl.LazyFrame, name: str, batch: pl.DataFrame) -> pl.LazyFrame
     10M-line analysis went to that). In a batch a hash stands for one host and pattern
     (PATTERN_HASH: `Tally.add` hashes them itself, `_Renames` renames the pattern and its hash
     together) or one host and URL (URL_HASH, and the URL gives the pattern). So a table
-    `by_pattern_hash` is grouped on it and its other keys, the host and pattern taken from a
-    group's first row (Tally.add 7-10% quicker); a table `by_url_hash` (keyed by host, pattern
-    and URL) on URL_HASH alone, its text gathered from a group's first row (people's reads:
-    12.6 against 6.2 ms a batch).
+    `hashed` on PATTERN_HASH is grouped on it and its other keys, the host and pattern taken
+    from a group's first row (Tally.add 7-10% quicker); one `hashed` on URL_HASH (keyed by
+    host, pattern and URL) on URL_HASH alone, its text gathered from a group's first row
+    (people's reads: 12.6 against 6.2 ms a batch).
     """
     table = _TABLES[name]
-    if table.by_url_hash:
+    if table.hashed == s.URL_HASH:
         aggs = [e for e in table.batch if e.meta.output_name() != s.URL_HASH]
-        text = (pl.lit(batch.get_column(key)).gather(pl.col(_ROW)).alias(key) for key in table.keys)
-        return (rows.group_by(s.URL_HASH).agg(*aggs, pl.col(_ROW).first()).with_columns(text)
-                .select(_COLUMNS[name]))
-    if not table.by_pattern_hash:
+        return (rows.group_by(s.URL_HASH).agg(*aggs, pl.col(_ROW).first())
+                .with_columns(_at_row(batch, table.keys)).select(_COLUMNS[name]))
+    if table.hashed is None:
         return rows.group_by(table.keys).agg(table.batch)
     others = [key for key in table.keys if key not in _NAMED]
     return (rows.group_by(s.PATTERN_HASH, *others).agg(*table.batch, pl.col(*_NAMED).first())
@@ -408,9 +406,12 @@ def _url_sample(rows: pl.DataFrame, sampled: pl.LazyFrame, k: int) -> pl.LazyFra
         *_counts(), *_first_last(), pl.col(s.PATTERN_HASH, _ROW).first()
     )
     kept = _bottom_k(answers, k, pl.col(s.PATTERN_HASH))
-    text = (pl.lit(rows.get_column(name)).gather(pl.col(_ROW)).alias(name)
-            for name in (s.HOST, s.PATTERN, s.URL))
-    return kept.with_columns(text).select(_COLUMNS["urls"])
+    return kept.with_columns(_at_row(rows, (s.HOST, s.PATTERN, s.URL))).select(_COLUMNS["urls"])
+
+
+def _at_row(batch: pl.DataFrame, names: Sequence[str]) -> list[pl.Expr]:
+    """Columns `names` of `batch` at each aggregate's row of it (`_ROW`)."""
+    return [pl.lit(batch.get_column(name)).gather(pl.col(_ROW)).alias(name) for name in names]
 
 
 def _sample_fill(urls: pl.DataFrame) -> pl.DataFrame:

@@ -530,13 +530,13 @@ def test_a_persons_post_is_no_page_read():
 
 
 _HOSTS = st.sampled_from(["-", "a.org", "b.org"])
-_ROW_URLS = st.sampled_from(["/", "/a/1", "/a/2", "/b?x=1", "/b?y=2", "/c/d.html", None])
+_SOME_URLS = st.sampled_from(["/", "/a/1", "/a/2", "/b?x=1", "/b?y=2", "/c/d.html", None])
 _WHO = st.sampled_from([HUMAN, BOT, {**BOT, s.BOT_NAME: "bingbot"},
                         {s.IS_BOT: True, s.BOT_NAME: "GPTBot", s.BOT_KIND: "ai"}])
 
 
 @hsettings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(_HOSTS, _ROW_URLS, _WHO, st.sampled_from([200, 301, 404]),
+@given(st.lists(st.tuples(_HOSTS, _SOME_URLS, _WHO, st.sampled_from([200, 301, 404]),
                           st.sampled_from(["1.1.1.1", "2.2.2.2"]), st.integers(0, 7200)),
                 min_size=1, max_size=40),
        st.booleans())
@@ -551,7 +551,7 @@ def test_tables_grouped_on_a_hash_are_those_grouped_on_the_text(rows, paths):
     derived = {e.meta.output_name(): e for t in traffic_module._TABLES.values() for e in t.derived}
     batch = frame.with_columns(*derived.values())
     numbered = batch.lazy().with_row_index(traffic_module._ROW)
-    hashed = [n for n, t in traffic_module._TABLES.items() if t.by_pattern_hash or t.by_url_hash]
+    hashed = [n for n, t in traffic_module._TABLES.items() if t.hashed is not None]
     assert hashed == ["windows", "statuses", "agents", "claims", "people_urls"]
     for name in hashed:
         table = traffic_module._TABLES[name]
