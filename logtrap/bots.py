@@ -35,7 +35,8 @@ from pathlib import Path
 import polars as pl
 
 from logtrap.errors import ConfigError
-from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT, remember
+from logtrap.keys import KeyedCache
+from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT
 
 __all__ = [
     "EMPTY_NAME",
@@ -515,8 +516,9 @@ _UA_KEY = "__ua_key"  # private join key: a 64-bit hash of the user agent
 class AgentCache:
     """The user agents already classified, so a streaming caller classifies each one once.
 
-    Keyed by a 64-bit hash of the user agent: joining a batch back on an integer is several
-    times cheaper than on the strings (a collision among 10^5 agents has a chance of about
+    Keyed by a 64-bit hash of the user agent, which a lasting index (`keys.KeyedCache`) turns
+    into the cache's row: a batch's rows gather their classes by number, several times
+    cheaper than joining on the strings (a collision among 10^5 agents has a chance of about
     1 in 10^9 and would only give one agent another's class). Bounded: when the cache would
     pass `max_agents`, it keeps only the current batch's agents.
 
@@ -526,13 +528,18 @@ class AgentCache:
     """
 
     # A site sees thousands of distinct agents, a scanner-heavy one tens of thousands; 100,000
-    # at ~200 bytes each keep it under 20 MB (judgement).
+    # keep it under 5 MB (a key and two numbers each, and each distinct class once; judgement).
     def __init__(self, max_agents: int = 100_000) -> None:
         self.max_agents = max_agents
-        self.frame = pl.DataFrame(schema={_UA_KEY: pl.UInt64(), USER_AGENT: pl.String(), **BOT_SCHEMA})
+        self._cache = KeyedCache(BOT_SCHEMA, max_agents)
 
     def __len__(self) -> int:
-        return self.frame.height
+        return len(self._cache)
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The agents held: `_UA_KEY` and their classes."""
+        return self._cache.frame(_UA_KEY)
 
     def lookup(self, agents: pl.Series) -> pl.DataFrame:
         """Classifications of these agents (distinct), classifying only the ones not seen yet."""
@@ -541,8 +548,15 @@ class AgentCache:
 
     def _lookup(self, distinct: pl.DataFrame) -> pl.DataFrame:
         """`distinct` (_UA_KEY, USER_AGENT) -> their classes, keyed by _UA_KEY."""
-        rows, self.frame = remember(self.frame, distinct, _UA_KEY, _classified, self.max_agents)
-        return rows
+        return distinct.select(_UA_KEY, USER_AGENT).hstack(self.classes(distinct))
+
+    def classes(self, keyed: pl.DataFrame) -> pl.DataFrame:
+        """IS_BOT, BOT_NAME and BOT_KIND of each row of `keyed` (_UA_KEY, USER_AGENT), in its
+        order."""
+        def compute(first: pl.Series) -> pl.DataFrame:
+            return _classified(keyed.select(_UA_KEY, USER_AGENT).gather(first))
+
+        return self._cache.rows(keyed.get_column(_UA_KEY), compute)
 
 
 def _with_key(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
@@ -555,9 +569,9 @@ def _distinct_agents(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
 
 
 def _classified(distinct: pl.DataFrame) -> pl.DataFrame:
-    """`distinct` (_UA_KEY, USER_AGENT) with their classes."""
+    """`distinct` (_UA_KEY, USER_AGENT) with their classes, in its order."""
     table = classify_agents(distinct.get_column(USER_AGENT))
-    return distinct.join(table, on=USER_AGENT, how="left", nulls_equal=True)
+    return distinct.join(table, on=USER_AGENT, how="left", nulls_equal=True, maintain_order="left")
 
 
 def add_bots(
@@ -566,8 +580,8 @@ def add_bots(
     """Add IS_BOT, BOT_NAME and BOT_KIND to requests, classifying each distinct UA once.
 
     A LazyFrame stays lazy: its distinct user agents are collected (a small frame), classified,
-    and joined back lazily. A DataFrame is joined eagerly, on a hash of the user agent (the
-    in-memory join keeps row order far cheaper than the streaming engine's ordered join).
+    and joined back lazily. A DataFrame's rows gather their classes from the cache by number
+    (`AgentCache.classes`).
 
     >>> req = pl.DataFrame({USER_AGENT: ["GPTBot/1.1", "-", "GPTBot/1.1"], "n": [1, 2, 3]})
     >>> add_bots(req).select("n", IS_BOT, BOT_NAME, BOT_KIND).rows()
@@ -581,16 +595,15 @@ def add_bots(
     if existing:
         requests = requests.drop(existing)
     requests = _with_key(requests)
-    distinct = _distinct_agents(requests)
-    if lazy:
-        distinct = distinct.collect()
-    if cache is None:
-        table = _classified(distinct)
-    else:
-        table = cache._lookup(distinct)
-    table = table.drop(USER_AGENT)
-    out = requests.join(table.lazy() if lazy else table, on=_UA_KEY, how="left", maintain_order="left")
-    return out.drop(_UA_KEY)
+    if not lazy:  # each row's classes gathered from a cache (one of its own, with none given)
+        cache = cache if cache is not None else AgentCache(max_agents=_NO_CAP)
+        return requests.drop(_UA_KEY).hstack(cache.classes(requests))
+    distinct = _distinct_agents(requests).collect()
+    table = (_classified(distinct) if cache is None else cache._lookup(distinct)).drop(USER_AGENT)
+    return requests.join(table.lazy(), on=_UA_KEY, how="left", maintain_order="left").drop(_UA_KEY)
+
+
+_NO_CAP = 2**32  # a cache for one frame: no more keys than an index numbers
 
 
 def bot_family_pattern(bot_name: str) -> str:

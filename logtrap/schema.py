@@ -5,8 +5,6 @@ Every stage reads and writes these names; nothing else spells a column name as a
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import polars as pl
 
 # -- one row per request, as the reader produces it ------------------------------------------
@@ -144,44 +142,3 @@ def owned(frame: pl.DataFrame) -> pl.DataFrame:
     if not any(dtype.is_nested() or dtype == pl.String() for dtype in frame.dtypes):
         return frame
     return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
-
-
-_REMEMBER_CHUNKS = 16  # a cache's chunks before `remember` gathers them into one
-
-
-def remember(
-    kept: pl.DataFrame,
-    distinct: pl.DataFrame,
-    key: str,
-    compute: Callable[[pl.DataFrame], pl.DataFrame],
-    cap: int,
-    *,
-    fresh: bool = False,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(rows for `distinct`, the new `kept`): a cache of computed rows, one per `key`, across
-    batches. Rows already in `kept` are reused; `compute` makes the others from their rows
-    of `distinct`. Bounded: when `kept` would pass `cap` rows, only this batch's rows stay.
-
-    What is kept is owned (see `owned`): kept as views, the rows seen again would pin the
-    buffer of every batch they were first computed in, and memory would grow with the logs.
-    `fresh`: `compute` gives rows in buffers of their own already, not to be copied again.
-
-    >>> kept = pl.DataFrame({"k": [1], "v": ["one"]})
-    >>> rows, kept = remember(kept, pl.DataFrame({"k": [1, 2]}), "k",
-    ...     lambda new: new.with_columns(v=pl.lit("new")), cap=10)
-    >>> rows.rows(), kept.height
-    ([(1, 'one'), (2, 'new')], 2)
-    """
-    seen = distinct.select(key).join(kept, on=key, how="inner")
-    if seen.height == distinct.height:
-        return seen, kept
-    done = compute(distinct.join(seen, on=key, how="anti"))
-    if not fresh:
-        done = owned(done)
-    if kept.height + done.height > cap:
-        kept = owned(pl.concat([seen, done]))
-    else:
-        # a batch's rows added as a chunk, gathered into one now and then: copied whole each
-        # batch, a 500,000-URL cache took 0.6 s of a 10M-line analyze
-        kept = pl.concat([kept, done], rechunk=kept.n_chunks() >= _REMEMBER_CHUNKS)
-    return pl.concat([seen, done]), kept

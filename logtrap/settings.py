@@ -73,8 +73,9 @@ class Settings:
     # see a value distribution and pick examples (judgement).
     url_sample_size: int = 1000
     # Distinct URLs whose patterns are remembered between batches, so a URL seen again is not
-    # computed again. ~30 bytes each (measured: 164k URLs in 4.9 MB), so 500,000 stay under
-    # 20 MB; past it only the current batch's URLs are kept (judgement).
+    # computed again. ~40 bytes each (the index's slot, the key, its pattern's number; each
+    # distinct pattern kept once), so 500,000 stay under 20 MB; past it only the current
+    # batch's URLs are kept (judgement).
     pattern_cache_urls: int = 500_000
     # A literal path segment below the first level that takes this many distinct names among
     # patterns otherwise alike is a variable (`/tag/{name}`: tags, wiki topics, users). The

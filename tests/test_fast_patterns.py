@@ -170,3 +170,12 @@ def test_the_real_corpus_urls_get_the_polars_patterns():
     paths = sorted(str(p) for p in CORPUS.iterdir() if p.is_file() and p.name != "SOURCES.md")
     for path in paths:  # each with its own format (auto-detected)
         assert_same(distinct_urls([path]))
+
+
+def test_urls_handed_back_keep_their_place():
+    # a cache takes the patterns of its new URLs in the order it gave them
+    urls = ["/a/1", "/\u00e9t\u00e9/2", "/b/x-y-z", "/caf\u00e9?q=1", "/c/2024-05-01"]
+    frame = pl.DataFrame({s.URL: urls}).with_columns(pl.col(s.URL).hash(0).alias(_URL_KEY))
+    got = _patterns_of(frame, Settings())
+    assert got[_URL_KEY].to_list() == frame[_URL_KEY].to_list()
+    assert got[s.PATTERN].to_list() == ["/a/{n}", "/\u00e9t\u00e9/{n}", "/b/{slug}", "/caf\u00e9?q", "/c/{date}"]

@@ -210,16 +210,19 @@ def test_cache_past_its_cap_pins_no_buffer_of_evicted_urls():
         again = [url(b, i) for b in range(max(0, batch - 10), batch) for i in range(10)]
         add_patterns(pl.DataFrame({s.URL: [url(batch, i) for i in range(900)] + again}), cache=cache)
     assert len(cache) == 1000
-    pinned, needed = pinned_string_bytes(cache.frame)
-    assert cache.frame[s.SECTION].equals(cache.frame[s.PATTERN], check_names=False)  # two levels
-    assert needed == 2 * cache.frame[s.PATTERN].str.len_bytes().sum()
+    values = cache._cache.values  # a pattern per URL here: its letters are a literal segment
+    assert values.height == 1000
+    pinned, needed = pinned_string_bytes(values)
+    assert values[s.SECTION].equals(values[s.PATTERN], check_names=False)  # two levels
+    assert needed == 2 * values[s.PATTERN].str.len_bytes().sum()
     assert pinned == needed
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["c", "polars"])
 def test_cache_under_its_cap_pins_only_its_own_strings(fast, monkeypatch):
-    # new URLs' patterns are kept as computed (in C: buffers of their own; in Polars: copied),
-    # batch after batch, in a few chunks; none may point into a batch's URLs
+    # new URLs' patterns are kept, each distinct one once, batch after batch: none may point
+    # into a batch's URLs, nor into the patterns computed for a batch's new URLs (a trap's
+    # thousand URLs a batch share a pattern, kept once)
     if not fast:
         monkeypatch.setattr(patterns, "_fast", None)
     cache = PatternCache(max_urls=100_000)
@@ -230,12 +233,16 @@ def test_cache_under_its_cap_pins_only_its_own_strings(fast, monkeypatch):
     for batch in range(40):
         again = [url(b, i) for b in range(max(0, batch - 10), batch) for i in range(10)]
         odd = [f"/\u00e9/{letters(batch)}-y-zzzzzzzzzzzzzzzzzzzz", "/short"]  # not ASCII: Polars
-        add_patterns(pl.DataFrame({s.URL: [url(batch, i) for i in range(900)] + again + odd}),
+        trap = [f"/alongsharedsection/{batch * 1000 + i}" for i in range(100)]
+        add_patterns(pl.DataFrame({s.URL: [url(batch, i) for i in range(900)] + again + odd + trap}),
                      cache=cache)
-    assert len(cache) == 40 * 902 - 39  # "/short" once
-    assert cache.frame.n_chunks() <= 16
-    pinned, needed = pinned_string_bytes(cache.frame)
-    lengths = pl.concat([cache.frame[c].str.len_bytes() for c in (s.PATTERN, s.SECTION)])
+    assert len(cache) == 40 * 1002 - 39  # "/short" once
+    assert sorted(cache.frame[s.PATTERN].value_counts().filter(pl.col("count") > 1).rows()) == [
+        ("/alongsharedsection/{n}", 4000), ("/\u00e9/{slug}", 40)]
+    values = cache._cache.values
+    assert values.height == cache.frame.select(s.PATTERN, s.SECTION).n_unique() and values.n_chunks() == 1
+    pinned, needed = pinned_string_bytes(values)
+    lengths = pl.concat([values[c].str.len_bytes() for c in (s.PATTERN, s.SECTION)])
     short = lengths.filter(lengths <= 12).sum()
     assert needed <= pinned <= needed + short  # short strings sit in the views, or beside them
 
