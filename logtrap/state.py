@@ -36,7 +36,7 @@ from logtrap.logs import Source, log_set
 from logtrap.patterns import rules_id
 from logtrap.resume import FileMark, new_marks, plan_sources
 from logtrap.settings import Settings
-from logtrap.traffic import ADDRESS_SAMPLE, OLD_ADDRESS_SAMPLE, Tally
+from logtrap.traffic import ADDRESS_SAMPLE, KEYS, OLD_ADDRESS_SAMPLE, Tally
 
 STATE_SCHEMA = "logtrap/state-v1"
 _KNOWN = "known_findings"
@@ -104,6 +104,15 @@ def load_state(path: str | Path) -> State:
                 for name in archive.namelist()
                 if name.endswith(".parquet")
             }
+            if tables and meta.get("keys", 1) != KEYS:
+                # its URLs and patterns are kept by keys made another way (`traffic.KEYS`;
+                # none written: the first way): matched against this run's, every URL of
+                # the logs read before would count as new
+                raise StateError(
+                    f"{path} was written by an earlier logtrap, which kept URLs by other keys: "
+                    "its remembered URLs cannot be matched",
+                    hint="delete it to start over (the next run reads the logs from the start)",
+                )
             listed = _field(meta, "tables", list, "meta.json", [])  # none before it was kept
             if missing := sorted(set(map(str, listed)) - set(tables)):
                 raise ValueError(f"its {missing[0]}.parquet is missing")
@@ -210,6 +219,7 @@ def save_state(path: str | Path, state: State) -> None:
         "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "runs": state.runs,
         "polars": pl.__version__,
+        "keys": KEYS,
         "pattern_rules": state.pattern_rules,
         "hosts": state.hosts,
         "address_sample": state.address_sample,

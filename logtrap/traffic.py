@@ -115,9 +115,19 @@ def _client_key(client: pl.Expr) -> pl.Expr:
     four = client.str.extract(r"^((?:[0-9A-Fa-f]{1,4}:){4})", 1)
     short = client.str.extract(r"^([^:]*(?::[^:]+)*::)", 1)
     return pl.when(v6).then(pl.coalesce(four, short, client)).otherwise(client)
-# host+URL and host+pattern as one integer each (the URL sample's order, its grouping key)
-_URL_KEY = pl.struct(s.HOST, s.URL).hash(0)
-_PATTERN_KEY = pl.struct(s.HOST, s.PATTERN).hash(0)
+# host+URL and host+pattern as one integer each (the URL sample's order, its grouping key):
+# the text's hash and the host's, by another seed (`/a` on host `b` is not `/b` on `a`),
+# xor'd; a struct's hash took 4.3 and 3.3 ms of a 195,000-line batch, these 1.6 together.
+# Cron state keeps them: KEYS names the way, and a state made another way is refused.
+KEYS = 2
+
+
+def _key(text: pl.Expr) -> pl.Expr:
+    return pl.col(s.HOST).hash(1) ^ text.hash(0)
+
+
+_URL_KEY = _key(pl.col(s.URL))
+_PATTERN_KEY = _key(pl.col(s.PATTERN))
 _MERGED = "merged"  # the pattern a pattern's rows are kept under (see Tally._merge_names)
 
 
@@ -743,7 +753,7 @@ class _Renames:
             targets.select(
                 to.alias(s.PATTERN),
                 section_expr(to).alias(s.SECTION),
-                pl.struct(s.HOST, to.alias(s.PATTERN)).hash(0).alias(s.PATTERN_HASH),
+                _key(to).alias(s.PATTERN_HASH),
             ),
         )
 

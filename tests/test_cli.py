@@ -900,7 +900,7 @@ def test_suggest_says_why_a_rule_is_withheld(monkeypatch):
     result = run("suggest", "sample_logs/nginx-shop/access.log*", "-q")
     assert result.exit_code == 0
     expected = ("WITHHELD robots.txt for *: pagination /shop/shoes?page\n"
-                "  Why: Disallow: /shop/shoes?page= would block content URL /shop/shoes?page=4 "
+                "  Why: Disallow: /shop/shoes?page= would block content URL /shop/shoes?page=5 "
                 "(log, a page of the trap's own pattern fetched by people)")
     assert expected in result.stdout
 

@@ -556,6 +556,23 @@ def test_a_log_given_as_the_state_is_not_said_to_be_deleted(log):
     assert err.value.hint == NOT_A_STATE
 
 
+@pytest.mark.parametrize("keys", [None, 1])
+def test_a_state_whose_urls_were_kept_by_other_keys_is_refused(log, keys):
+    # an earlier logtrap's (no "keys" written: the first way): its URLs would all count as new
+    log.append("access.log", 3)
+    run(log)
+    state = log.dir / "state"
+    rewrite_meta(state, lambda meta: {**without(meta, "keys"), **({} if keys is None else {"keys": keys})})
+    with pytest.raises(StateError) as err:
+        run(log)
+    assert str(err.value) == (f"{state} was written by an earlier logtrap, which kept URLs by other "
+                              "keys: its remembered URLs cannot be matched")
+    assert err.value.hint == "delete it to start over (the next run reads the logs from the start)"
+    rewrite_meta(state, lambda meta: {**meta, "keys": traffic.KEYS})  # this logtrap's: continued
+    log.append("access.log", 2)
+    assert run(log) == (2, 5)
+
+
 def test_keys_a_newer_logtrap_adds_are_ignored(log):
     log.append("access.log", 3)
     assert run(log) == (3, 3)

@@ -402,7 +402,7 @@ def test_the_pages_people_read_are_the_most_read_under_merged_names():
     # are kept, whatever the batches: the one read every day, then the smallest hashes
     titles = [f"/wiki/{w}" for w in "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu".split()]
     by_hash = pl.DataFrame({s.HOST: "-", s.URL: titles}).with_columns(
-        pl.struct(s.HOST, s.URL).hash(0).alias("h")).sort("h")[s.URL].to_list()
+        traffic_module._URL_KEY.alias("h")).sort("h")[s.URL].to_list()
     popular = by_hash[-1]
     days = [[u for u in titles[i:i + 3] if u != popular] + [popular] for i in range(0, 12, 3)]
     with patch.object(traffic_module, "_MERGE_NAMES_AT", 2):
@@ -415,15 +415,22 @@ def test_the_pages_people_read_are_the_most_read_under_merged_names():
     assert _read(traffic, "/wiki/{name}") == {popular: 4, **dict.fromkeys(most[1:], 1)}
 
 
+def _url_keys(urls: list[str]) -> list[int]:
+    return pl.DataFrame({s.HOST: "-", s.URL: urls}).select(traffic_module._URL_KEY).to_series().to_list()
+
+
 def test_a_page_people_read_steadily_or_heavily_once_is_kept_past_the_sample_size():
     # (code review 17) k = 4: a page read twice in each of ten batches, beside pages read three
     # times in one batch each, was cut from every batch's top 4
     def word(i: int) -> str:  # letters only: a name, not a number
         return "/item/" + "".join(chr(97 + i // 26**k % 26) for k in range(3))
 
-    steady = "/item/steady"
     tally = Tally(settings=Settings(url_sample_size=4, pattern_min_names=3))
     daily = [[word(100 * day + i) for i in range(5)] for day in range(1, 11)]
+    # the first run reads each page once and keeps the k smallest hashes: steady's among them
+    smallest = min(_url_keys([u for urls in daily for u in urls]))
+    steady = next(u for u in (word(i).replace("/item/", "/item/steady") for i in range(10_000))
+                  if _url_keys([u])[0] < smallest)
     # a run that reads each page once and merges their names, so that the next's batches
     # are counted under `/item/{name}` as they come
     tally.add(_people([steady, *(u for urls in daily for u in urls)], 0))
