@@ -9,6 +9,7 @@ them and `findings.empty_findings()` for none). Detectors read only the bounded 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
@@ -133,11 +134,22 @@ def run_detectors(
     settings = Settings.of(settings)
     if s.VERIFIED not in traffic.claims.columns:
         traffic = verify_claims(traffic, settings)
+    chosen = REGISTRY if detectors is None else detectors
     frames = [f.empty_findings()]
-    frames += [_run(d, traffic, settings) for d in (REGISTRY if detectors is None else detectors)]
+    if all(d in REGISTRY for d in chosen):
+        # side by side: each reads the aggregates only, and their Polars work releases the
+        # GIL (run_detectors took 0.40 s against 0.27 on the benchmark's 1M lines; a
+        # detector of your own runs them one at a time, as it may not be made for threads)
+        with ThreadPoolExecutor(_WORKERS) as pool:
+            frames += pool.map(lambda d: _run(d, traffic, settings), chosen)
+    else:
+        frames += [_run(d, traffic, settings) for d in chosen]
     findings = _not_crowds(pl.concat(frames, how="vertical"), traffic, settings)
     # one parameter causing the traps of many patterns of a host: one finding (_param.py)
     return f.rank(_param.merge(findings, traffic, settings))
+
+
+_WORKERS = 2  # threads for the built-in detectors (three were no quicker on two cores)
 
 
 def _run(detector: Detector, traffic: Traffic, settings: Settings) -> pl.DataFrame:
