@@ -518,6 +518,23 @@ class _Chunk:
             size *= 4
 
 
+# Lines looked at past the first `detect_lines` when none of those parse, as a multiple of
+# them: junk at a log's start is a few lines (a crash, a burst of handshakes; judgement)
+_WIDER = 50
+
+
+def _first_parsed(lines: list[str], fmts: list[LogFormat]) -> int | None:
+    """The index of the first of these lines some format parses, or None."""
+    frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
+    firsts = []
+    for fmt in fmts:
+        _, bad = parse_lines(frame, fmt, columns=[s.TIME])
+        rejected = set(bad.get_column("row").to_list())
+        firsts += [next((i for i in range(len(lines)) if i not in rejected), len(lines))]
+    first = min(firsts, default=len(lines))
+    return first if first < len(lines) else None
+
+
 def _sample(chunks: list[_Chunk], n: int) -> list[str]:
     """The first `n` non-blank lines of these chunks (all they have, if fewer)."""
     sample: list[str] = []
@@ -642,15 +659,26 @@ class LogStream:
             ahead = self.settings.analysis_rows
             yield from frames if src.path == STDIN else _read_ahead(frames, ahead, len)
 
-    def _choose_format(self, path: str, sample: list[str]) -> LogFormat | None:
-        """The format for this file from its first non-blank lines; FormatError if none parse."""
+    def _choose_format(
+        self, path: str, sample: list[str], wider: Callable[[], list[str]] = list
+    ) -> LogFormat | None:
+        """The format for this file from its first non-blank lines; FormatError if none parse.
+
+        Where none of them parse, the format of the first lines that do, among the `wider()`
+        sample (more of the lines read so far): a log whose first lines are another program's
+        or junk (a crash's bytes, a scanner's burst of TLS handshakes) is read from there, its
+        junk rejected and counted as any line that does not parse is."""
         if not sample:
             return None
-        fmt = self._fixed or detect_format(sample)
+        fmt = self._choose(sample)
         if fmt is not None:
-            req, _ = parse_lines(pl.DataFrame({"line": sample}, schema={"line": pl.String}), fmt)
-            if req.height:
-                return fmt
+            return fmt
+        more = wider() or sample
+        tried_formats = [self._fixed] if self._fixed else [compile_format(n) for n in DETECT_ORDER]
+        start = _first_parsed(more, tried_formats)
+        if start is not None and (later := self._choose(more[start:start + len(sample)])) is not None:
+            return later
+        fmt = self._fixed or detect_format(sample)
         tried = (
             f"the {fmt.describe()}" + ("" if fmt.name == "custom" else " format")
             if fmt is not None
@@ -658,11 +686,20 @@ class LogStream:
         )
         raise FormatError(
             f"{path}: not in {tried}: "
-            + (f"its only line does not parse: {sample[0][:300]!r}" if len(sample) == 1
-               else f"none of its first {len(sample)} lines parse; "
+            + (f"its only line does not parse: {sample[0][:300]!r}" if len(more) == 1
+               else f"none of its first {max(len(sample), len(more))} lines parse; "
                f"first line: {sample[0][:300]!r}"),
             hint="pass the server's LogFormat / log_format string with --format",
         )
+
+    def _choose(self, sample: list[str]) -> LogFormat | None:
+        """The format (given, or detected) that parses some of these lines, or None."""
+        fmt = self._fixed or detect_format(sample)
+        if fmt is not None:
+            req, _ = parse_lines(pl.DataFrame({"line": sample}, schema={"line": pl.String}), fmt)
+            if req.height:
+                return fmt
+        return None
 
     def _open(self, src: Source) -> tuple[_Input, FileRead] | None:
         """Open at the source's offset; the fingerprint comes from the stream's start. None
@@ -720,7 +757,8 @@ class LogStream:
                     sample = _sample(pending, st.detect_lines)
                     if len(sample) < st.detect_lines and not chunk.eof:
                         continue
-                    fmt = self._choose_format(src.path, sample)
+                    fmt = self._choose_format(
+                        src.path, sample, lambda: _sample(pending, _WIDER * st.detect_lines))
                     if fmt is None:  # blank lines only, so far
                         continue
                     self.formats[src.path] = fmt

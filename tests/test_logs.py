@@ -210,6 +210,26 @@ def test_wrong_format_file_raises_one_clear_error(tmp_path):
         read_logs(common, log_format="vhost_combined")
 
 
+@pytest.mark.parametrize("log_format", ["auto", "combined"])
+def test_a_log_whose_first_lines_are_junk_is_read_from_its_first_lines_that_parse(tmp_path, log_format):
+    # more junk than the 20 lines a format is chosen from: a crash's bytes, another program's
+    # lines; rejected and counted, the log read from there
+    junk = "".join(f"\x00\x00 garbage {i} left by a crash\n" for i in range(25))
+    path = write(tmp_path / "a.log", junk + "".join(line(1, h, f"/p/{h}") for h in range(24)))
+    stream = scan_logs(path, settings=Settings(log_format=log_format))
+    frame = pl.concat(list(stream))
+    assert frame[s.URL].to_list() == [f"/p/{h}" for h in range(24)]
+    assert stream.formats[path].name == "combined"
+    assert (stream.stats.lines, stream.stats.parsed, stream.stats.rejected) == (49, 24, 25)
+    assert stream.stats.rejected_examples[s.LINE_NO].to_list()[:2] == [1, 2]
+    # past the lines looked at (1,000), or a file with no line of the format: the clear error
+    for n in (1_001, 30):
+        path = write(tmp_path / f"{n}.log", "not a log line\n" * n + line(1, 1) * (n > 30))
+        with pytest.raises(FormatError, match=f"none of its first {min(n, 1000)} lines parse; "
+                           "first line: 'not a log line'"):
+            read_logs(path, log_format=log_format)
+
+
 def test_missing_unreadable_and_corrupt_inputs_raise_input_error(tmp_path):
     missing = str(tmp_path / "nope.log")
     with pytest.raises(InputError, match="nope.log"):
