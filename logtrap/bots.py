@@ -238,6 +238,11 @@ _BROWSER_TOKEN = (
 _PEOPLES_APPS = r"(?i)(?:^|[\s/(;])(?:QGIS|JOSM|ArcGIS(?: Pro)?|ArcMap|uDig|gvSIG)/"
 # Device and product names that contain a bot word but are browsers (judgement, from lists).
 _BROWSER_GUARD = r"(?i)cubot|robotic|silk/"
+# "like X" names what an agent resembles, not what it is: FreshRSS's "... like Googlebot" was
+# named Googlebot (and, not from Google's addresses, a fake one), Feedly's "like
+# FeedFetcher-Google" Google's feed fetcher. Names and kinds are read without it ("like
+# Gecko" and "like Mac OS X" name nothing either).
+_LIKE = r"(?i)\blike\s+[^;(),]*"
 
 # Product token of an unlisted bot: a word containing a bot word, else the UA's first token.
 _NAME_BOT_WORD = (
@@ -392,11 +397,13 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
     tokens, name_by_token, kind_by_name = _family_tables()
     literals, by_literal, regexes = _crawler_list()
     t = pl.col("_t")
+    named = pl.col("_named")  # the agent without its "like X" (_LIKE): what names it
 
     def first_hit(patterns: list[str], ci: bool) -> pl.Expr:
-        return t.str.extract_many(patterns, ascii_case_insensitive=ci).list.first().str.to_lowercase()
+        return named.str.extract_many(patterns, ascii_case_insensitive=ci).list.first().str.to_lowercase()
 
     stages: list[tuple[pl.Expr, ...]] = [(pl.col(USER_AGENT).str.strip_chars().alias("_t"),)]
+    stages.append((t.str.replace_all(_LIKE, "").alias("_named"),))
     # Stage 1: every independent test, one pass each.
     stages.append(_named(
         _missing=pl.col(USER_AGENT).is_null(),
@@ -405,7 +412,7 @@ def _stages() -> tuple[tuple[pl.Expr, ...], ...]:
         # crawler-user-agents is case-sensitive by design ("NING/" must not match "Lightning/").
         _lit=first_hit(literals, False),
         # The list's real regexes: one pass, one capture group per pattern.
-        _rx=t.str.extract_groups("|".join(f"({_no_capture(p)})" for p, _, _ in regexes)),
+        _rx=named.str.extract_groups("|".join(f"({_no_capture(p)})" for p, _, _ in regexes)),
         _guard=t.str.contains(_BROWSER_GUARD),
         _spider=pl.any_horizontal(
             [(t if n is None else t.str.slice(0, n)).str.contains(rx) for n, rx in _uap_spider_regexes()]

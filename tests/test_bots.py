@@ -164,6 +164,24 @@ def test_cache_classifies_each_agent_once_across_batches() -> None:
     assert out[BOT_NAME].to_list() == ["curl", "Wget", EMPTY_NAME]
 
 
+def test_an_agent_like_another_is_named_as_itself():
+    # "like Googlebot" is no claim to be Google's (FreshRSS's agent was called a fake
+    # Googlebot), and "like Gecko", "like Mac OS X" hide no name
+    agents = {
+        "FreshRSS/1.11.2 (Linux; https://freshrss.org) like Googlebot": ("FreshRSS", "monitoring"),
+        "Mozilla/5.0 (compatible;acapbot/0.1;treat like Googlebot)": ("acapbot", "seo"),
+        "Feedly/1.0 (+http://www.feedly.com/fetcher.html; like FeedFetcher-Google)": ("Feedly", "monitoring"),
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; "
+        "+http://www.google.com/bot.html) Chrome/120.0.0.0 Safari/537.36": ("Googlebot", "search"),
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 8_1 like Mac OS X) AppleWebKit/600.1.4 (KHTML, like Gecko) "
+        "Version/8.0 Mobile/12B410 Safari/600.1.4 (Applebot/0.1; +http://www.apple.com/go/applebot)": ("Applebot", "search"),
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko, Foregenix) "
+        "Chrome/91.0.4472.77 Safari/537.36": ("Foregenix", "tool"),
+    }
+    got = classify_agents(pl.Series(list(agents)))
+    assert {a: (n, k) for a, _, n, k in got.rows()} == agents
+
+
 @pytest.mark.parametrize(
     ("name", "pattern"),
     [
