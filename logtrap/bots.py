@@ -35,7 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from logtrap.errors import ConfigError
-from logtrap.keys import KeyedCache
+from logtrap.keys import NO_CAP, KeyedCache
 from logtrap.schema import BOT_KIND, BOT_NAME, BOT_SCHEMA, IS_BOT, USER_AGENT
 
 __all__ = [
@@ -603,14 +603,11 @@ def add_bots(
         requests = requests.drop(existing)
     requests = _with_key(requests)
     if not lazy:  # each row's classes gathered from a cache (one of its own, with none given)
-        cache = cache if cache is not None else AgentCache(max_agents=_NO_CAP)
+        cache = cache if cache is not None else AgentCache(max_agents=NO_CAP)
         return requests.drop(_UA_KEY).hstack(cache.classes(requests))
     distinct = _distinct_agents(requests).collect()
     table = (_classified(distinct) if cache is None else cache._lookup(distinct)).drop(USER_AGENT)
     return requests.join(table.lazy(), on=_UA_KEY, how="left", maintain_order="left").drop(_UA_KEY)
-
-
-_NO_CAP = 2**32  # a cache for one frame: no more keys than an index numbers
 
 
 def bot_family_pattern(bot_name: str) -> str:

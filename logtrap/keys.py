@@ -24,6 +24,8 @@ try:  # the C fast way (`_keys.c`); without it, the same in Polars
 except ImportError:  # pragma: no cover - a machine with no C compiler
     _CIndex = None
 
+NO_CAP = 2**32  # the cap of a cache for one frame: no more keys than an index numbers
+
 
 class PolarsIndex:
     """`_keys.Index` in Polars: each key's number, numbered in the order first seen.

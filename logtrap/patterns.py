@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from logtrap import schema as s
 from logtrap.errors import LogtrapError
-from logtrap.keys import KeyedCache
+from logtrap.keys import NO_CAP, KeyedCache
 from logtrap.settings import Settings
 
 try:  # the C fast way (`_patterns.c`); without it, the same in Polars
@@ -394,11 +394,8 @@ def add_patterns(
     # A DataFrame's rows gather their patterns from a cache (one of its own, with none given)
     # by number: no join, which kept the row order at a fraction of what the streaming
     # engine's ordered join costs but rebuilt a hash table of the cache each batch
-    cache = cache if cache is not None else PatternCache(max_urls=_NO_CAP)
+    cache = cache if cache is not None else PatternCache(max_urls=NO_CAP)
     return frame.drop(_URL_KEY).hstack(cache.patterns(frame, settings))
-
-
-_NO_CAP = 2**32  # a cache for one frame: no more keys than an index numbers
 
 
 NAME = "{name}"  # a path segment that takes many names (merge_names)
