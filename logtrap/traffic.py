@@ -355,8 +355,8 @@ _TABLES: dict[str, _Table] = {
         limit_batches=False,
         hashed=s.URL_HASH,
     ),
-    # a bounded sample of distinct URLs per host+pattern, with their answers (to bots, and to
-    # people's reads: `_reads`, see Tally.add)
+    # a bounded sample of distinct URLs per host+pattern, with their answers to reads (bots'
+    # and people's: `_reads`, see Tally.add)
     "urls": _Table(
         keys=(s.HOST, s.PATTERN, s.URL, s.STATUS, s.BYTES),
         batch=(*_counts(), *_first_last(), pl.col(s.URL_HASH).first()),
@@ -500,9 +500,10 @@ class Tally:
         queries = []
         for name, table in _TABLES.items():
             if name == "urls":
-                # the URL sample's requests are the bots' and people's reads: a URL people
-                # only POST to is no page they read (the patterns count every request)
-                sampled = self._may_be_sampled(rows.filter(_is_bot | _reads))
+                # the URL sample's requests are reads, bots' and people's alike: a URL only
+                # POSTed to is no page (a CI's up-to-date git fetches of forty repositories,
+                # alike in size, looked like one soft 404); the patterns count every request
+                sampled = self._may_be_sampled(rows.filter(_reads))
                 q = _url_sample(renamed, sampled, self.settings.url_sample_size)
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)

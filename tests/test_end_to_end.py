@@ -277,3 +277,22 @@ def test_a_scraper_asking_for_missing_files_as_a_browser_is_still_fake(tmp_path)
         lines.append(f'45.133.1.7 - - [{at}] "GET /word/{k} HTTP/1.1" 200 {20000 + k} "-" "{ua_gb}"'
                      if k % 2 else f'45.133.1.7 - - [{at}] "GET /favicon.ico HTTP/1.1" 404 0 "-" "{ua_ch}"')
     assert with_google_ranges(tmp_path, lines)[1] == [["45.133.1.7"]]
+
+
+def test_a_forges_git_fetches_are_no_trap(tmp_path):
+    # a CI's git clients fetch forty repositories every few seconds: refs (a size a
+    # repository) by GET, then an up-to-date pack negotiation by POST, 8 bytes each time. A
+    # POST reads no page: forty URLs answered alike looked like one soft 404 (critical)
+    lines = []
+    for i in range(2000):
+        at = f"{20 + i // 4320:02d}/Nov/2026:{i // 180 % 24:02d}:{i // 3 % 60:02d}:{i * 20 % 60:02d} +0000"
+        repo, ip = f"/org/repo{i % 40}.git", f"10.0.{i % 3}.{i % 5}"
+        lines += [f'{ip} - - [{at}] "GET {repo}/info/refs?service=git-upload-pack HTTP/1.1" 200 {500 + i % 40} "-" "git/2.39.2"',
+                  f'{ip} - - [{at}] "POST {repo}/git-upload-pack HTTP/1.1" 200 8 "-" "git/2.39.2"']
+    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
+    result = analyze(str(tmp_path / "access.log"))
+    assert result.findings.height == 0
+    patterns = result.traffic.patterns.sort(s.PATTERN)
+    assert patterns.select(s.PATTERN, s.BOT_REQUESTS, s.UNIQUE_URLS).rows() == [
+        ("/org/{name}.git/info/refs?service", 2000, 40), ("/org/{name}.git/{slug}", 2000, 0)]
+    assert not result.traffic.urls[s.URL].str.ends_with(".git/git-upload-pack").any()
