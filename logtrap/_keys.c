@@ -129,8 +129,13 @@ static PyObject *Index_lookup(Index *ix, PyObject *arg)
     PyObject *ids = NULL, *first = NULL, *result = NULL;
     uint32_t *rows = NULL;
     int failed = 0;
-    if (refuse_busy(ix) || PyObject_GetBuffer(arg, &keys, PyBUF_SIMPLE) < 0)
+    if (refuse_busy(ix))
         return NULL;
+    ix->busy = 1; /* from here: nothing below may let another thread's call in */
+    if (PyObject_GetBuffer(arg, &keys, PyBUF_SIMPLE) < 0) {
+        ix->busy = 0;
+        return NULL;
+    }
     if (keys.len % (Py_ssize_t)sizeof(uint64_t) || (uintptr_t)keys.buf % _Alignof(uint64_t)) {
         PyErr_SetString(PyExc_ValueError, "lookup: the keys are not an aligned buffer of uint64");
         goto done;
@@ -150,7 +155,6 @@ static PyObject *Index_lookup(Index *ix, PyObject *arg)
     const uint64_t *in = keys.buf;
     uint32_t *out = (uint32_t *)PyBytes_AS_STRING(ids);
     size_t added = 0;
-    ix->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     for (size_t i = 0; i < n; i++) {
         uint64_t key = in[i];
@@ -175,7 +179,6 @@ static PyObject *Index_lookup(Index *ix, PyObject *arg)
         out[i] = ix->ids[j] - 1;
     }
     Py_END_ALLOW_THREADS
-    ix->busy = 0;
     if (failed) { /* emptied: no key may keep a number its caller never learned */
         Index_clear_tables(ix);
         PyErr_NoMemory();
@@ -185,6 +188,7 @@ static PyObject *Index_lookup(Index *ix, PyObject *arg)
     if (first)
         result = PyTuple_Pack(2, ids, first);
 done:
+    ix->busy = 0;
     free(rows);
     Py_XDECREF(ids);
     Py_XDECREF(first);

@@ -523,18 +523,6 @@ class _Chunk:
 _WIDER = 50
 
 
-def _first_parsed(lines: list[str], fmts: list[LogFormat]) -> int | None:
-    """The index of the first of these lines some format parses, or None."""
-    frame = pl.DataFrame({"line": lines}, schema={"line": pl.String})
-    firsts = []
-    for fmt in fmts:
-        _, bad = parse_lines(frame, fmt, columns=[s.TIME])
-        rejected = set(bad.get_column("row").to_list())
-        firsts += [next((i for i in range(len(lines)) if i not in rejected), len(lines))]
-    first = min(firsts, default=len(lines))
-    return first if first < len(lines) else None
-
-
 def _sample(chunks: list[_Chunk], n: int) -> list[str]:
     """The first `n` non-blank lines of these chunks (all they have, if fewer)."""
     sample: list[str] = []
@@ -664,20 +652,17 @@ class LogStream:
     ) -> LogFormat | None:
         """The format for this file from its first non-blank lines; FormatError if none parse.
 
-        Where none of them parse, the format of the first lines that do, among the `wider()`
-        sample (more of the lines read so far): a log whose first lines are another program's
-        or junk (a crash's bytes, a scanner's burst of TLS handshakes) is read from there, its
-        junk rejected and counted as any line that does not parse is."""
+        Where none of them parse, the format chosen from the `wider()` sample (more of the
+        lines read so far): a log whose first lines are another program's or junk (a crash's
+        bytes, a scanner's burst of TLS handshakes) is read in the format of the lines after,
+        its junk rejected and counted as any line that does not parse is."""
         if not sample:
             return None
-        fmt = self._choose(sample)
-        if fmt is not None:
+        if (fmt := self._choose(sample)) is not None:
             return fmt
         more = wider() or sample
-        tried_formats = [self._fixed] if self._fixed else [compile_format(n) for n in DETECT_ORDER]
-        start = _first_parsed(more, tried_formats)
-        if start is not None and (later := self._choose(more[start:start + len(sample)])) is not None:
-            return later
+        if len(more) > len(sample) and (fmt := self._choose(more)) is not None:
+            return fmt
         fmt = self._fixed or detect_format(sample)
         tried = (
             f"the {fmt.describe()}" + ("" if fmt.name == "custom" else " format")

@@ -61,8 +61,8 @@ class Settings:
     # than one step per batch, for ~110 MB more peak memory (logtrap's benchmark) (judgement).
     # The reader parses up to this many rows ahead of its caller, in a thread.
     analysis_rows: int = 160_000
-    # Lines sampled per file to choose and check a format; where none of them parse, the
-    # first lines that do among 50 times as many (junk at a log's start).
+    # Lines sampled per file to choose and check a format; where none of them parse, it is
+    # chosen from 50 times as many (junk at a log's start).
     detect_lines: int = 20
     rejected_examples: int = 5  # bad lines kept (with file and line number) for the report
     hosts: tuple[str, ...] = ()  # only these virtual hosts; empty = all
