@@ -672,7 +672,7 @@ class LogStream:
         raise FormatError(
             f"{path}: not in {tried}: "
             + (f"its only line does not parse: {sample[0][:300]!r}" if len(more) == 1
-               else f"none of its first {max(len(sample), len(more))} lines parse; "
+               else f"none of its first {max(len(sample), len(more)):,} lines parse; "
                f"first line: {sample[0][:300]!r}"),
             hint="pass the server's LogFormat / log_format string with --format",
         )

@@ -225,7 +225,7 @@ def test_a_log_whose_first_lines_are_junk_is_read_from_its_first_lines_that_pars
     # past the lines looked at (1,000), or a file with no line of the format: the clear error
     for n in (1_001, 30):
         path = write(tmp_path / f"{n}.log", "not a log line\n" * n + line(1, 1) * (n > 30))
-        with pytest.raises(FormatError, match=f"none of its first {min(n, 1000)} lines parse; "
+        with pytest.raises(FormatError, match=f"none of its first {min(n, 1000):,} lines parse; "
                            "first line: 'not a log line'"):
             read_logs(path, log_format=log_format)
 
