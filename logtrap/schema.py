@@ -5,6 +5,8 @@ Every stage reads and writes these names; nothing else spells a column name as a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 # -- one row per request, as the reader produces it ------------------------------------------
@@ -146,4 +148,10 @@ def owned(frame: pl.DataFrame) -> pl.DataFrame:
     if any(dtype.is_nested() for dtype in frame.dtypes):
         return pl.from_arrow(frame.to_arrow()).cast(frame.schema)  # type: ignore[return-value]
     strings = [name for name, dtype in frame.schema.items() if dtype == pl.String()]
-    return frame.with_columns(pl.format("{}", name).alias(name) for name in strings) if strings else frame
+    return frame.with_columns(copies(strings)) if strings else frame
+
+
+def copies(columns: Sequence[str]) -> list[pl.Expr]:
+    """These String columns written anew, into buffers of their own: `owned` as a step of a
+    query, where the columns are known (no collect of its own)."""
+    return [pl.format("{}", name).alias(name) for name in columns]
