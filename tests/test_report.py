@@ -527,3 +527,42 @@ def test_findings_on_a_familys_member_patterns_are_one_line_under_it():
         "2 random_token (info) (all of them: --json, --markdown)",
         "WARNING growing_pattern /blog/{slug}?p",
     ]
+
+
+def _forge_bots() -> pl.DataFrame:
+    """The bot table of a code host's log: git clients from 91 CI addresses polling 40
+    repositories (long patterns, counts of three digits), and Googlebot."""
+    from logtrap.analysis import analyze
+    from logtrap.bots import add_bots
+
+    start = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    rows = []
+    for k in range(20_000):
+        repo = f"/team{k % 40 % 5}/repo{k % 40}"
+        if k % 2 == 0:
+            rows.append((f"10.0.{k % 7}.{k % 13 + 1}", f"{repo}.git/info/refs?service=git-upload-pack",
+                         "git/2.39.2"))
+        else:
+            rows.append(("66.249.66.1", f"{repo}/src/branch/main/README.md",
+                         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"))
+    frame = pl.DataFrame(rows, schema=["client", "url", "user_agent"], orient="row").with_columns(
+        host=pl.lit("-"), status=pl.lit(200), bytes=pl.lit(300),
+        time=pl.datetime_range(start, start + timedelta(seconds=20_000 - 1), "1s", eager=True,
+                               time_zone="UTC"))
+    assert add_bots(frame.head(1))["bot_name"].item() == "git"
+    return analyze(frame).bots
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_a_table_wider_than_the_console_is_fitted_not_cut(width):
+    # the folding columns' least widths made rich lay the bot table out 102 characters wide
+    # at 100, and the console cut the last two: "/team1/repo31.git/info/refs?service 270"
+    # folded to "...git/" + "fo/refs?service 27", the count lost its last digit
+    bots = _forge_bots()
+    lines = _render([report.bots_table(bots)], width=width).splitlines()
+    assert max(len(line) for line in lines) <= width
+    # the last column, its folded lines joined: every pattern and count whole
+    start = lines[3].index("/team")
+    shown = "".join(line[start:] for line in lines[3:]).replace(" ", "")
+    assert shown == "".join(f"{p['pattern']}{p['requests']:,}"
+                            for top in bots["top_patterns"] for p in top[:3])

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 from rich import box
 from rich.console import Console, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -457,10 +458,30 @@ def print_lines(console: Console, renderables: Iterable[RenderableType]) -> None
         if isinstance(item, str):
             console.print(item, soft_wrap=True, highlight=False)
             continue
+        if isinstance(item, Table):
+            _fit(item, console)
         with console.capture() as captured:
-            console.print(item, highlight=False)
+            # never cropped: a line wider than the console is a line the terminal wraps,
+            # not one whose end is lost
+            console.print(item, highlight=False, crop=False)
         lines = captured.get().splitlines()
         console.file.write("".join(line.rstrip(" ") + "\n" for line in lines))
+
+
+def _fit(table: Table, console: Console) -> None:
+    """Lower the least widths of the table's folding columns (`_fit_folding`) till it fits the
+    console. Given them, rich 15 lays some tables out wider than the console (the bot table
+    at 100 characters: 102), and the console cut the ends of its lines: a count of 270 in
+    the last column read 27."""
+    folding = [c for c in table.columns if c.overflow == "fold" and (c.min_width or 0) > 1]
+    while folding:
+        lines = Segment.split_lines(console.render(table, console.options))
+        over = max((Segment.get_line_length(line) for line in lines), default=0) - console.width
+        if over <= 0:
+            return
+        for column in folding:
+            column.min_width = max(1, (column.min_width or 1) - over)
+        folding = [c for c in folding if (c.min_width or 0) > 1]
 
 
 def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
