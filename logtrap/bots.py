@@ -218,7 +218,9 @@ _GENERIC_BOT = (
 _GENERIC_TOOL = (
     r"(?i)^(?:curl|wget|python|java|php|ruby|perl|go|node|okhttp|libwww|lwp|httpclient|"
     r"apache-httpclient|winhttp|jakarta|guzzle|axios|http_request2?|chef|ansible|"
-    r"powershell|postman|insomnia|restsharp|dart|rust|reqwest|hyper|nim|deno)(?-u:\b)"
+    r"powershell|postman|insomnia|restsharp|dart|rust|reqwest|hyper|nim|deno|"
+    # version control clients: git/2.39.2, JGit/6.5, git-lfs/3.4, SVN/1.14, mercurial/proto-1.0
+    r"git|jgit|libgit2|svn|mercurial)(?-u:\b)"
 )
 # Shapes no browser sends: a bare "Mozilla/x.y" (optionally "(compatible;)") or one with no
 # "(platform)" part, a UA quoted or

@@ -69,6 +69,14 @@ BOTS = [
     ("Mozilla/5.0 Mac OS X", "(unknown)", "unknown"),
     ("python-requests/2.31.0", "python-requests", "tool"),
     ("Go-http-client/1.1", "Go-http-client", "tool"),
+    # version control clients: developers' and CI's fetches, tools someone runs (they were
+    # "unknown", as a bot no list knows is)
+    ("git/2.39.2", "git", "tool"),
+    ("JGit/6.5.0.202303070854-r", "JGit", "tool"),
+    ("git-lfs/3.4.0 (GitHub; linux amd64; go 1.21.1)", "git-lfs", "tool"),
+    ("SVN/1.14.2 (x86_64-pc-linux-gnu) serf/1.3.9", "SVN", "tool"),
+    ("mercurial/proto-1.0 (Mercurial 6.3.2)", "mercurial", "tool"),
+    ("GitHub-Hookshot/a1b2c3d", "GitHub-Hookshot", "unknown"),  # a webhook, not a git client
     ("Scrapy/2.11.0 (+https://scrapy.org)", "Scrapy", "tool"),
     ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 "
      "Safari/537.36", "HeadlessChrome", "tool"),
