@@ -566,3 +566,19 @@ def test_a_table_wider_than_the_console_is_fitted_not_cut(width):
     shown = "".join(line[start:] for line in lines[3:]).replace(" ", "")
     assert shown == "".join(f"{p['pattern']}{p['requests']:,}"
                             for top in bots["top_patterns"] for p in top[:3])
+
+
+def test_the_pattern_table_keeps_its_top_bots_at_80_characters():
+    # at 80 characters rich laid it out 90 wide, and the console cut its last column whole
+    import glob
+
+    from logtrap.analysis import analyze
+
+    patterns = analyze(sorted(glob.glob("sample_logs/vhost/access.log*"))).patterns
+    lines = _render([report.pattern_table(patterns, 5)], width=80).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].split() == ["Bot", "Unique"]  # the numbers' headers on two lines
+    start = lines[1].index("Top bots")
+    shown = "".join(line[start:] for line in lines[3:]).replace(" ", "")
+    assert shown == "".join(f"{b['bot_name']}{b['requests']:,}" + ("," if i < 2 else "")
+                            for top in patterns["bots"].head(5) for i, b in enumerate(top[:3]))

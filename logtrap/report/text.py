@@ -6,6 +6,7 @@ markup reaches the terminal from a log.
 
 from __future__ import annotations
 
+import copy
 import io
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -113,6 +114,9 @@ def _top(items: Iterable[Mapping[str, Any]] | None, key: str, n: int = 3,
 # The narrowest a folding column (patterns, hosts) is squeezed to while the others wrap: a
 # pattern cut every 13 characters could not be read (judgement: most patterns are shorter).
 FOLD_MIN_WIDTH = 20
+# ...and the narrowest it is squeezed to where the table would not fit the console otherwise
+# (`_fit`): still a path segment or two a line (judgement)
+FIT_MIN_WIDTH = 14
 
 
 def _table(*columns: str, right: Iterable[str] = (), fold: Iterable[str] = ()) -> Table:
@@ -469,19 +473,79 @@ def print_lines(console: Console, renderables: Iterable[RenderableType]) -> None
 
 
 def _fit(table: Table, console: Console) -> None:
-    """Lower the least widths of the table's folding columns (`_fit_folding`) till it fits the
-    console. Given them, rich 15 lays some tables out wider than the console (the bot table
-    at 100 characters: 102), and the console cut the ends of its lines: a count of 270 in
-    the last column read 27."""
-    folding = [c for c in table.columns if c.overflow == "fold" and (c.min_width or 0) > 1]
-    while folding:
-        lines = Segment.split_lines(console.render(table, console.options))
-        over = max((Segment.get_line_length(line) for line in lines), default=0) - console.width
-        if over <= 0:
-            return
-        for column in folding:
-            column.min_width = max(1, (column.min_width or 1) - over)
-        folding = [c for c in folding if (c.min_width or 0) > 1]
+    """Fit the table to the console. Given least widths for its folding columns
+    (`_fit_folding`), rich 15 lays some tables out wider than the console (the bot table at
+    100 characters: 102; the pattern table at 80: 90), and the console cut the ends of its
+    lines: a count of 270 in the last column read 27, at 80 the top bots were gone.
+
+    Where a table does not fit whole (wider, or with words cut short with "…" or columns
+    left out), the first of these that does is taken: the headers of its number columns on
+    two lines ("Bot requests"), then the folding columns narrower, to `FIT_MIN_WIDTH` at the
+    least, with that least width, then with it as a fixed width (rich keeps a least width
+    only where the table fits). Failing that, the one that fits with the fewest words cut
+    short ("…" says where) or left out; or, where none fits, the table is printed whole,
+    wider than the console, for the terminal to wrap.
+
+    Tried on a table of the rows that set its columns' widths (`_probe`): a table of 1,000
+    patterns takes half a second to render."""
+    probe = _probe(table)
+    folding = [(i, c.min_width or 0) for i, c in enumerate(probe.columns) if c.overflow == "fold"]
+    # the words of its other columns, each of which a table shown whole shows (rich cuts a
+    # word short with "…", or leaves a column out)
+    words = {word for column in probe.columns if column.overflow != "fold"
+             for text in (column.header, *column.cells) for word in str(text).split()}
+
+    def tried(headers: bool, width: int | None, fixed: bool) -> int | None:
+        """How many of `words` it does not show with these settings (which the probe then
+        has), or None where it does not fit."""
+        for column, given in zip(probe.columns, table.columns):
+            column.header = given.header
+            if headers and column.no_wrap and isinstance(column.header, str):
+                column.header = column.header.replace(" ", "\n", 1)
+        for i, least in folding:
+            narrowed = least if width is None else min(least, width)
+            column = probe.columns[i]
+            column.min_width, column.width = (None, narrowed) if fixed else (narrowed, None)
+        lines = list(Segment.split_lines(console.render(probe, console.options)))
+        if max((Segment.get_line_length(line) for line in lines), default=0) > console.width:
+            return None
+        shown = "".join(segment.text for line in lines for segment in line)
+        return sum(word not in shown for word in words)
+
+    widest = max((least for _, least in folding), default=0)
+    steps = [(False, None, False), (True, None, False)] + [
+        (True, width, fixed) for fixed in (False, True)
+        for width in range(widest - 1, FIT_MIN_WIDTH - 1, -1)]
+    fitting, fewest = None, len(words) + 1
+    for step in steps:
+        missing = tried(*step)
+        if missing is not None and missing < fewest:
+            fitting, fewest = step, missing
+            if not missing:
+                break
+    if fitting is None:
+        return  # printed whole
+    tried(*fitting)
+    for column, chosen in zip(table.columns, probe.columns):
+        column.header, column.min_width, column.width = chosen.header, chosen.min_width, chosen.width
+
+
+def _probe(table: Table) -> Table:
+    """A table like `table` (its columns and their settings copied), of the rows that set
+    its columns' widths: per column, the cell with the longest line and the one with the
+    longest word (rich sizes a column between those two), and the first rows."""
+    cells = [[str(cell) for cell in column.cells] for column in table.columns]
+    rows = set(range(min(table.row_count, 10)))
+    for column in cells:
+        if column:
+            rows.add(max(range(len(column)), key=lambda i: max(map(len, column[i].split("\n")))))
+            rows.add(max(range(len(column)), key=lambda i: max(map(len, column[i].split()), default=0)))
+    probe = copy.copy(table)
+    probe.columns = [copy.copy(column) for column in table.columns]
+    probe.rows = [table.rows[i] for i in sorted(rows)]
+    for column in probe.columns:
+        column._cells = [column._cells[i] for i in sorted(rows)]
+    return probe
 
 
 def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
