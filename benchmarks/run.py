@@ -15,7 +15,8 @@ kept in benchmarks/data/), then measures, each in a fresh process so peak memory
 - on plain logs, the time `analyze()` spends in each per-batch stage (classification,
   patterns, tally), summed, as a share of the whole.
 
-Peak memory is the process's maximum resident set size (wait4's ru_maxrss).
+Peak memory is the process's maximum resident set size (wait4's ru_maxrss); CPU seconds are
+its user and system time, all its threads together (on 2 cores, at most twice the seconds).
 """
 
 from __future__ import annotations
@@ -80,8 +81,9 @@ for name, seconds in sorted(spent.items(), key=lambda item: item[0].startswith("
 """
 
 
-def _measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, str]:
-    """Run argv in a child; return (seconds, peak RSS in MB, stdout)."""
+def _measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, float, str]:
+    """Run argv in a child; return (seconds, CPU seconds: user and system, of all its threads,
+    peak RSS in MB, stdout)."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = proc.stdout.read(), proc.stderr.read()
@@ -90,7 +92,8 @@ def _measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float,
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024, out.decode().strip()
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024, out.decode().strip()
 
 
 def _log(lines: int, gz: bool) -> Path:
@@ -103,9 +106,9 @@ def _log(lines: int, gz: bool) -> Path:
     return path
 
 
-def _row(name: str, lines: int, size_mb: float, seconds: float, peak: float) -> str:
+def _row(name: str, lines: int, size_mb: float, seconds: float, cpu: float, peak: float) -> str:
     return (
-        f"| {name:<9} | {lines:>11,} | {seconds:>7.2f} | {lines / seconds / 1e6:>9.2f} "
+        f"| {name:<9} | {lines:>11,} | {seconds:>7.2f} | {cpu:>7.2f} | {lines / seconds / 1e6:>9.2f} "
         f"| {size_mb / seconds:>7.1f} | {peak:>8.0f} |"
     )
 
@@ -113,33 +116,34 @@ def _row(name: str, lines: int, size_mb: float, seconds: float, peak: float) -> 
 def bench(lines: int, gz: bool, goaccess_lines: int) -> list[str]:
     path = _log(lines, gz)
     rows = []
-    t_bare, m_bare, out = _measure([sys.executable, "-c", BARE, str(path)])
+    t_bare, c_bare, m_bare, out = _measure([sys.executable, "-c", BARE, str(path)])
     counted = int(out)
     # MB/s are of the uncompressed log, so plain and gzip compare on the same work.
     size_mb = _uncompressed_size(path) / 1e6
-    rows.append(_row("bare read", counted, size_mb, t_bare, m_bare))
-    t_read, m_read, out = _measure([sys.executable, "-c", READ, str(path)])
+    rows.append(_row("bare read", counted, size_mb, t_bare, c_bare, m_bare))
+    t_read, c_read, m_read, out = _measure([sys.executable, "-c", READ, str(path)])
     parsed, rejected = (int(x) for x in out.split())
     if parsed + rejected != counted:
         raise SystemExit(f"read_logs saw {parsed}+{rejected} lines, the file has {counted}")
-    rows.append(_row("read_logs", counted, size_mb, t_read, m_read))
+    rows.append(_row("read_logs", counted, size_mb, t_read, c_read, m_read))
     report = DATA / "report.json"
     # --quiet exits 3 when it finds traps, which this log has: that is success here.
     analyze = [sys.executable, "-m", "logtrap", "analyze", str(path), "--json", str(report), "--quiet"]
-    t_all, m_all, _ = _measure(analyze, ok=(0, 3))
-    rows.append(_row("analyze", counted, size_mb, t_all, m_all))
+    t_all, c_all, m_all, _ = _measure(analyze, ok=(0, 3))
+    rows.append(_row("analyze", counted, size_mb, t_all, c_all, m_all))
     goaccess = shutil.which("goaccess")
     # GoAccess reads ~27k lines/s here and cannot read .gz itself: run it on plain files up to
     # --goaccess-lines (10M lines would take it six minutes).
     if goaccess and not gz and counted <= goaccess_lines:
-        t_ga, m_ga, _ = _measure(
+        t_ga, c_ga, m_ga, _ = _measure(
             [goaccess, str(path), "--log-format=COMBINED", "-o", str(DATA / "goaccess.json")]
         )
-        rows.append(_row("goaccess", counted, size_mb, t_ga, m_ga))
-        rows.append(f"| logtrap analyze is {t_ga / t_all:.1f}x faster than GoAccess |||||")
-    rows.append(f"| analyze / read_logs = {t_all / t_read:.2f}x, analyze / bare = {t_all / t_bare:.2f}x |||||")
+        rows.append(_row("goaccess", counted, size_mb, t_ga, c_ga, m_ga))
+        rows.append(f"| logtrap analyze is {t_ga / t_all:.1f}x faster than GoAccess ||||||")
+    rows.append(f"| analyze / read_logs = {t_all / t_read:.2f}x (CPU: {c_all / c_read:.2f}x), "
+                f"analyze / bare = {t_all / t_bare:.2f}x ||||||")
     if not gz:
-        _, _, out = _measure([sys.executable, "-c", STAGES, str(path)])
+        *_, out = _measure([sys.executable, "-c", STAGES, str(path)])
         rows += ["", "| per-batch stage | time in it | share |", "|---|---:|---|", out]
     return rows
 
@@ -164,8 +168,8 @@ def main() -> None:
                         help="run GoAccess (when installed) on plain logs up to this size")
     args = parser.parse_args()
     header = [
-        "| stage     |       lines | seconds | M lines/s |    MB/s |  peak MB |",
-        "|-----------|------------:|--------:|----------:|--------:|---------:|",
+        "| stage     |       lines | seconds |   CPU s | M lines/s |    MB/s |  peak MB |",
+        "|-----------|------------:|--------:|--------:|----------:|--------:|---------:|",
     ]
     for gz in [False] if args.no_gzip else [False, True]:
         for lines in args.lines:
