@@ -480,7 +480,7 @@ def _fit(table: Table, console: Console) -> None:
 
     Where a table does not fit whole (wider, or with words cut short with "…" or columns
     left out), the first of these that does is taken: the headers of its number columns on
-    two lines ("Bot requests"), then the folding columns narrower, to `FIT_MIN_WIDTH` at the
+    two lines ("Bot requests", "Peak/min"), then the folding columns narrower, to `FIT_MIN_WIDTH` at the
     least, with that least width, then with it as a fixed width (rich keeps a least width
     only where the table fits). Failing that, the one that fits with the fewest words cut
     short ("…" says where) or left out; or, where none fits, the table is printed whole,
@@ -501,7 +501,7 @@ def _fit(table: Table, console: Console) -> None:
         for column, given in zip(probe.columns, table.columns):
             column.header = given.header
             if headers and column.no_wrap and isinstance(column.header, str):
-                column.header = column.header.replace(" ", "\n", 1)
+                column.header = _two_lines(column.header)
         for i, least in folding:
             narrowed = least if width is None else min(least, width)
             column = probe.columns[i]
@@ -528,6 +528,19 @@ def _fit(table: Table, console: Console) -> None:
     tried(*fitting)
     for column, chosen in zip(table.columns, probe.columns):
         column.header, column.min_width, column.width = chosen.header, chosen.min_width, chosen.width
+
+
+def _two_lines(header: str) -> str:
+    """A one-line header on two: at its first space, else after its first "/".
+
+    >>> _two_lines("Bot requests"), _two_lines("Peak/min"), _two_lines("Share")
+    ('Bot\\nrequests', 'Peak/\\nmin', 'Share')
+    """
+    if "\n" in header:
+        return header
+    if " " in header:
+        return header.replace(" ", "\n", 1)
+    return header.replace("/", "/\n", 1)
 
 
 def _probe(table: Table) -> Table:
