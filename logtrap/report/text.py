@@ -480,11 +480,11 @@ def _fit(table: Table, console: Console) -> None:
 
     Where a table does not fit whole (wider, or with words cut short with "…" or columns
     left out), the first of these that does is taken: the headers of its number columns on
-    two lines ("Bot requests", "Peak/min"), then the folding columns narrower, to `FIT_MIN_WIDTH` at the
-    least, with that least width, then with it as a fixed width (rich keeps a least width
-    only where the table fits). Failing that, the one that fits with the fewest words cut
-    short ("…" says where) or left out; or, where none fits, the table is printed whole,
-    wider than the console, for the terminal to wrap.
+    two lines ("Bot requests", "Peak/min"), then the folding columns narrower, to
+    `FIT_MIN_WIDTH` at the least, with that least width, then with it as a fixed width (rich
+    keeps a least width only where the table fits). Failing that, the one that fits with the
+    fewest words cut short ("…" says where) or left out; or, where none fits, the table is
+    printed whole, wider than the console, for the terminal to wrap.
 
     Tried on a table of the rows that set its columns' widths (`_probe`): a table of 1,000
     patterns takes half a second to render."""
@@ -527,7 +527,8 @@ def _fit(table: Table, console: Console) -> None:
         return  # printed whole
     tried(*fitting)
     for column, chosen in zip(table.columns, probe.columns):
-        column.header, column.min_width, column.width = chosen.header, chosen.min_width, chosen.width
+        column.header = chosen.header
+        column.min_width, column.width = chosen.min_width, chosen.width
 
 
 def _two_lines(header: str) -> str:
@@ -551,8 +552,10 @@ def _probe(table: Table) -> Table:
     rows = set(range(min(table.row_count, 10)))
     for column in cells:
         if column:
-            rows.add(max(range(len(column)), key=lambda i: max(map(len, column[i].split("\n")))))
-            rows.add(max(range(len(column)), key=lambda i: max(map(len, column[i].split()), default=0)))
+            lines = [max(map(len, cell.split("\n"))) for cell in column]
+            words = [max(map(len, cell.split()), default=0) for cell in column]
+            rows.add(lines.index(max(lines)))
+            rows.add(words.index(max(words)))
     probe = copy.copy(table)
     probe.columns = [copy.copy(column) for column in table.columns]
     probe.rows = [table.rows[i] for i in sorted(rows)]
