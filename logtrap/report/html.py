@@ -34,6 +34,7 @@ table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
 th,td{padding:.3rem .6rem;border-bottom:1px solid #e3e6ee;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 code,pre{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
+td code{display:inline-block;max-width:24rem;word-break:normal;overflow-wrap:break-word}
 pre{background:#f5f6fa;padding:1rem;overflow:auto;white-space:pre-wrap}
 .critical{color:#b00020;font-weight:bold}.warning{color:#9a6700;font-weight:bold}
 .info{color:#0969da}.finding{margin:1.2rem 0}.figure{margin:1.5rem 0}
