@@ -72,10 +72,19 @@ bots._classified = timed("  of which classifying new agents", bots._classified)
 analysis.add_bots = timed("bots (add_bots: classify + join back)", analysis.add_bots)
 analysis.add_patterns = timed("patterns (add_patterns)", analysis.add_patterns)
 Tally.add = timed("tally (Tally.add)", Tally.add)
+# ...and once per run, after the last batch
+Tally.finish = timed("once: the tally's last merge (Tally.finish)", Tally.finish)
+analysis.verify_claims = timed("once: verifying search engines' claims", analysis.verify_claims)
+analysis.run_detectors = timed("once: the detectors", analysis.run_detectors)
+from logtrap import rules
 start = time.perf_counter()
-analysis.analyze(sys.argv[1])
+result = analysis.analyze(sys.argv[1])
 total = time.perf_counter() - start
-for name, seconds in sorted(spent.items(), key=lambda item: item[0].startswith(" ")):
+start = time.perf_counter()
+rules.suggest(result.findings, result.traffic, result.settings)
+spent["after analyze(): the rules (suggest, as `logtrap analyze` makes them)"] = time.perf_counter() - start
+order = lambda item: (item[0].startswith("after"), item[0].startswith("once"), item[0].startswith(" "))
+for name, seconds in sorted(spent.items(), key=order):
     share = f"{100 * seconds / total:.0f}% of analyze() ({total:.2f} s)"
     print(f"| {name} | {seconds:.2f} s | {share} |")
 """
