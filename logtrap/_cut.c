@@ -42,7 +42,8 @@ enum {
     OP_FLOAT = 9,          /* [0-9]+(?:\.[0-9]+)? */
     OP_APACHE_TIME = 10,   /* 28/Nov/2026:10:00:00 +0100 */
     OP_OPT_QUERY = 11,     /* (?:\?[^ ]*)? */
-    OP_LAST = OP_OPT_QUERY,
+    OP_ISO_TIME = 12,      /* 2026-11-28T10:00:00+01:00: `formats._ISO_TIME`, kept as text */
+    OP_LAST = OP_ISO_TIME,
 };
 
 /* What a kept field becomes (a step's `derive`) */
@@ -199,6 +200,28 @@ static Py_ssize_t field_len(const Step *st, const char *p, const char *end)
         if (!hours_ok || z[2] < '0' || z[2] > '5' || !is_digit(z[3]))
             return -1;
         return 26;
+    }
+    case OP_ISO_TIME: {
+        /* [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})
+         * One way to match only: the fraction's digits and the offset's are followed by
+         * none, so no shorter choice lets the rest of the line match otherwise. */
+        static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+        if (end - p < 20)
+            return -1;
+        for (int i = 0; i < 19; i++)
+            if (shape[i] == 'd' ? !is_digit(p[i]) : p[i] != shape[i])
+                return -1;
+        const char *q = p + 19;
+        if (*q == '.' && q + 1 < end && is_digit(q[1]))
+            q += 1 + digits(q + 1, end);
+        if (q < end && *q == 'Z')
+            return (Py_ssize_t)(q + 1 - p);
+        if (q >= end || (*q != '+' && *q != '-') || !n_digits(q + 1, end, 2))
+            return -1;
+        q += 3;
+        if (q < end && *q == ':')
+            q++;
+        return n_digits(q, end, 2) ? (Py_ssize_t)(q + 2 - p) : -1;
     }
     case OP_OPT_QUERY: {
         if (p >= end || *p != '?')

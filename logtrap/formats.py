@@ -521,6 +521,7 @@ _CUT_OPS: dict[str, tuple[int, bytes]] = {
     r"[0-9]+(?:\.[0-9]+)?": (9, b""),
     _APACHE_TIME: (10, b""),
     r"(?:\?[^ ]*)?": (11, b""),
+    _ISO_TIME: (12, b""),  # kept as text, read by Polars (`_time_expr`)
 }
 _CUT_CLASS = re.compile(r"\[\^( ?)\\?([^\]])\]\*")  # `[^X]*`, `[^ X]*` (`_parts`)
 # What the cut makes of a quoted request line and of an Apache time (`_cut.c`'s REQUEST, EPOCH)

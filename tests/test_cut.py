@@ -28,7 +28,9 @@ FORMATS = [
     '$remote_addr [$time_local] "$request" $status $body_bytes_sent $request_time $msec',
     '%v:%p %h %{sec}t.%{usec_frac}t %{msec_frac}t "%r" %s %>s %B %D',
     '%h %t "%r" %>s %b %{Host}i|%{User-Agent}i',
+    '$remote_addr - $remote_user [$time_iso8601] "$request" $status $body_bytes_sent "$http_user_agent"',
 ]
+ISO = '1.2.3.4 - - [2026-11-28T10:00:00+01:00] "GET /a?b=1 HTTP/1.1" 200 512 "Mozilla/5.0 (X)"'
 
 
 def polars_way(
@@ -102,7 +104,6 @@ def test_a_format_that_takes_a_blank_line_keeps_the_polars_way(spec):
 
 
 def test_formats_with_bodies_the_cut_does_not_know_keep_the_polars_way():
-    assert compile_format('$remote_addr [$time_iso8601] "$request" $status').cut is None
     assert compile_format('%h %{%Y-%m-%d %H:%M:%S}t "%r" %>s').cut is None
     assert compile_format("%h %t %r %>s").cut is None  # no quote: the full regex only
 
@@ -138,11 +139,14 @@ def test_exact_values_of_a_combined_line_and_its_neighbours():
     assert_same(chunk, "combined")
 
 
-def test_the_cut_is_used_for_clean_lines():
+@pytest.mark.parametrize("spec, line", [
+    ("combined", COMBINED), (FORMATS[-1], ISO), (FORMATS[-1], ISO.replace("+01:00", ".250Z")),
+])
+def test_the_cut_is_used_for_clean_lines(spec, line):
     # every clean line is cut in C: nothing handed back to Polars
-    fmt = compile_format("combined")
+    fmt = compile_format(spec)
     n, fast_rows, _, slow_rows, slow_text = formats._cut.cut(
-        ((COMBINED + "\n") * 3 + "\n").encode(), fmt.cut.steps, fmt.cut.kinds)
+        ((line + "\n") * 3 + "\n").encode(), fmt.cut.steps, fmt.cut.kinds)
     assert (n, len(fast_rows) // 4, slow_rows, slow_text) == (4, 3, b"", b"")
 
 
@@ -169,6 +173,26 @@ def test_times_read_as_polars_reads_them(stamp):
     assert_same(COMBINED.replace("28/Nov/2026:10:00:00 +0100", stamp).encode(), "combined")
 
 
+@pytest.mark.parametrize("stamp", [
+    "2026-11-28T10:00:00+01:00", "2026-11-28T10:00:00Z", "2026-11-28T10:00:00.123+0100",
+    "2026-11-28T10:00:00.5-05:30", "2026-02-30T10:00:00+00:00", "2026-11-28T24:00:00+00:00",
+    "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "2026-11-28T10:00:00.+01:00",
+    "2026-11-28T10:00:00+1:00", "2026-11-28T10:00:00+01:0", "2026-11-28T10:00:00+01:000",
+    "2026-11-28 10:00:00+01:00", "2026-11-28T10:00:00", "2026-11-28T10:00:00z",
+])
+def test_iso_times_cut_as_polars_reads_them(stamp):
+    # $time_iso8601 is cut as text (shape checked in C as `_ISO_TIME` checks it) and read
+    # by Polars as without the cut: a bad date is a bad time either way, a bad shape a line
+    # the regex does not match
+    spec = FORMATS[-1]
+    line = ISO.replace("2026-11-28T10:00:00+01:00", stamp)
+    assert_same(f"{line}\n{ISO}\n".encode(), spec)
+    fmt = compile_format(spec)
+    req, _, _ = parse_chunk(f"{line}\n".encode(), fmt)
+    if stamp == "2026-11-28T10:00:00.123+0100":
+        assert str(req["time"].item()) == "2026-11-28 09:00:00.123000+00:00"
+
+
 # Which request columns a read keeps: all (None), the analysis' own, or any few
 _columns = st.one_of(
     st.none(),
@@ -189,6 +213,7 @@ _bits = st.sampled_from([
            '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET /a HTTP/2.0" 404 0 0.012 1795860000.250',
            'ex.org:443 1.2.3.4 1795860000.123456 250 "GET / HTTP/1.1" 301 200 512 88871',
            '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET / HTTP/1.1" 200 5 Ex.org:8080|Mozilla/5.0 (X)',
+           ISO, ISO.replace("+01:00", ".250Z"),
        ]),
        edits=st.lists(st.tuples(st.integers(0, 140), st.integers(0, 3), _bits), max_size=5),
        spec=st.sampled_from(FORMATS),
