@@ -73,6 +73,10 @@ PRESETS: dict[str, str] = {
     # The virtual host first, then combined, then any extra fields or none: what many nginx
     # configs write (`$host $remote_addr - $remote_user [$time_local] "$request" ...`).
     "host_combined": '%v %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"%{...}*',
+    # nginx's combined with `$time_iso8601` in place of `$time_local`, as many configs log the
+    # time (`2026-11-28T10:00:00+01:00`, sortable, its zone spelled out).
+    "combined_iso": '$remote_addr - $remote_user [$time_iso8601] "$request" $status '
+    '$body_bytes_sent "$http_referer" "$http_user_agent"',
     # netnea's "extended" Apache format (Apache-Labor tutorials), with its `%X` field.
     "netnea": '%h %{GEOIP_COUNTRY_CODE}e %u [%{%Y-%m-%d %H:%M:%S}t.%{usec_frac}t] "%r" %>s %b '
     '"%{Referer}i" "%{User-Agent}i" %v %A %p %R %{BALANCER_WORKER_ROUTE}e %X "%{cookie}n" '
@@ -90,6 +94,7 @@ DETECT_ORDER: tuple[str, ...] = (
     "netnea",
     "combined_extra",
     "host_combined",
+    "combined_iso",
 )
 
 # -- regex pieces -----------------------------------------------------------------------------
@@ -589,7 +594,7 @@ def compile_format(spec_or_preset: str) -> LogFormat:
     >>> compile_format("apache2")
     Traceback (most recent call last):
     ...
-    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, host_combined, netnea) and it has no % directives or $ variables
+    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, host_combined, combined_iso, netnea) and it has no % directives or $ variables
     """
     if not isinstance(spec_or_preset, str) or not spec_or_preset.strip():
         raise FormatError("empty log format", hint=f"use a preset: {', '.join(PRESETS)}")

@@ -235,6 +235,16 @@ def test_detect_format_picks_the_matching_preset():
         assert fmt is not None and fmt.name == "host_combined"
         req, bad = parse_lines(pl.DataFrame({"line": ["shop.example.com " + COMBINED + tail]}), fmt)
         assert (req["host"].item(), bad.height) == ("shop.example.com", 0)
+    # nginx's combined with $time_iso8601 for its time: every offset spelling it may have
+    for stamp, utc in (("2026-11-28T10:00:00+01:00", "2026-11-28 09:00:00+00:00"),
+                       ("2026-11-28T09:00:00Z", "2026-11-28 09:00:00+00:00"),
+                       ("2026-11-28T04:00:00.5-0500", "2026-11-28 09:00:00.500000+00:00")):
+        line = COMBINED.replace("28/Nov/2026:10:00:00 +0100", stamp)
+        fmt = detect_format([line])
+        assert fmt is not None and fmt.name == "combined_iso"
+        req, bad = parse_lines(pl.DataFrame({"line": [line]}), fmt)
+        assert (str(req["time"].item()), req["user_agent"].item(), bad.height) == (
+            utc, "Mozilla/5.0 (compatible; Googlebot/2.1)", 0)
     assert detect_format(["hello", ""]) is None
 
 
