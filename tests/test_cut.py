@@ -184,13 +184,19 @@ def test_iso_times_cut_as_polars_reads_them(stamp):
     # $time_iso8601 is cut as text (shape checked in C as `_ISO_TIME` checks it) and read
     # by Polars as without the cut: a bad date is a bad time either way, a bad shape a line
     # the regex does not match
-    spec = FORMATS[-1]
     line = ISO.replace("2026-11-28T10:00:00+01:00", stamp)
-    assert_same(f"{line}\n{ISO}\n".encode(), spec)
-    fmt = compile_format(spec)
-    req, _, _ = parse_chunk(f"{line}\n".encode(), fmt)
-    if stamp == "2026-11-28T10:00:00.123+0100":
-        assert str(req["time"].item()) == "2026-11-28 09:00:00.123000+00:00"
+    assert_same(f"{line}\n{ISO}\n".encode(), FORMATS[-1])
+
+
+def test_iso_times_cut_in_c_have_their_exact_values():
+    fmt = compile_format(FORMATS[-1])
+    stamps = ["2026-11-28T10:00:00+01:00", "2026-11-28T09:00:00.123Z", "2026-11-28T04:00:00-0500"]
+    chunk = "".join(ISO.replace("2026-11-28T10:00:00+01:00", t) + "\n" for t in stamps).encode()
+    assert len(formats._cut.cut(chunk, fmt.cut.steps, fmt.cut.kinds)[1]) // 4 == 3  # all in C
+    req, bad, n = parse_chunk(chunk, fmt)
+    assert [str(t) for t in req["time"]] == [
+        "2026-11-28 09:00:00+00:00", "2026-11-28 09:00:00.123000+00:00", "2026-11-28 09:00:00+00:00"]
+    assert (req["url"].to_list(), bad.height, n) == (["/a?b=1"] * 3, 0, 3)
 
 
 # Which request columns a read keeps: all (None), the analysis' own, or any few
