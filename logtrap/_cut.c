@@ -43,8 +43,13 @@ enum {
     OP_APACHE_TIME = 10,   /* 28/Nov/2026:10:00:00 +0100 */
     OP_OPT_QUERY = 11,     /* (?:\?[^ ]*)? */
     OP_ISO_TIME = 12,      /* 2026-11-28T10:00:00+01:00: `formats._ISO_TIME`, kept as text */
-    OP_LAST = OP_ISO_TIME,
+    OP_SHAPE = 13,         /* arg: a fixed shape, byte by byte: SHAPE_DIGIT [0-9], SHAPE_ALPHA
+                              [A-Za-z], SHAPE_SIGN [+-], any other byte itself (a strftime time
+                              of fixed-width directives, `formats._shape`) */
+    OP_LAST = OP_SHAPE,
 };
+
+enum { SHAPE_DIGIT = 1, SHAPE_ALPHA = 2, SHAPE_SIGN = 3 };
 
 /* What a kept field becomes (a step's `derive`) */
 enum {
@@ -222,6 +227,18 @@ static Py_ssize_t field_len(const Step *st, const char *p, const char *end)
         if (q < end && *q == ':')
             q++;
         return n_digits(q, end, 2) ? (Py_ssize_t)(q + 2 - p) : -1;
+    }
+    case OP_SHAPE: {
+        if (end - p < st->arg_len)
+            return -1;
+        for (Py_ssize_t i = 0; i < st->arg_len; i++) {
+            char c = p[i], want = st->arg[i];
+            int ok = want == SHAPE_DIGIT ? is_digit(c) : want == SHAPE_ALPHA ? is_alpha(c)
+                     : want == SHAPE_SIGN ? (c == '+' || c == '-') : c == want;
+            if (!ok)
+                return -1;
+        }
+        return st->arg_len;
     }
     case OP_OPT_QUERY: {
         if (p >= end || *p != '?')

@@ -529,6 +529,35 @@ _CUT_OPS: dict[str, tuple[int, bytes]] = {
     _ISO_TIME: (12, b""),  # kept as text, read by Polars (`_time_expr`)
 }
 _CUT_CLASS = re.compile(r"\[\^( ?)\\?([^\]])\]\*")  # `[^X]*`, `[^ X]*` (`_parts`)
+# A body of fixed-width classes and literals (a strftime time of `%Y %m %d %H %M %S %b %z`...,
+# `_STRFTIME_RX`): `_cut.c`'s OP_SHAPE, its arg one byte per character (`_shape`)
+_SHAPE_PIECE = re.compile(
+    r"\[0-9\]\{(\d)\}|\[A-Za-z\]\{(\d)\}|(\[\+-\])|\\([^A-Za-z0-9\x00-\x1f])"
+    r"|([^\\\[\]{}()|*+?.^$\x00-\x1f])"  # no control character: OP_SHAPE's marks are some
+)
+_SHAPE_DIGIT, _SHAPE_ALPHA, _SHAPE_SIGN = b"\x01", b"\x02", b"\x03"
+
+
+def _shape(body: str) -> bytes | None:
+    r"""The OP_SHAPE arg of a regex body made of fixed-width classes and literal characters,
+    or None for any other body.
+
+    >>> _shape(r"[0-9]{4}\-[0-9]{2} [A-Za-z]{3}:[+-]")
+    b'\x01\x01\x01\x01-\x01\x01 \x02\x02\x02:\x03'
+    >>> _shape("[0-9]+") is None, _shape("[A-Za-z]{3}x?") is None
+    (True, True)
+    """
+    out, pos = b"", 0
+    for m in _SHAPE_PIECE.finditer(body):
+        if m.start() != pos:
+            return None
+        pos = m.end()
+        digits, letters, sign, escaped, plain = m.groups()
+        out += (_SHAPE_DIGIT * int(digits) if digits else _SHAPE_ALPHA * int(letters) if letters
+                else _SHAPE_SIGN if sign else (escaped or plain).encode())
+    return out if pos == len(body) and out else None
+
+
 # What the cut makes of a quoted request line and of an Apache time (`_cut.c`'s REQUEST, EPOCH)
 _CUT_REQUEST = ("_method", "_url", "_protocol", "_path", "_query")
 _CUT_TIME = "_time_us"
@@ -555,6 +584,8 @@ def _cut_program(items: list[_Item], regex: str) -> _CutProgram | None:
             continue
         m = _CUT_CLASS.fullmatch(body)
         op = (2, (m[1] + m[2]).encode()) if m is not None else _CUT_OPS.get(body)
+        if op is None and body.isascii() and (shape := _shape(body)) is not None:
+            op = (13, shape)
         if op is None or not body.isascii():
             return None
         column, derive = -1, 0

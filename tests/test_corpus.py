@@ -75,6 +75,17 @@ def test_real_log_parses_with_no_rejected_line(name):
     assert {k: row[k] for k in first} == first
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_real_log_reads_the_same_without_the_c_cut(name, monkeypatch):
+    # every line the cut takes, it cuts as Polars does (netnea's strftime time included)
+    from logtrap import formats
+
+    path = CORPUS / name
+    with_cut = read_logs(path)
+    monkeypatch.setattr(formats, "_cut", None)
+    assert_frame_equal(with_cut, read_logs(path))
+
+
 def test_netnea_with_its_format_string_from_sources_equals_auto_detection():
     path = CORPUS / "netnea_extended_2015.log"
     assert_frame_equal(read_logs(path, log_format=NETNEA_FORMAT), read_logs(path))

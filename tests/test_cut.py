@@ -28,8 +28,11 @@ FORMATS = [
     '$remote_addr [$time_local] "$request" $status $body_bytes_sent $request_time $msec',
     '%v:%p %h %{sec}t.%{usec_frac}t %{msec_frac}t "%r" %s %>s %B %D',
     '%h %t "%r" %>s %b %{Host}i|%{User-Agent}i',
+    '%h %{%d/%b/%Y %T}t %{%z}t "%r" %>s %b',  # strftime times of fixed-width directives
+    "netnea",
     '$remote_addr - $remote_user [$time_iso8601] "$request" $status $body_bytes_sent "$http_user_agent"',
 ]
+STRFTIME = '1.2.3.4 28/Nov/2026 10:00:00 +0100 "GET /a?b=1 HTTP/1.1" 200 512'
 ISO = '1.2.3.4 - - [2026-11-28T10:00:00+01:00] "GET /a?b=1 HTTP/1.1" 200 512 "Mozilla/5.0 (X)"'
 
 
@@ -104,7 +107,7 @@ def test_a_format_that_takes_a_blank_line_keeps_the_polars_way(spec):
 
 
 def test_formats_with_bodies_the_cut_does_not_know_keep_the_polars_way():
-    assert compile_format('%h %{%Y-%m-%d %H:%M:%S}t "%r" %>s').cut is None
+    assert compile_format('%h %{%B %d %Y}t "%r" %>s').cut is None  # %B: a month's name, any width
     assert compile_format("%h %t %r %>s").cut is None  # no quote: the full regex only
 
 
@@ -188,6 +191,27 @@ def test_iso_times_cut_as_polars_reads_them(stamp):
     assert_same(f"{line}\n{ISO}\n".encode(), FORMATS[-1])
 
 
+@pytest.mark.parametrize("stamp", [
+    "28/Nov/2026 10:00:00 +0100", "31/Jun/2026 10:00:00 +0100", "28/nov/2026 10:00:00 -0000",
+    "28/Nov/2026 24:00:00 +0100", "28/Nov/2026 10:00:00 0100", "2/Nov/2026 10:00:00 +0100",
+    "28/Nov/2026 10:00 +0100", "28/No1/2026 10:00:00 +0100", "28/Nov/2026 10:00:00 +01",
+])
+def test_strftime_times_cut_as_polars_reads_them(stamp):
+    # a strftime time of fixed-width directives is cut by its shape (`formats._shape`) as
+    # text and read by Polars as without the cut: a bad date is a bad time either way
+    line = STRFTIME.replace("28/Nov/2026 10:00:00 +0100", stamp)
+    assert_same(f"{line}\n{STRFTIME}\n".encode(), FORMATS[-3])
+
+
+def test_strftime_times_cut_in_c_have_their_exact_values():
+    fmt = compile_format(FORMATS[-3])
+    chunk = (STRFTIME + "\n" + STRFTIME.replace("+0100", "-0230") + "\n").encode()
+    assert len(formats._cut.cut(chunk, fmt.cut.steps, fmt.cut.kinds)[1]) // 4 == 2  # both in C
+    req, bad, n = parse_chunk(chunk, fmt)
+    assert [str(t) for t in req["time"]] == ["2026-11-28 09:00:00+00:00", "2026-11-28 12:30:00+00:00"]
+    assert (bad.height, n) == (0, 2)
+
+
 def test_iso_times_cut_in_c_have_their_exact_values():
     fmt = compile_format(FORMATS[-1])
     stamps = ["2026-11-28T10:00:00+01:00", "2026-11-28T09:00:00.123Z", "2026-11-28T04:00:00-0500"]
@@ -219,7 +243,10 @@ _bits = st.sampled_from([
            '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET /a HTTP/2.0" 404 0 0.012 1795860000.250',
            'ex.org:443 1.2.3.4 1795860000.123456 250 "GET / HTTP/1.1" 301 200 512 88871',
            '1.2.3.4 [28/Nov/2026:10:00:00 +0100] "GET / HTTP/1.1" 200 5 Ex.org:8080|Mozilla/5.0 (X)',
-           ISO, ISO.replace("+01:00", ".250Z"),
+           ISO, ISO.replace("+01:00", ".250Z"), STRFTIME,
+           '75.249.65.145 US - [2015-09-02 10:42:51.003372] "GET /cms/feed/?q=1 HTTP/1.1" 200 7113 "-" '
+           '"Mozilla/5.0 (compatible; Googlebot/2.1)" www.example.com 124.165.3.7 443 redirect-handler - + '
+           '"-" Vea2i8CoAwcAADevXAgAAAAB TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 701 12118 -% 88871 803 0 0 0 0',
        ]),
        edits=st.lists(st.tuples(st.integers(0, 140), st.integers(0, 3), _bits), max_size=5),
        spec=st.sampled_from(FORMATS),
