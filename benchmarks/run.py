@@ -13,7 +13,9 @@ kept in benchmarks/data/), then measures, each in a fresh process so peak memory
 - `analyze`: the whole `logtrap analyze FILE --json FILE` run, as an admin would start it;
 - `goaccess`: GoAccess on the same file, when it is installed, for scale;
 - on plain logs, the time `analyze()` spends in each per-batch stage (classification,
-  patterns, tally), summed, as a share of the whole.
+  patterns, tally), summed, and in its once-per-run stages (the tally's last merge, the
+  claims' check, the detectors), and the rules `logtrap analyze` makes after it, each as a
+  share of `analyze()`.
 
 Peak memory is the process's maximum resident set size (wait4's ru_maxrss); CPU seconds are
 its user and system time, all its threads together (on 2 cores, at most twice the seconds).
@@ -153,7 +155,7 @@ def bench(lines: int, gz: bool, goaccess_lines: int) -> list[str]:
                 f"analyze / bare = {t_all / t_bare:.2f}x ||||||")
     if not gz:
         *_, out = _measure([sys.executable, "-c", STAGES, str(path)])
-        rows += ["", "| per-batch stage | time in it | share |", "|---|---:|---|", out]
+        rows += ["", "| stage of analyze() | time in it | share |", "|---|---:|---|", out]
     return rows
 
 
