@@ -21,6 +21,8 @@ COMBINED = (
     '66.249.66.1 - frank [28/Nov/2026:10:00:00 +0100] "GET /cal?date=2026-11 HTTP/1.1" 200 5120 '
     '"https://ex.org/" "Mozilla/5.0 (compatible; Googlebot/2.1)"'
 )
+STRFTIME_SPEC = '%h %{%d/%b/%Y %T}t %{%z}t "%r" %>s %b'  # strftime, fixed-width directives
+ISO_SPEC = '$remote_addr - $remote_user [$time_iso8601] "$request" $status $body_bytes_sent "$http_user_agent"'
 FORMATS = [
     "combined", "common", "vhost_combined", "vhost_common", "nginx", "combined_extra",
     "host_combined",
@@ -28,9 +30,9 @@ FORMATS = [
     '$remote_addr [$time_local] "$request" $status $body_bytes_sent $request_time $msec',
     '%v:%p %h %{sec}t.%{usec_frac}t %{msec_frac}t "%r" %s %>s %B %D',
     '%h %t "%r" %>s %b %{Host}i|%{User-Agent}i',
-    '%h %{%d/%b/%Y %T}t %{%z}t "%r" %>s %b',  # strftime times of fixed-width directives
+    STRFTIME_SPEC,
     "netnea",
-    '$remote_addr - $remote_user [$time_iso8601] "$request" $status $body_bytes_sent "$http_user_agent"',
+    ISO_SPEC,
 ]
 STRFTIME = '1.2.3.4 28/Nov/2026 10:00:00 +0100 "GET /a?b=1 HTTP/1.1" 200 512'
 ISO = '1.2.3.4 - - [2026-11-28T10:00:00+01:00] "GET /a?b=1 HTTP/1.1" 200 512 "Mozilla/5.0 (X)"'
@@ -143,7 +145,7 @@ def test_exact_values_of_a_combined_line_and_its_neighbours():
 
 
 @pytest.mark.parametrize("spec, line", [
-    ("combined", COMBINED), (FORMATS[-1], ISO), (FORMATS[-1], ISO.replace("+01:00", ".250Z")),
+    ("combined", COMBINED), (ISO_SPEC, ISO), (ISO_SPEC, ISO.replace("+01:00", ".250Z")),
 ])
 def test_the_cut_is_used_for_clean_lines(spec, line):
     # every clean line is cut in C: nothing handed back to Polars
@@ -176,51 +178,47 @@ def test_times_read_as_polars_reads_them(stamp):
     assert_same(COMBINED.replace("28/Nov/2026:10:00:00 +0100", stamp).encode(), "combined")
 
 
-@pytest.mark.parametrize("stamp", [
+# Times the cut checks by their shape and Polars reads from the text: (format, a clean line,
+# its time)
+TEXT_TIMES = {
+    "iso": (ISO_SPEC, ISO, "2026-11-28T10:00:00+01:00"),  # `_ISO_TIME`
+    "strftime": (STRFTIME_SPEC, STRFTIME, "28/Nov/2026 10:00:00 +0100"),  # `formats._shape`
+}
+
+
+@pytest.mark.parametrize("kind, stamp", [("iso", stamp) for stamp in (
     "2026-11-28T10:00:00+01:00", "2026-11-28T10:00:00Z", "2026-11-28T10:00:00.123+0100",
     "2026-11-28T10:00:00.5-05:30", "2026-02-30T10:00:00+00:00", "2026-11-28T24:00:00+00:00",
     "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "2026-11-28T10:00:00.+01:00",
     "2026-11-28T10:00:00+1:00", "2026-11-28T10:00:00+01:0", "2026-11-28T10:00:00+01:000",
     "2026-11-28 10:00:00+01:00", "2026-11-28T10:00:00", "2026-11-28T10:00:00z",
-])
-def test_iso_times_cut_as_polars_reads_them(stamp):
-    # $time_iso8601 is cut as text (shape checked in C as `_ISO_TIME` checks it) and read
-    # by Polars as without the cut: a bad date is a bad time either way, a bad shape a line
-    # the regex does not match
-    line = ISO.replace("2026-11-28T10:00:00+01:00", stamp)
-    assert_same(f"{line}\n{ISO}\n".encode(), FORMATS[-1])
-
-
-@pytest.mark.parametrize("stamp", [
+)] + [("strftime", stamp) for stamp in (
     "28/Nov/2026 10:00:00 +0100", "31/Jun/2026 10:00:00 +0100", "28/nov/2026 10:00:00 -0000",
     "28/Nov/2026 24:00:00 +0100", "28/Nov/2026 10:00:00 0100", "2/Nov/2026 10:00:00 +0100",
     "28/Nov/2026 10:00 +0100", "28/No1/2026 10:00:00 +0100", "28/Nov/2026 10:00:00 +01",
+)])
+def test_times_cut_as_text_are_read_as_polars_reads_them(kind, stamp):
+    # cut as text and read by Polars as without the cut: a bad date is a bad time either
+    # way, a bad shape a line the regex does not match
+    spec, clean, time = TEXT_TIMES[kind]
+    assert_same(f"{clean.replace(time, stamp)}\n{clean}\n".encode(), spec)
+
+
+@pytest.mark.parametrize("kind, stamps, utc", [
+    ("iso", ["2026-11-28T10:00:00+01:00", "2026-11-28T09:00:00.123Z", "2026-11-28T04:00:00-0500"],
+     ["2026-11-28 09:00:00+00:00", "2026-11-28 09:00:00.123000+00:00", "2026-11-28 09:00:00+00:00"]),
+    ("strftime", ["28/Nov/2026 10:00:00 +0100", "28/Nov/2026 10:00:00 -0230"],
+     ["2026-11-28 09:00:00+00:00", "2026-11-28 12:30:00+00:00"]),
 ])
-def test_strftime_times_cut_as_polars_reads_them(stamp):
-    # a strftime time of fixed-width directives is cut by its shape (`formats._shape`) as
-    # text and read by Polars as without the cut: a bad date is a bad time either way
-    line = STRFTIME.replace("28/Nov/2026 10:00:00 +0100", stamp)
-    assert_same(f"{line}\n{STRFTIME}\n".encode(), FORMATS[-3])
-
-
-def test_strftime_times_cut_in_c_have_their_exact_values():
-    fmt = compile_format(FORMATS[-3])
-    chunk = (STRFTIME + "\n" + STRFTIME.replace("+0100", "-0230") + "\n").encode()
-    assert len(formats._cut.cut(chunk, fmt.cut.steps, fmt.cut.kinds)[1]) // 4 == 2  # both in C
+def test_times_cut_as_text_have_their_exact_values(kind, stamps, utc):
+    spec, clean, time = TEXT_TIMES[kind]
+    fmt = compile_format(spec)
+    chunk = "".join(clean.replace(time, stamp) + "\n" for stamp in stamps).encode()
+    fast_rows = formats._cut.cut(chunk, fmt.cut.steps, fmt.cut.kinds)[1]
+    assert len(fast_rows) // 4 == len(stamps)  # every line cut in C
     req, bad, n = parse_chunk(chunk, fmt)
-    assert [str(t) for t in req["time"]] == ["2026-11-28 09:00:00+00:00", "2026-11-28 12:30:00+00:00"]
-    assert (bad.height, n) == (0, 2)
-
-
-def test_iso_times_cut_in_c_have_their_exact_values():
-    fmt = compile_format(FORMATS[-1])
-    stamps = ["2026-11-28T10:00:00+01:00", "2026-11-28T09:00:00.123Z", "2026-11-28T04:00:00-0500"]
-    chunk = "".join(ISO.replace("2026-11-28T10:00:00+01:00", t) + "\n" for t in stamps).encode()
-    assert len(formats._cut.cut(chunk, fmt.cut.steps, fmt.cut.kinds)[1]) // 4 == 3  # all in C
-    req, bad, n = parse_chunk(chunk, fmt)
-    assert [str(t) for t in req["time"]] == [
-        "2026-11-28 09:00:00+00:00", "2026-11-28 09:00:00.123000+00:00", "2026-11-28 09:00:00+00:00"]
-    assert (req["url"].to_list(), bad.height, n) == (["/a?b=1"] * 3, 0, 3)
+    assert [str(t) for t in req["time"]] == utc
+    assert (req["url"].to_list(), bad.height, n) == (["/a?b=1"] * len(stamps), 0, len(stamps))
 
 
 # Which request columns a read keeps: all (None), the analysis' own, or any few
