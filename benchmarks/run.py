@@ -3,10 +3,11 @@ reading the file.
 
     python benchmarks/run.py                      # 1M and 10M lines, plain and gzip
     python benchmarks/run.py --lines 1000000      # one size
-    python benchmarks/run.py --lines 200000 --no-gzip
+    python benchmarks/run.py --lines 200000 --no-gzip --repeat 1
 
 For each size and compression it generates a realistic combined log once (benchmarks/make_log.py,
-kept in benchmarks/data/), then measures, each in a fresh process so peak memory is its own:
+kept in benchmarks/data/), then measures, each in a fresh process so peak memory is its own,
+three times in turns by default (`--repeat`), and shows each stage's median run:
 
 - `bare read`: reading the file and counting lines (gzip decompressed as a stream) — the floor;
 - `read_logs`: logtrap's streaming reader, every batch parsed into typed frames;
@@ -124,23 +125,38 @@ def _row(name: str, lines: int, size_mb: float, seconds: float, cpu: float, peak
     )
 
 
-def bench(lines: int, gz: bool, goaccess_lines: int) -> list[str]:
+def _median(runs: list[tuple[float, float, float, str]]) -> tuple[float, float, float]:
+    """(seconds, CPU seconds) of the run of median seconds (the lower of the two middle ones
+    for an even count), and the highest peak of all the runs."""
+    middle = sorted(runs, key=lambda run: run[0])[(len(runs) - 1) // 2]
+    return middle[0], middle[1], max(run[2] for run in runs)
+
+
+def bench(lines: int, gz: bool, goaccess_lines: int, repeat: int = 1) -> list[str]:
     path = _log(lines, gz)
     rows = []
-    t_bare, c_bare, m_bare, out = _measure([sys.executable, "-c", BARE, str(path)])
-    counted = int(out)
-    # MB/s are of the uncompressed log, so plain and gzip compare on the same work.
-    size_mb = _uncompressed_size(path) / 1e6
-    rows.append(_row("bare read", counted, size_mb, t_bare, c_bare, m_bare))
-    t_read, c_read, m_read, out = _measure([sys.executable, "-c", READ, str(path)])
-    parsed, rejected = (int(x) for x in out.split())
-    if parsed + rejected != counted:
-        raise SystemExit(f"read_logs saw {parsed}+{rejected} lines, the file has {counted}")
-    rows.append(_row("read_logs", counted, size_mb, t_read, c_read, m_read))
     report = DATA / "report.json"
     # --quiet exits 3 when it finds traps, which this log has: that is success here.
     analyze = [sys.executable, "-m", "logtrap", "analyze", str(path), "--json", str(report), "--quiet"]
-    t_all, c_all, m_all, _ = _measure(analyze, ok=(0, 3))
+    # In turns (bare, read_logs, analyze; again), so a slow spell of the machine falls on
+    # every stage alike rather than on one.
+    bare_runs, read_runs, all_runs = [], [], []
+    for _ in range(repeat):
+        bare_runs.append(_measure([sys.executable, "-c", BARE, str(path)]))
+        read_runs.append(_measure([sys.executable, "-c", READ, str(path)]))
+        all_runs.append(_measure(analyze, ok=(0, 3)))
+    counted = int(bare_runs[0][3])
+    for run in read_runs:
+        parsed, rejected = (int(x) for x in run[3].split())
+        if parsed + rejected != counted:
+            raise SystemExit(f"read_logs saw {parsed}+{rejected} lines, the file has {counted}")
+    # MB/s are of the uncompressed log, so plain and gzip compare on the same work.
+    size_mb = _uncompressed_size(path) / 1e6
+    (t_bare, c_bare, m_bare), (t_read, c_read, m_read), (t_all, c_all, m_all) = (
+        _median(runs) for runs in (bare_runs, read_runs, all_runs)
+    )
+    rows.append(_row("bare read", counted, size_mb, t_bare, c_bare, m_bare))
+    rows.append(_row("read_logs", counted, size_mb, t_read, c_read, m_read))
     rows.append(_row("analyze", counted, size_mb, t_all, c_all, m_all))
     goaccess = shutil.which("goaccess")
     # GoAccess reads ~27k lines/s here and cannot read .gz itself: run it on plain files up to
@@ -153,6 +169,10 @@ def bench(lines: int, gz: bool, goaccess_lines: int) -> list[str]:
         rows.append(f"| logtrap analyze is {t_ga / t_all:.1f}x faster than GoAccess ||||||")
     rows.append(f"| analyze / read_logs = {t_all / t_read:.2f}x (CPU: {c_all / c_read:.2f}x), "
                 f"analyze / bare = {t_all / t_bare:.2f}x ||||||")
+    if repeat > 1:
+        rows.append(f"| medians of {repeat} runs in turns (peak: the highest); analyze / read_logs "
+                    "by turn: " + ", ".join(f"{a[0] / r[0]:.2f}x" for r, a in zip(read_runs, all_runs))
+                    + " ||||||")
     if not gz:
         *_, out = _measure([sys.executable, "-c", STAGES, str(path)])
         rows += ["", "| stage of analyze() | time in it | share |", "|---|---:|---|", out]
@@ -177,7 +197,12 @@ def main() -> None:
     parser.add_argument("--no-gzip", action="store_true", help="plain files only")
     parser.add_argument("--goaccess-lines", type=int, default=1_000_000,
                         help="run GoAccess (when installed) on plain logs up to this size")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each stage, in turns; the table shows the median (this "
+                             "shared machine's runs move by 10-25%%)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     header = [
         "| stage     |       lines | seconds |   CPU s | M lines/s |    MB/s |  peak MB |",
         "|-----------|------------:|--------:|--------:|----------:|--------:|---------:|",
@@ -185,7 +210,7 @@ def main() -> None:
     for gz in [False] if args.no_gzip else [False, True]:
         for lines in args.lines:
             print(f"\n### {lines:,} lines, {'gzip' if gz else 'plain'}\n")
-            print("\n".join(header + bench(lines, gz, args.goaccess_lines)), flush=True)
+            print("\n".join(header + bench(lines, gz, args.goaccess_lines, args.repeat)), flush=True)
 
 
 if __name__ == "__main__":
