@@ -582,3 +582,23 @@ def test_the_pattern_table_keeps_its_top_bots_at_80_characters():
     shown = "".join(line[start:] for line in lines[3:]).replace(" ", "")
     assert shown == "".join(f"{b['bot_name']}{b['requests']:,}" + ("," if i < 2 else "")
                             for top in patterns["bots"].head(5) for i, b in enumerate(top[:3]))
+
+
+def test_a_pattern_only_posted_to_shows_no_count_of_urls_rather_than_zero():
+    # URLs are counted from the reads (GET, HEAD); /xmlrpc.php took only POSTs
+    rows = [{**_row(i, "/xmlrpc.php", "/xmlrpc.php", "/xmlrpc.php", bot="(empty)"), "method": "POST"}
+            for i in range(4)]
+    rows += [{**_row(10 + i, f"/article/{i}", "/article/{n}", "/article/{n}", bot="Googlebot"),
+              "method": "GET"} for i in range(3)]
+    tally = Tally(settings=Settings())
+    tally.add(pl.DataFrame(rows))
+    patterns = tally.finish().patterns
+    assert dict(patterns.select("pattern", "unique_urls").iter_rows()) == {
+        "/xmlrpc.php": 0, "/article/{n}": 3}  # the JSON report's number stays 0
+    lines = _render([report.pattern_table(patterns)], width=120).splitlines()
+    cells = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    # pattern, requests, bot requests, share, unique URLs, statuses, top bots
+    assert cells["/xmlrpc.php"][:4] == ["4", "4", "57.1%", "-"]
+    assert cells["/article/{n}"][:4] == ["3", "3", "42.9%", "3"]
+    markdown = report.to_markdown(Analysis(tally.finish(), f.empty_findings(), None, Settings()))
+    assert "| `example.com` | `/xmlrpc.php` | 4 | 57.1% | - | `(empty)` 4 |" in markdown

@@ -192,11 +192,15 @@ def count(value: int | None, noun: str) -> str:
 
 
 def _urls(value: int | None, exact: bool | None = True) -> str:
-    """A count of distinct URLs; "~" marks one estimated from the URL sample.
+    """A count of distinct URLs; "~" marks one estimated from the URL sample, and "-" none
+    counted: the URLs counted are those read (GET or HEAD), and a pattern with requests but no
+    such URL was only POSTed to (`/xmlrpc.php`, a form's target), which "0" misstated.
 
-    >>> _urls(1234), _urls(31074, exact=False)
-    ('1,234', '~31,074')
+    >>> _urls(1234), _urls(31074, exact=False), _urls(0)
+    ('1,234', '~31,074', '-')
     """
+    if not value:
+        return "-"
     return _n(value) if exact is not False else "~" + _n(value)
 
 
