@@ -159,8 +159,8 @@ def bench(lines: int, gz: bool, goaccess_lines: int, repeat: int = 1) -> list[st
     rows.append(_row("read_logs", counted, size_mb, t_read, c_read, m_read))
     rows.append(_row("analyze", counted, size_mb, t_all, c_all, m_all))
     goaccess = shutil.which("goaccess")
-    # GoAccess reads ~27k lines/s here and cannot read .gz itself: run it on plain files up to
-    # --goaccess-lines (10M lines would take it six minutes).
+    # GoAccess reads 27-100k lines/s here, by the machine, and cannot read .gz itself: run it
+    # on plain files up to --goaccess-lines (10M lines would take it two to six minutes).
     if goaccess and not gz and counted <= goaccess_lines:
         t_ga, c_ga, m_ga, _ = _measure(
             [goaccess, str(path), "--log-format=COMBINED", "-o", str(DATA / "goaccess.json")]

@@ -193,8 +193,9 @@ def count(value: int | None, noun: str) -> str:
 
 def _urls(value: int | None, exact: bool | None = True) -> str:
     """A count of distinct URLs; "~" marks one estimated from the URL sample, and "-" none
-    counted: the URLs counted are those read (GET or HEAD), and a pattern with requests but no
-    such URL was only POSTed to (`/xmlrpc.php`, a form's target), which "0" misstated.
+    counted: the URLs counted are those read (GET or HEAD, or a log that does not say), and a
+    pattern or section with requests but no such URL was only POSTed to (`/xmlrpc.php`, a
+    form's target), which "0" misstated.
 
     >>> _urls(1234), _urls(31074, exact=False), _urls(0)
     ('1,234', '~31,074', '-')
