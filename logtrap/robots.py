@@ -1372,7 +1372,9 @@ def _unacted(
     URLs carrying that parameter that no person `read`: one a search engine fetched on a
     listing too thin for a finding of its own kept the shop's `Disallow: /*?add-to-cart=` off.
     A sitemap's stays (the admin listed it), and so does one people read (a landing page
-    that adds a kit to the cart, read 600 times: adversarial review 17b).
+    that adds a kit to the cart, read 600 times: adversarial review 17b). For a sharing
+    button's (`session_id.SHARE_PARAM`) every log URL carrying it goes, people's too: their
+    clicks are redirects to the network's dialog, no page of the site.
 
     >>> x = f.Finding("session_id", "warning", "-", "/shop/?add-to-cart", 9, 9, (),
     ...               {"session_param": "add-to-cart"})
@@ -1380,10 +1382,15 @@ def _unacted(
     ...              ("/c/?x=1&add-to-cart=2", "sitemap"), ("/c/?my-add-to-cart=2", "log")],
     ...          frozenset({"/kit/?add-to-cart=1"}))
     [('/c/hats/', 'log'), ('/kit/?add-to-cart=1', 'log'), ('/c/?x=1&add-to-cart=2', 'sitemap'), ('/c/?my-add-to-cart=2', 'log')]
+    >>> y = f.Finding("session_id", "warning", "-", "/{any}?share", 9, 9, (), {"session_param": "share"})
+    >>> _unacted(y, [("/p/?share=x&nb=1", "log"), ("/p/", "log")], frozenset({"/p/?share=x&nb=1"}))
+    [('/p/', 'log')]
     """
     name = str(finding.evidence.get("session_param") or "").lower()
-    if finding.kind != session_id.KIND or name not in session_id.ACTION_PARAMS:
+    if finding.kind != session_id.KIND or name not in {*session_id.ACTION_PARAMS, session_id.SHARE_PARAM}:
         return content
+    if name == session_id.SHARE_PARAM:
+        read = frozenset()
 
     def acting(url: str) -> bool:
         query = url_path(url).partition("?")[2]

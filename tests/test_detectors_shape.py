@@ -693,6 +693,53 @@ def test_session_id_fires_on_a_shops_add_to_cart_links_crawled_again_and_again(s
     assert row[s.ADVICE] == session_id.ACTION_ADVICE
 
 
+NETWORKS = ("facebook", "x", "linkedin", "reddit", "pinterest", "email")
+
+
+def share_rows(people_every: int = 0) -> tuple[list[dict], list[str]]:
+    """Jetpack's sharing buttons under 40 posts, six networks each: every `?share=NETWORK&nb=1`
+    link a redirect to the network, fetched twice by bots in the week; with `people_every`,
+    one click in that many by people too. Returns the rows and the links."""
+    links = [f"/article/{i}/{_slug(i)}?share={n}&nb=1" for i in range(40) for n in NETWORKS]
+    rows = [{**BOT, s.URL: u, s.STATUS: 302, s.BYTES: 0} for u in links for _ in range(2)]
+    if people_every:
+        rows += [{**HUMAN, s.URL: u, s.STATUS: 302, s.BYTES: 0} for u in links[::people_every]]
+    return rows, links
+
+
+def test_session_id_fires_on_sharing_buttons_links():
+    # a WordPress blog's Jetpack buttons: 17% of the bot budget on redirects to the networks,
+    # no finding (a session's values are new on each request, these are six on every post)
+    rows, links = share_rows(people_every=20)
+    row = _one(_findings(session_id, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
+        "/article/{n}/{slug}?nb&share", 492, 480)  # fmt: skip (every bot request)
+    ev = row["evidence"]
+    assert (ev["session_param"], ev["pages"], ev["copies_per_url"], ev["human_requests"]) == (
+        "share", 40, 6.0, 12)  # fmt: skip
+    assert row[s.ADVICE] == session_id.SHARE_ADVICE
+    # its lines block every link, people's clicks too (redirects to the network, no page: a
+    # person's click on a page's button, too few for a finding, kept them off as content),
+    # and none of the posts
+    about = "/about-us?share=facebook&nb=1"
+    rows += [{**who, s.URL: about, s.STATUS: 302, s.BYTES: 0} for who in (BOT, HUMAN)]
+    traffic = traffic_of(requests_frame(content_rows() + rows), EXACT)
+    robots = Protego.parse(suggest(_findings(session_id, content_rows() + rows), traffic, EXACT).robots_txt)
+    assert [u for u in [*links, about] if robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+    posts = [f"/article/{i}/{_slug(i)}" for i in range(200)]
+    assert [u for u in posts if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+
+
+def test_session_id_silent_on_share_links_people_follow_or_that_name_no_network():
+    # people making a fifth of the requests: shared pages people open (a document's link)
+    rows, _ = share_rows(people_every=2)
+    assert _findings(session_id, content_rows() + rows).height == 0
+    # values that are no network (a poll's `?share=results`, a list's `?share=1`)
+    rows = [{**BOT, s.URL: f"/article/{i}/{_slug(i)}?share={v}&nb=1", s.STATUS: 302, s.BYTES: 0}
+            for i in range(40) for v in ("1", "2", "results", "yes", "open", "all") for _ in range(2)]
+    assert _findings(session_id, content_rows() + rows).height == 0
+
+
 def test_session_id_silent_on_reply_links_that_lead_to_other_pages():
     # sizes a third apart: whatever the parameter does here, it is not the post again
     assert _findings(session_id, content_rows() + replytocom_rows(spread=3000)).height == 0

@@ -31,6 +31,9 @@ answers are pages people read). The form's heading names the comment's author, s
 post may differ in size by up to `REPLY_SIZE_SPREAD` of it, and the advice is WordPress's. A
 shop's action links (`ACTION_PARAMS`: WooCommerce's `?add-to-cart=ID` on each product of a
 listing) are judged as reply links are: the listing again per product, a notice naming it.
+So are sharing buttons' links (`SHARE_PARAM`: Jetpack's `?share=facebook&nb=1` on every post),
+known by their values, the networks (`_NETWORK_VALUE`: a document's `?share=<token>` is no
+button): each a redirect to the network's share dialog, once per network and post.
 
 A campaign or click id (`patterns.TRACKING_PARAMS`, `utm_*`, `--tracking-param`) found this
 way gets `TRACKING_ADVICE` (rel=canonical), and no robots.txt line (`robots.TRACKING_REASON`):
@@ -89,6 +92,19 @@ ACTION_ADVICE = (
     "page to crawl)."
 )
 
+# Sharing buttons' links: Jetpack's `?share=facebook&nb=1`, `?share=x&nb=1`... under every post,
+# each a redirect to the network's share dialog (a print or mail form for two of them). Known
+# by its values, most of them a network's name (judgement: 90%, as `_PATH_VALUED`'s paths)
+SHARE_PARAM = "share"
+_NETWORK_VALUE = (r"(?i)^(?:facebook|twitter|x|linkedin|tumblr|pinterest|pocket|reddit|telegram"
+                  r"|(?:jetpack-)?whatsapp|email|print|skype|nextdoor|mastodon|threads|bluesky"
+                  r"|custom-\d+)$")
+SHARE_ADVICE = (
+    "Sharing buttons' links (?share=facebook, ?share=x: Jetpack's, under every post) each answer "
+    "a redirect to the network's share dialog, once per network and post: nothing to crawl. "
+    "Switch the buttons to the official (JavaScript) style, or mark their links "
+    "rel=\"nofollow\", then Disallow URLs with the parameter in robots.txt."
+)
 
 # Campaign and click ids (`patterns.TRACKING_PARAMS`, `utm_*`): the URLs people land on from
 # ads, mail and Google's own results (Merchant Center's `srsltid`). Copies all the same, but
@@ -130,9 +146,10 @@ RETURN_ADVICE = (
 def named_params(settings: Settings) -> frozenset[str]:
     """The parameter names that say they are a session id or a per-link copy, lowercase: the
     session names (`patterns.session_params`), WordPress's `replytocom`, a shop's action links
-    (`ACTION_PARAMS`) and the return-to parameters of login links (`RETURN_PARAMS`). Appended
-    to links whatever the path, unlike a parameter found by its values alone."""
-    return frozenset(session_params(settings) | {REPLY_PARAM} | ACTION_PARAMS | RETURN_PARAMS)
+    (`ACTION_PARAMS`), sharing buttons' links (`SHARE_PARAM`) and the return-to parameters of
+    login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike a parameter
+    found by its values alone."""
+    return frozenset(session_params(settings) | {REPLY_PARAM, SHARE_PARAM} | ACTION_PARAMS | RETURN_PARAMS)
 
 
 _NAME, _BASE = "session_param", "page"
@@ -176,7 +193,11 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     # `?destination=paris` is a trip's, `?destination=/news/5` a login link's
     path_valued = pl.col(_NAME).str.to_lowercase().is_in(sorted(_PATH_VALUED))
     paths = value.str.contains(_PATH_VALUE).mean().over(*_shape.KEYS, _NAME) >= 0.9
-    named = pl.col(_NAME).str.to_lowercase().is_in(known) & (~path_valued | paths)
+    # `?share=facebook` is a sharing button's, `?share=k3x9w` a document's link
+    share_valued = pl.col(_NAME).str.to_lowercase() == SHARE_PARAM
+    networks = value.str.contains(_NETWORK_VALUE).mean().over(*_shape.KEYS, _NAME) >= 0.9
+    named = (pl.col(_NAME).str.to_lowercase().is_in(known) & (~path_valued | paths)
+             & (~share_valued | networks))
     query = query.filter(named | looks_like_id).with_columns(
         pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.when(kept != "").then(pl.lit("?") + kept))
         .fill_null(_shape.path_of(pl.col(s.URL)))
@@ -240,7 +261,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     keys = [*_shape.KEYS, _NAME]
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
     acting = pl.col(_NAME).str.to_lowercase().is_in(sorted(ACTION_PARAMS))
-    reply = (pl.col(_NAME).str.to_lowercase() == REPLY_PARAM) | acting
+    sharing = pl.col(_NAME).str.to_lowercase() == SHARE_PARAM
+    reply = (pl.col(_NAME).str.to_lowercase() == REPLY_PARAM) | acting | sharing
     returning = pl.col(_NAME).str.to_lowercase().is_in(sorted(RETURN_PARAMS))
     spread = sized.max() - sized.min()
     # a session parameter by its name: its copies may spread over the few bytes a token or
@@ -316,7 +338,9 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             # a login link's return-to values are the site's pages, and a post's reply links
             # its comments, fetched again and again: bounded, and wasted all the same
             & ((pl.col("_value_share") >= settings.session_id_min_new_share)
-               | (pl.col("_minted_share") >= _MINTED_SHARE))
+               | (pl.col("_minted_share") >= _MINTED_SHARE)
+               # a sharing button's values are the few networks, on every post
+               | sharing)
             & ((pl.col("new_value_share") >= settings.session_id_min_new_share)
                | reply | returning)
             & (pl.col("one_size_share") >= 0.5)
@@ -351,7 +375,8 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
             _NAME, "unique_urls", "sampled_urls", "pages", "urls_per_page", "copies_per_url",
             "new_value_share", "one_size_share", s.HUMAN_REQUESTS,
         ],  # fmt: skip
-        advice=pl.when(acting).then(pl.lit(ACTION_ADVICE))
+        advice=pl.when(sharing).then(pl.lit(SHARE_ADVICE))
+        .when(acting).then(pl.lit(ACTION_ADVICE))
         .when(reply).then(pl.lit(REPLY_ADVICE))
         .when(returning).then(pl.lit(RETURN_ADVICE))
         .when(is_tracking(pl.col(_NAME), settings)).then(pl.lit(TRACKING_ADVICE))
