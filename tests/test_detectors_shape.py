@@ -709,7 +709,8 @@ def share_rows(people_every: int = 0) -> tuple[list[dict], list[str]]:
 
 def test_session_id_fires_on_sharing_buttons_links():
     # a WordPress blog's Jetpack buttons: 17% of the bot budget on redirects to the networks,
-    # no finding (a session's values are new on each request, these are six on every post)
+    # which had no finding (a session's values are new on each request, these are six on
+    # every post)
     rows, links = share_rows(people_every=20)
     row = _one(_findings(session_id, content_rows() + rows))
     assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == (
@@ -731,7 +732,8 @@ def test_session_id_fires_on_sharing_buttons_links():
 
 
 def test_session_id_silent_on_share_links_people_follow_or_that_name_no_network():
-    # people making a fifth of the requests: shared pages people open (a document's link)
+    # people making a fifth of the requests: links people follow, as action links' (a tenth
+    # at most, `_UNNAMED_MAX_HUMAN_SHARE`)
     rows, _ = share_rows(people_every=2)
     assert _findings(session_id, content_rows() + rows).height == 0
     # values that are no network (a poll's `?share=results`, a list's `?share=1`)
