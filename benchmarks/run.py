@@ -132,7 +132,7 @@ def _median(runs: list[tuple[float, float, float, str]]) -> tuple[float, float, 
     return middle[0], middle[1], max(run[2] for run in runs)
 
 
-def bench(lines: int, gz: bool, goaccess_lines: int, repeat: int = 1) -> list[str]:
+def bench(lines: int, gz: bool, goaccess_lines: int, repeat: int) -> list[str]:
     path = _log(lines, gz)
     rows = []
     report = DATA / "report.json"

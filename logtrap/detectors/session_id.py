@@ -94,7 +94,7 @@ ACTION_ADVICE = (
 
 # Sharing buttons' links: Jetpack's `?share=facebook&nb=1`, `?share=x&nb=1`... under every post,
 # each a redirect to the network's share dialog (a print or mail form for two of them). Known
-# by its values, most of them a network's name (judgement: 90%, as `_PATH_VALUED`'s paths)
+# by its values, a network's name (`_VALUED`)
 SHARE_PARAM = "share"
 _NETWORK_VALUE = (r"(?i)^(?:facebook|twitter|x|linkedin|tumblr|pinterest|pocket|reddit|telegram"
                   r"|(?:jetpack-)?whatsapp|email|print|skype|nextdoor|mastodon|threads|bluesky"
@@ -125,7 +125,6 @@ TRACKING_ADVICE = (
 # `redirect=no` shows a page) nor `next` (a list's cursor).
 RETURN_PARAMS = frozenset({"returnto", "return_to", "returnurl", "return_url", "redirect_to",
                            "redirect_url", "came_from", "backurl", "back_url", "destination"})
-_PATH_VALUED = frozenset({"destination"})
 # A login or account page, by its URL without the return-to parameter (judgement): a login
 # word of its own, or after a who (Drupal's /user/login, WordPress's wp-login.php, Devise's
 # /users/sign_in, ASP.NET's /MemberLogin.aspx, /customerlogin, `?mode=login`; not
@@ -135,6 +134,10 @@ _LOGIN_PAGE = (r"(?i)(?:^|[^a-z])(?:customer|member|user|admin|client|staff|my)?
                r"(?:log[-_]?in|sign[-_]?in|log[-_]?on)(?:$|[^a-z-]|-[^a-z])"
                r"|(?:^|[/:._-])(?:auth|account|sessions?/new)(?:$|[/._?&=-])")
 _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
+# Names that say what they are only with values of their kind, most of a pattern's (judgement:
+# 90%): `?destination=/news/5` is a login link's, `?destination=paris` a trip's;
+# `?share=facebook` a sharing button's, `?share=k3x9w` a document's
+_VALUED = {"destination": _PATH_VALUE, SHARE_PARAM: _NETWORK_VALUE}
 RETURN_ADVICE = (
     "Links to the login (or account) page carry the page they were clicked on, to return "
     "there after: the same form again for every page of the site. Link it without the "
@@ -190,14 +193,10 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     kept = pl.concat_list(
         pl.col("pairs").list.head(pl.col("pos")), pl.col("pairs").list.slice(pl.col("pos") + 1)
     ).list.join("&")
-    # `?destination=paris` is a trip's, `?destination=/news/5` a login link's
-    path_valued = pl.col(_NAME).str.to_lowercase().is_in(sorted(_PATH_VALUED))
-    paths = value.str.contains(_PATH_VALUE).mean().over(*_shape.KEYS, _NAME) >= 0.9
-    # `?share=facebook` is a sharing button's, `?share=k3x9w` a document's link
-    share_valued = pl.col(_NAME).str.to_lowercase() == SHARE_PARAM
-    networks = value.str.contains(_NETWORK_VALUE).mean().over(*_shape.KEYS, _NAME) >= 0.9
-    named = (pl.col(_NAME).str.to_lowercase().is_in(known) & (~path_valued | paths)
-             & (~share_valued | networks))
+    name = pl.col(_NAME).str.to_lowercase()
+    named = name.is_in(known)
+    for valued, kind in _VALUED.items():
+        named &= (name != valued) | (value.str.contains(kind).mean().over(*_shape.KEYS, _NAME) >= 0.9)
     query = query.filter(named | looks_like_id).with_columns(
         pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.when(kept != "").then(pl.lit("?") + kept))
         .fill_null(_shape.path_of(pl.col(s.URL)))

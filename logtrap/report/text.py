@@ -556,11 +556,12 @@ def _probe(table: Table) -> Table:
             words = [max(map(len, cell.split()), default=0) for cell in column]
             rows.add(lines.index(max(lines)))
             rows.add(words.index(max(words)))
+    kept = sorted(rows)
     probe = copy.copy(table)
     probe.columns = [copy.copy(column) for column in table.columns]
-    probe.rows = [table.rows[i] for i in sorted(rows)]
+    probe.rows = [table.rows[i] for i in kept]
     for column in probe.columns:
-        column._cells = [column._cells[i] for i in sorted(rows)]
+        column._cells = [column._cells[i] for i in kept]
     return probe
 
 
