@@ -33,7 +33,9 @@ One URL cannot tell a tag from a section: `/tag/python` and `/tag/red-shoes` kee
 Once the patterns of a log are known, `merge_names` makes such a segment `{name}` where it
 takes many names among patterns otherwise alike (`/tag/{name}`, `/wiki/view/Main/{name}`);
 `Tally` applies it (at the end, and while reading once the logs hold many patterns), so
-reports and detectors see one template where there is one.
+reports and detectors see one template where there is one. It first makes a shop's filters
+written into the path (`/shoes/color-red/size-42/`, a facet's name and a value) one template
+per order of the filters: `/shoes/color-{value}/size-{value}/`.
 """
 
 from __future__ import annotations
@@ -399,6 +401,24 @@ def add_patterns(
 
 
 NAME = "{name}"  # a path segment that takes many names (merge_names)
+VALUE = "{value}"  # a facet's value in a path segment: `color-{value}` (merge_names)
+# The filters a shop's "SEO" layered navigation writes into the path, a segment `name-value`
+# each (`/shoes/color-red/size-42/`: WooCommerce's filter plugins, Magento's and PrestaShop's
+# friendly-URL modules), in the languages of the shops that use them most
+FACET_NAMES = frozenset(
+    {
+        "color", "colour", "colors", "colours", "size", "sizes", "brand", "brands", "price",
+        "material", "style", "gender", "fit", "length", "width", "height", "season", "pattern",
+        "sleeve", "heel", "shape", "finish", "manufacturer", "vendor", "condition", "rating",
+        "farbe", "groesse", "grosse", "marke", "preis", "couleur", "taille", "marque", "prix",
+        "matiere", "talla", "marca", "precio", "colore", "taglia", "prezzo", "kleur", "maat",
+        "merk", "prijs", "cor", "tamanho", "kolor", "rozmiar",
+    }
+)  # fmt: skip
+# A facet name merges where it takes this many values on the host (`{n}` one of them): a
+# blog's `/blog/size-matters` stays a page; a shop's colours are more (judgement)
+_MIN_FACET_VALUES = 3
+_FACET = rf"(?i)^({'|'.join(sorted(FACET_NAMES))})([-_])(.+?)((?:{_EXT})?)$"
 _path = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0")
 # Deeper segments are never merged: templates are shallower, and paths nested deeper than this
 # are relative_loop's (a scanner's path of 500 levels would otherwise cost 500 passes)
@@ -434,6 +454,7 @@ def merge_names(pairs: pl.DataFrame, min_names: int, *, stable_only: bool = Fals
     )
     if frame.height == 0 or min_names <= 0:  # 0: every name kept
         return frame
+    frame = _merge_facets(frame)
     # A segment's level is the number of "/" before it; merging never changes that number.
     # No group of patterns alike can take more names at a level than its host has there, and
     # levels are merged deepest first, so a level's names are still those of the patterns.
@@ -447,6 +468,74 @@ def merge_names(pairs: pl.DataFrame, min_names: int, *, stable_only: bool = Fals
         merged = _merge_level(frame.filter(deep), level, min_names, stable_only)
         frame = pl.concat([frame.filter(~deep), merged])
     return frame.drop("_levels")
+
+
+def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
+    """`merge_names`' first step: a path segment below the first level that is a facet's
+    name and a value (`color-red`, `size-{n}`, `Farbe_rot.html`) becomes `color-{value}`
+    where the host's patterns give that name `_MIN_FACET_VALUES` values, or merged it before.
+
+    Orders and subsets of facets stay apart (`/shoes/color-{value}/size-{value}/` and
+    `/shoes/size-{value}/color-{value}/`): a rule for the path has to spell them.
+
+    >>> pairs = pl.DataFrame({"host": "-", "pattern": [
+    ...     "/shoes/color-red/size-{n}/", "/shoes/color-blue/", "/bags/color-black.html",
+    ...     "/blog/size-matters", "/color-red/"]})
+    >>> _merge_facets(pairs.with_columns(merged=pl.col("pattern")))["merged"].to_list()
+    ['/shoes/color-{value}/size-{n}/', '/shoes/color-{value}/', '/bags/color-{value}.html', '/blog/size-matters', '/color-red/']
+    """
+    maybe = pl.col("merged").str.contains(rf"(?i)/[^/?]*/(?:{'|'.join(sorted(FACET_NAMES))})[-_]")
+    if not frame.select(maybe.any()).item():
+        return frame
+    split = pl.col("merged").str.splitn("?", 2)
+    segs = (
+        frame.with_row_index("_row")
+        .filter(maybe)
+        .select(
+            "_row", s.HOST,
+            split.struct.field("field_0").str.split("/").alias("_seg"),
+            split.struct.field("field_1").alias("_q"),
+        )
+        .with_columns(pl.int_ranges(pl.col("_seg").list.len()).alias("_level"))
+        .explode("_seg", "_level")
+    )
+    facet = pl.col("_seg").str.extract_groups(_FACET)
+    segs = segs.with_columns(
+        pl.when(pl.col("_level") >= 2).then(facet).alias("_facet")  # segment 1: a section
+    ).unnest("_facet")
+    name, value = pl.col("1").str.to_lowercase(), pl.col("3")
+    values = (
+        segs.filter(pl.col("1").is_not_null())
+        .group_by(s.HOST, name.alias("_name"))
+        .agg(value.n_unique().alias("_values"), value.str.contains(VALUE, literal=True).any().alias("_merged"))
+        .filter((pl.col("_values") >= _MIN_FACET_VALUES) | pl.col("_merged"))
+        .select(s.HOST, "_name")
+    )
+    merged = (
+        segs.join(values.with_columns(_merge=pl.lit(True)), left_on=[s.HOST, name], right_on=[s.HOST, "_name"],
+                  how="left", maintain_order="left")
+        .with_columns(
+            pl.when(pl.col("_merge"))
+            .then(pl.concat_str(pl.col("1"), pl.col("2"), pl.lit(VALUE), pl.col("4")))
+            .otherwise(pl.col("_seg"))
+            .alias("_seg")
+        )
+        .group_by("_row", maintain_order=True)
+        .agg(pl.col("_seg").str.join("/"), pl.col("_q").first())
+        .select(
+            "_row",
+            pl.when(pl.col("_q").is_not_null())
+            .then(pl.concat_str(pl.col("_seg"), pl.lit("?"), pl.col("_q")))
+            .otherwise(pl.col("_seg"))
+            .alias("_facets"),
+        )
+    )
+    return (
+        frame.with_row_index("_row")
+        .join(merged, on="_row", how="left", maintain_order="left")
+        .with_columns(pl.coalesce("_facets", "merged").alias("merged"))
+        .drop("_row", "_facets")
+    )
 
 
 def _most_segments(segs: pl.DataFrame, level: int) -> int:

@@ -269,6 +269,19 @@ def _glob(path: str) -> str:
     return re.sub(r"\*+", "*", "*".join(escape_value(p) for p in pieces))
 
 
+_PATH_FACET = re.compile(r"/[^/{}]+[-_]\{value\}")  # `/color-{value}` (`patterns.merge_names`)
+
+
+def _two_facets(path: str) -> str | None:
+    """A pattern's path up to its second facet's value: the trap in the combination.
+
+    >>> _two_facets("/shoes/color-{value}/size-{value}/brand-{value}/"), _two_facets("/c/size-{value}")
+    ('/shoes/color-{value}/size-', None)
+    """
+    found = list(_PATH_FACET.finditer(path))
+    return path[: found[1].end() - len("{value}")] if len(found) >= 2 else None
+
+
 def _pairs(urls: Sequence[str]) -> pl.DataFrame:
     """(name, value) of every query parameter of these URLs, decoded as `parse_qsl` decodes
     them (`+` a space, %-escapes as UTF-8): split in Polars, the few pieces with an escape or
@@ -498,6 +511,9 @@ def candidates(
                                f"Disallow: {glob}?*&{value}&", f"Disallow: {glob}?*&{value}$"), 2))
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
+    two = _two_facets(path) if kind == "facets" else None
+    if two:  # facets in the path: its first two in their order, whatever follows
+        units.append(((f"Disallow: {_glob(two)}",), 1))
     if kind == pagination.KIND:  # its trap is the page number: a line by another parameter
         # (a sort's `?*&order=`), or by their count (`?*&`), takes every page of the list in
         # that order

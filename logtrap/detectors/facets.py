@@ -35,7 +35,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape, _sort
 from logtrap.detectors.pagination import PAGE_PARAMS
-from logtrap.patterns import TRACKING, is_tracking, session_params
+from logtrap.patterns import FACET_NAMES, TRACKING, is_tracking, session_params
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -102,6 +102,48 @@ def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
     ).otherwise(kept)
 
 
+# A facet in the path: `/shoes/color-{value}/size-{value}/` is `/shoes/` filtered by color and
+# size (`patterns.merge_names`), as `/shoes/?color=&size=` is; its URLs' segments are the pairs
+_NAMES = "|".join(sorted(FACET_NAMES))
+_PATTERN_FACET = rf"/((?i:{_NAMES}))[-_]\{{value\}}[^/?]*"
+_URL_FACET = rf"/((?i:{_NAMES}))[-_]([^/?]+)"
+_QUERIED = "_queried"  # the URL with its path's facets as parameters (`_as_query`)
+
+
+def _path_facets(pattern: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """A pattern -> (its path without facet segments, the facets' names in path order).
+
+    >>> path, names = _path_facets(pl.lit("/shoes/color-{value}/Size_{value}.html/?page"))
+    >>> pl.select(path, names.alias("names")).row(0)
+    ('/shoes/', ['color', 'Size'])
+    """
+    path = _shape.path_of(pattern)
+    names = path.str.extract_all(_PATTERN_FACET).list.eval(
+        pl.element().str.extract(_PATTERN_FACET, 1)
+    )
+    return path.str.replace_all(_PATTERN_FACET, "").str.replace(r"^$", "/"), names
+
+
+def _as_query(url: pl.Expr) -> pl.Expr:
+    """A URL with the facets of its path (below the first level) as query parameters first,
+    so their names and values are read as a query's.
+
+    >>> pl.select(_as_query(pl.lit("/shoes/color-red/size-42/?page=2"))).item()
+    '/shoes/color-red/size-42/?color=red&size=42&page=2'
+    >>> pl.select(_as_query(pl.lit("/color-red/"))).item()
+    '/color-red/'
+    """
+    path = _shape.path_of(url).str.replace(r"^/[^/]*", "")  # the first level: a section
+    pairs = path.str.extract_all(_URL_FACET).list.eval(
+        pl.element().str.replace(_URL_FACET, "${1}=${2}")
+    ).list.join("&")
+    query = _shape.query_of(url)
+    joined = pl.when((pairs != "") & (query != "")).then(pl.lit("&")).otherwise(pl.lit(""))
+    return pl.when(pairs == "").then(url).otherwise(
+        pl.concat_str(_shape.path_of(url), pl.lit("?"), pairs, joined, query)
+    )
+
+
 def _varying(urls: pl.DataFrame, ignored: list[str], settings: Settings) -> pl.DataFrame:
     """Per pattern, how many of its filters (`_filters`; tracking and session names not
     counted) take more than one value in its sampled URLs ("varying_params").
@@ -153,11 +195,12 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     names = (
         pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_1").fill_null("").str.split("&")
     )
+    path, facets = _path_facets(pl.col(s.PATTERN))
     patterns = (
         _shape.pattern_totals(traffic)
         .with_columns(
-            _filters(names, ignored).alias("params"),
-            _shape.path_of(pl.col(s.PATTERN)).alias("path"),
+            _filters(pl.concat_list(facets, names), ignored).alias("params"),
+            path.alias("path"),
         )
         .with_columns(pl.col("params").list.len().alias("param_count"))
     )
@@ -168,14 +211,21 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .agg(pl.col("params").list.sort().list.join("&").n_unique().alias("param_sets"))
     )
     patterns = patterns.filter(pl.col("param_count") >= 2).join(sets, on=[s.HOST, "path"], how="left")
+    # a path's facets in several orders are patterns apart (`/shoes/color-{value}/size-{value}/`
+    # and `/shoes/size-{value}/color-{value}/`): the orders a set of filters comes in on its path
+    name_set = pl.col("params").list.sort().list.join("&")
+    patterns = patterns.with_columns(
+        pl.col("params").list.join("&").n_unique().over(s.HOST, "path", name_set).alias("_path_orders")
+    )
     if patterns.height == 0:
         return f.empty_findings()
     shell = _shape.shell_sizes(traffic, settings)
     urls = _shape.per_url(traffic.urls, shell).join(
         patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi"
     )
+    urls = urls.with_columns(_as_query(pl.col(s.URL)).alias(_QUERIED))
     order = (
-        _shape.query_of(pl.col(s.URL))
+        _shape.query_of(pl.col(_QUERIED))
         .str.replace_all(r"=[^&]*", "")
         .str.split("&")
         .list.eval(pl.element().filter(pl.element() != ""))
@@ -183,7 +233,8 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .list.join("&")
     )
     ok = _shape.sized_ok()  # answered 200 with a size that is evidence
-    sampled = urls.join(_varying(urls, ignored, settings), on=_shape.KEYS, how="left").group_by(
+    varying = _varying(urls.with_columns(pl.col(_QUERIED).alias(s.URL)), ignored, settings)
+    sampled = urls.join(varying, on=_shape.KEYS, how="left").group_by(
         _shape.KEYS
     ).agg(
         pl.col("varying_params").first().fill_null(0),
@@ -210,6 +261,7 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     path = [s.HOST, "path"]
     rows = (
         patterns.join(sampled, on=_shape.KEYS)
+        .with_columns(pl.max_horizontal("name_orders", "_path_orders").alias("name_orders"))
         .with_columns(
             (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
             .round(1)
