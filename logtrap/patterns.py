@@ -415,10 +415,12 @@ FACET_NAMES = frozenset(
         "merk", "prijs", "cor", "tamanho", "kolor", "rozmiar",
     }
 )  # fmt: skip
-# A facet name merges where it takes this many values on the host (`{n}` one of them): a
-# blog's `/blog/size-matters` stays a page; a shop's colours are more (judgement)
+FACET_NAMES_RX = "|".join(sorted(FACET_NAMES))  # their regex alternation
+# A facet name merges where it takes this many values on the host, or a number (`size-{n}`,
+# the word-and-number rule's: numbers are a value space): a blog's `/blog/size-matters`
+# stays a page; a shop's colours are more (judgement)
 _MIN_FACET_VALUES = 3
-_FACET = rf"(?i)^({'|'.join(sorted(FACET_NAMES))})([-_])(.+?)((?:{_EXT})?)$"
+_FACET = rf"(?i)^({FACET_NAMES_RX})([-_])(.+?)((?:{_EXT})?)$"
 _path = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0")
 # Deeper segments are never merged: templates are shallower, and paths nested deeper than this
 # are relative_loop's (a scanner's path of 500 levels would otherwise cost 500 passes)
@@ -473,18 +475,19 @@ def merge_names(pairs: pl.DataFrame, min_names: int, *, stable_only: bool = Fals
 def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
     """`merge_names`' first step: a path segment below the first level that is a facet's
     name and a value (`color-red`, `size-{n}`, `Farbe_rot.html`) becomes `color-{value}`
-    where the host's patterns give that name `_MIN_FACET_VALUES` values, or merged it before.
+    where the host's patterns give that name `_MIN_FACET_VALUES` values, a number, or merged
+    it before.
 
     Orders and subsets of facets stay apart (`/shoes/color-{value}/size-{value}/` and
     `/shoes/size-{value}/color-{value}/`): a rule for the path has to spell them.
 
     >>> pairs = pl.DataFrame({"host": "-", "pattern": [
     ...     "/shoes/color-red/size-{n}/", "/shoes/color-blue/", "/bags/color-black.html",
-    ...     "/blog/size-matters", "/color-red/"]})
+    ...     "/blog/style-matters", "/color-red/"]})
     >>> _merge_facets(pairs.with_columns(merged=pl.col("pattern")))["merged"].to_list()
-    ['/shoes/color-{value}/size-{n}/', '/shoes/color-{value}/', '/bags/color-{value}.html', '/blog/size-matters', '/color-red/']
+    ['/shoes/color-{value}/size-{value}/', '/shoes/color-{value}/', '/bags/color-{value}.html', '/blog/style-matters', '/color-red/']
     """
-    maybe = pl.col("merged").str.contains(rf"(?i)/[^/?]*/(?:{'|'.join(sorted(FACET_NAMES))})[-_]")
+    maybe = pl.col("merged").str.contains(rf"(?i)/[^/?]*/(?:{FACET_NAMES_RX})[-_]")
     if not frame.select(maybe.any()).item():
         return frame
     split = pl.col("merged").str.splitn("?", 2)
@@ -507,7 +510,7 @@ def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
     values = (
         segs.filter(pl.col("1").is_not_null())
         .group_by(s.HOST, name.alias("_name"))
-        .agg(value.n_unique().alias("_values"), value.str.contains(VALUE, literal=True).any().alias("_merged"))
+        .agg(value.n_unique().alias("_values"), value.is_in([VALUE, "{n}"]).any().alias("_merged"))
         .filter((pl.col("_values") >= _MIN_FACET_VALUES) | pl.col("_merged"))
         .select(s.HOST, "_name")
     )

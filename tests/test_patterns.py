@@ -301,10 +301,12 @@ def test_a_facet_in_the_path_is_its_name_and_a_value():
         "/shoes/Color_Green.html": "/shoes/Color_{value}.html",  # any case, `_`, an extension
         # the orders stay apart: a rule has to spell each
         "/shoes/size-{n}/color-red/": "/shoes/size-{value}/color-{value}/",
-        "/shoes/size-m/": "/shoes/size-{value}/",  # `{n}`, `xl`, `m`: three sizes
+        "/shoes/size-m/": "/shoes/size-{value}/",
         # two brands on the host: a facet name needs three values
         "/bags/brand-acme/": "/bags/brand-acme/", "/bags/brand-zen/": "/bags/brand-zen/",
     }
+    # a number is a value space: its name merges alone
+    assert merged(["/hats/size-{n}/"]) == {"/hats/size-{n}/": "/hats/size-{value}/"}
     # a third brand merges them; one merged before merges the others (it stands for many)
     assert set(merged(shop[5:] + ["/bags/brand-peak/"]).values()) == {"/bags/brand-{value}/"}
     assert set(merged(shop[5:] + ["/hats/brand-{value}/"]).values()) == {

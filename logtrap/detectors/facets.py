@@ -35,7 +35,7 @@ from logtrap import findings as f
 from logtrap import schema as s
 from logtrap.detectors import _shape, _sort
 from logtrap.detectors.pagination import PAGE_PARAMS
-from logtrap.patterns import FACET_NAMES, TRACKING, is_tracking, session_params
+from logtrap.patterns import FACET_NAMES_RX, TRACKING, is_tracking, session_params
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -104,9 +104,8 @@ def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
 
 # A facet in the path: `/shoes/color-{value}/size-{value}/` is `/shoes/` filtered by color and
 # size (`patterns.merge_names`), as `/shoes/?color=&size=` is; its URLs' segments are the pairs
-_NAMES = "|".join(sorted(FACET_NAMES))
-_PATTERN_FACET = rf"/((?i:{_NAMES}))[-_]\{{value\}}[^/?]*"
-_URL_FACET = rf"/((?i:{_NAMES}))[-_]([^/?]+)"
+_PATTERN_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]\{{value\}}[^/?]*"
+_URL_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]([^/?]+)"
 _QUERIED = "_queried"  # the URL with its path's facets as parameters (`_as_query`)
 
 
