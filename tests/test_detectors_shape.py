@@ -862,6 +862,29 @@ def test_facets_fires_on_filters_in_the_path_in_every_order():
     assert "Disallow: /shoes/color-*/size-\n" in suggest(out, traffic, EXACT).robots_txt
 
 
+def test_facets_in_the_path_people_read_in_one_order_are_no_shell_and_stay_open():
+    # people open the site's own links, each pair in one order, most of them "no products
+    # match": that page, answered to people on a pattern per pair of filters without a
+    # query, was taken for a single-page app's shell, and the trap hid behind it
+    rows, pairs = path_facet_rows()
+    def in_order(url: str) -> bool:  # `/shoes/color-red/size-m/`: color before size
+        names = [segment.split("-")[0] for segment in url.strip("/").split("/")[1:]]
+        return names == [n for n in PATH_FACETS if n in names]
+
+    read = [u for u in pairs if in_order(u)]
+    rows += [{**HUMAN, s.URL: u, s.BYTES: 21000} for u in read]
+    traffic = traffic_of(requests_frame(content_rows() + rows), EXACT)
+    assert _shape.shell_sizes(traffic, EXACT).height == 0
+    out = _findings(facets, content_rows() + rows)
+    crawled = {"/shoes/size-{value}/color-{value}/": 15, "/shoes/brand-{value}/color-{value}/": 11,
+               "/shoes/brand-{value}/size-{value}/": 11}  # the orders only bots fetch
+    assert {p: w for p, w in zip(out[s.PATTERN], out[s.WASTED_REQUESTS]) if p in crawled} == crawled
+    # the lines block the pairs in the crawlers' orders, none that people read
+    robots = Protego.parse(suggest(out, traffic, EXACT).robots_txt)
+    assert [u for u in pairs if u not in read and robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+    assert [u for u in read if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+
+
 def test_facets_silent_on_filters_in_the_path_in_one_order_or_each_its_own_page():
     # two filters in the site's one order: pages of one template, as `?color=&size=` are
     rows, _ = path_facet_rows(orders=1)

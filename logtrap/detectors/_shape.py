@@ -16,6 +16,7 @@ import polars as pl
 
 from logtrap import findings as f
 from logtrap import schema as s
+from logtrap.patterns import VALUE
 from logtrap.settings import Settings
 from logtrap.traffic import Traffic
 
@@ -340,7 +341,8 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     in the path or in the query, and people open its mount (`/`, `/app/`) too; on a classic
     site distinct pages practically never share an exact size. A listing's "no results" page
     answers filter combinations only (`/homes/austin-tx?beds&sort`, `/homes/denver-co?baths`:
-    patterns apiece, each with a query), the very signature of a facet trap, not a shell.
+    patterns apiece, each with a query or filters in the path, `/shoes/color-{value}/`), the
+    very signature of a facet trap, not a shell.
     Where in doubt, a shell: taken for one, a trap's empty page hides the trap (a few empty
     categories people open beside the filters do); missed, it calls an app's pages traps.
     Repeated sizes are a trap's signature only where they are not the site's shell: every
@@ -354,7 +356,10 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         & (pl.col(s.HUMAN_REQUESTS) > 0)
         & ~is_static(pl.col(s.PATTERN))
     )
-    plain = ~pl.col(s.PATTERN).str.contains("?", literal=True)
+    # filters in the path (`/shoes/color-{value}/size-{value}/`) are a query's too
+    plain = ~pl.col(s.PATTERN).str.contains("?", literal=True) & ~pl.col(s.PATTERN).str.contains(
+        VALUE, literal=True
+    )
     return _memo(
         (traffic.urls,),
         ("shell", settings.shell_min_patterns),
