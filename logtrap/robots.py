@@ -38,7 +38,7 @@ from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
 from logtrap.detectors import _sort as sorts
-from logtrap.detectors import calendar, growing_pattern, pagination, relative_loop, session_id
+from logtrap.detectors import calendar, facets, growing_pattern, pagination, relative_loop, session_id
 from logtrap.patterns import TRACKING, is_tracking_name
 from logtrap.robots_match import (
     CHECK_AGENT,
@@ -79,6 +79,7 @@ OWN = "log, a page of the trap's own pattern fetched by people"
 OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_PAGED = "log, a page of the list's own pattern with content of its own (not past its last page)"
+OWN_FILTERED = "log, a page of the trap's own pattern filtered once (its trap is two filters or more)"
 OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
 NEAR_DATED = "log, a date of the calendar's own pattern from the logs' last month to its horizon, where content may still come"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
@@ -511,6 +512,14 @@ def candidates(
                                f"Disallow: {glob}?*&{value}&", f"Disallow: {glob}?*&{value}$"), 2))
     if kind == "facets" and many:  # the trap is the combination: as many parameters or more
         units.append(((f"Disallow: {glob}?{'*&' * many}",), 1))
+    if kind == "facets" and facets.PACKED_PARAM in query.split("&"):  # two filters or more
+        # packed in one parameter (`?q=Size-S/Color-White`), their `/` as the trap's URLs spell it
+        value = escape_value(facets.PACKED_PARAM)
+        queries = [url_path(u).partition("?")[2].upper() for u in trap]
+        spelled = [sep for sep in ("/", "%2F") if any(sep in q for q in queries)]
+        if spelled:
+            units.append((tuple(f"Disallow: {glob}?{start}{value}=*{sep}"
+                                for sep in spelled for start in ("", "*&")), 1))
     two = _two_facets(path) if kind == "facets" else None
     if two:  # facets in the path: its first two in their order, whatever follows
         units.append(((f"Disallow: {_glob(two)}",), 1))
@@ -1434,6 +1443,11 @@ def _rule(
     if appended:  # the pattern's URLs with the parameter once are its pages; twice, the trap
         rows = rows.filter(relative_loop.doubled(pl.col(s.URL)))
         own = _undoubled(finding, _own_pages(traffic, finding.host, pattern), known)
+    if finding.kind == facets.KIND and facets.packs(rows):  # filters packed in one parameter
+        # (PrestaShop's `?q=Size-S/Color-White`): two or more are the trap, one a page
+        many = facets.packs_many(pl.col(s.URL))
+        own = own + [(u, OWN_FILTERED) for u in rows.filter(~many)[s.URL].to_list()]
+        rows = rows.filter(many)
     if finding.kind == pagination.KIND:  # its pages with content, people's or not
         mine = {u for u, _ in own}
         own = own + [(u, OWN_PAGED) for u in pagination.real_pages(traffic, settings, finding.host, pattern)

@@ -894,6 +894,61 @@ def test_facets_silent_on_filters_in_the_path_in_one_order_or_each_its_own_page(
     assert _findings(facets, content_rows() + rows).height == 0
 
 
+PACKED = {"Size": ["S", "M", "L"], "Color": ["White", "Black", "Red", "Blue"], "Composition": ["Cotton", "Polyester"]}
+
+
+def packed_rows(sizes: int | None = None) -> tuple[list[dict], list[str]]:
+    """PrestaShop's faceted search: every filter in `?q=` (`Size-S/Color-White`, in the
+    module's one order), bots fetching every set of one to three filters with every value;
+    each filter alone a page of its own, people reading them; sets of two or more onto one
+    "no products match" page, or onto `sizes` distinct pages. Returns the rows and the URLs
+    of the sets of two or more."""
+    rows, sets = [], []
+    for k in (1, 2, 3):
+        for names in itertools.combinations(PACKED, k):
+            for values in itertools.product(*(PACKED[n] for n in names)):
+                url = "/3-clothes?q=" + "/".join(f"{n}-{v}" for n, v in zip(names, values))
+                if k == 1:
+                    one = {s.URL: url, s.BYTES: 30000 + 97 * len(rows)}
+                    rows += [{**BOT, **one}, {**HUMAN, **one}]
+                else:
+                    sets.append(url)
+                    size = 21000 if sizes is None else 40000 + len(sets) % sizes
+                    rows.append({**BOT, s.URL: url, s.BYTES: size})
+    return rows, sets
+
+
+def test_facets_fires_on_filters_packed_in_one_parameter():
+    # a PrestaShop shop: every set of filters is one pattern, `/{n}-clothes?q`, whose one
+    # parameter made it no facets at all (75% of a generated shop's bot budget: no finding)
+    rows, sets = packed_rows()
+    row = _one(_findings(facets, content_rows() + rows))
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/{n}-clothes?q", 68, 49)
+    ev = row["evidence"]
+    assert (ev["params"], ev["param_count"], ev["varying_params"], ev["name_orders"], ev["param_sets"]) == (
+        "Color&Composition&Size", 3, 3, 1, 7)  # fmt: skip
+    assert (ev["sampled_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (59, 10, 5.9)
+    # its lines take the sets of two filters or more, not one filter alone (people's or not)
+    traffic = traffic_of(requests_frame(content_rows() + rows), EXACT)
+    text = suggest(_findings(facets, content_rows() + rows), traffic, EXACT).robots_txt
+    assert "Disallow: /*-clothes?q=*/\nDisallow: /*-clothes?*&q=*/\n" in text
+    robots = Protego.parse(text)
+    assert [u for u in sets if robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+    alone = [r[s.URL] for r in rows if r[s.URL] not in sets]
+    assert len(alone) == 18 and [u for u in alone if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+
+
+def test_facets_silent_on_packed_filters_each_its_own_page_and_on_a_search_for_hyphened_words():
+    rows, _ = packed_rows(sizes=1000)
+    assert _findings(facets, content_rows() + rows).height == 0
+    # a search's `q`: words joined by "-", a third with a "/" ("ac-dc/live"), all one empty
+    # page: as many first words as searches, no filters' few names
+    first = [f"{w}{i}" for i in range(3) for w in WORDS]
+    terms = [f"{a}-{b}" for a in first for b in WORDS[:2]] + [f"{a}-{b}/{b}-{a}" for a in first for b in WORDS[3:4]]
+    rows = bots([f"/search?q={w}&sort={o}" for w in terms for o in ("price", "name")], bytes=4100)
+    assert _findings(facets, content_rows() + rows).height == 0
+
+
 def large_facets(sizes: int) -> list[dict]:
     """A large shop's filters: 2,000 category pages under 25 combinations of three filters
     each, 50,000 URLs (the default sample keeps 1,000); their responses take `sizes` sizes."""

@@ -25,6 +25,13 @@ The severity is judged by the path's facet findings together (`path_wasted_reque
 trap split over many sets of filters is a sliver in each. Evidence also counts the path's sets
 of filters (`param_sets`: its patterns with other filter combinations) and the distinct orders
 the names were seen in.
+
+Filters are not always parameters of their own. Written into the path (`/shoes/color-red/
+size-42/`, which `patterns.merge_names` makes `/shoes/color-{value}/size-{value}/`), they are
+read as the parameters of the path without them, its patterns of one set of filters in
+several orders being that set's orders. Packed into one parameter (PrestaShop's `?q=Size-S/
+Color-White`, `_packed`), one pattern holds every set: its filters, sets and orders are its
+URLs', and its robots.txt lines take the URLs with two filters or more (`packs_many`).
 """
 
 from __future__ import annotations
@@ -107,6 +114,77 @@ def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
 _PATTERN_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]\{{value\}}[^/?]*"
 _URL_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]([^/?]+)"
 _QUERIED = "_queried"  # the URL with its path's facets as parameters (`_as_query`)
+
+
+# PrestaShop's faceted search packs every filter into one parameter, a group per filter: its
+# name, `-`, its values joined by `-`; groups joined by `/` (`?q=Size-S-M/Color-White`). A
+# pattern's `q` is packed filters where nearly all its values are groups (`_PACKED_SHARE`), a
+# good share two or more (`_PACKED_MULTI_SHARE`: a search for "t-shirt" is one group, and
+# searches hardly ever hold a "/"), under a few names (`_PACKED_MAX_NAMES`) (judgement)
+PACKED_PARAM = "q"
+_GROUP = r"[^-/&=]+-[^/&]+"
+_PACKED = rf"^{_GROUP}(?:/{_GROUP})*$"
+_PACKED_SHARE = 0.9
+_PACKED_MULTI_SHARE = 0.25
+_PACKED_MAX_NAMES = 12
+
+
+def _packed_value(url: pl.Expr) -> pl.Expr:
+    """The value of a URL's `q` parameter, its escaped slashes as slashes ("" without one).
+
+    >>> pl.select(_packed_value(pl.lit("/3-clothes?page=2&q=Size-S%2FColor-White"))).item()
+    'Size-S/Color-White'
+    """
+    value = _shape.query_of(url).str.extract(rf"(?:^|&){PACKED_PARAM}=([^&]*)", 1)
+    return value.str.replace_all("(?i)%2F", "/").fill_null("")
+
+
+def _unpacked(url: pl.Expr) -> pl.Expr:
+    """A URL with its packed filters as parameters of their own, first.
+
+    >>> pl.select(_unpacked(pl.lit("/3-clothes?page=2&q=Size-S-M/Color-White"))).item()
+    '/3-clothes?Size=S-M&Color=White&page=2'
+    """
+    pairs = _packed_value(url).str.split("/").list.eval(
+        pl.element().str.replace(r"^([^-]+)-", "${1}=")
+    ).list.join("&")
+    rest = _shape.query_of(url).str.replace_all(rf"(?:^|&){PACKED_PARAM}=[^&]*", "").str.strip_prefix("&")
+    joined = pl.when(rest != "").then(pl.lit("&")).otherwise(pl.lit(""))
+    return pl.concat_str(_shape.path_of(url), pl.lit("?"), pairs, joined, rest)
+
+
+def _packed(urls: pl.DataFrame) -> pl.DataFrame:
+    """(host, pattern) of the sampled URLs' patterns whose `q` packs filters ("_packed").
+
+    >>> urls = pl.DataFrame({"host": "-", "pattern": ["/{n}-men?q"] * 2 + ["/search?q"] * 2,
+    ...     "url": ["/3-men?q=Size-S/Color-Red", "/3-men?q=Size-M", "/search?q=t-shirt", "/search?q=red"]})
+    >>> _packed(urls).sort("pattern").rows()
+    [('-', '/search?q', False), ('-', '/{n}-men?q', True)]
+    """
+    value = _packed_value(pl.col(s.URL))
+    groups = value.str.split("/")
+    return urls.filter(value != "").group_by(_shape.KEYS).agg(
+        (
+            (value.str.contains(_PACKED).mean() >= _PACKED_SHARE)
+            & (value.str.contains("/", literal=True).mean() >= _PACKED_MULTI_SHARE)
+            & (groups.list.eval(pl.element().str.extract("^([^-]+)-", 1)).explode().n_unique()
+               <= _PACKED_MAX_NAMES)
+        ).alias("_packed")
+    )
+
+
+def packs(urls: pl.DataFrame) -> bool:
+    """True where the sampled URLs (host, pattern, url) pack their filters in `q`."""
+    return bool(_packed(urls).get_column("_packed").any())
+
+
+def packs_many(url: pl.Expr) -> pl.Expr:
+    """True for a URL whose `q` packs two filters or more (a filter set, not one filter).
+
+    >>> pl.select(packs_many(pl.Series(["/3-men?q=Size-S%2FColor-Red", "/3-men?q=Size-S-M"]))).to_series().to_list()
+    [True, False]
+    """
+    return _packed_value(url).str.contains("/", literal=True)
 
 
 def _path_facets(pattern: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -209,7 +287,10 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .group_by(s.HOST, "path")
         .agg(pl.col("params").list.sort().list.join("&").n_unique().alias("param_sets"))
     )
-    patterns = patterns.filter(pl.col("param_count") >= 2).join(sets, on=[s.HOST, "path"], how="left")
+    packing = names.list.contains(PACKED_PARAM)  # its filters may be packed in one parameter
+    patterns = patterns.filter((pl.col("param_count") >= 2) | packing).join(
+        sets, on=[s.HOST, "path"], how="left"
+    )
     # a path's facets in several orders are patterns apart (`/shoes/color-{value}/size-{value}/`
     # and `/shoes/size-{value}/color-{value}/`): the orders a set of filters comes in on its path
     name_set = pl.col("params").list.sort().list.join("&")
@@ -222,15 +303,43 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     urls = _shape.per_url(traffic.urls, shell).join(
         patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi"
     )
-    urls = urls.with_columns(_as_query(pl.col(s.URL)).alias(_QUERIED))
-    order = (
+    urls = urls.join(_packed(urls), on=_shape.KEYS, how="left").with_columns(
+        pl.when(pl.col("_packed").fill_null(False))
+        .then(_unpacked(pl.col(s.URL)))
+        .otherwise(_as_query(pl.col(s.URL)))
+        .alias(_QUERIED)
+    )
+    in_order = (
         _shape.query_of(pl.col(_QUERIED))
         .str.replace_all(r"=[^&]*", "")
         .str.split("&")
         .list.eval(pl.element().filter(pl.element() != ""))
         .list.unique(maintain_order=True)
-        .list.join("&")
     )
+    urls = urls.with_columns(
+        in_order.list.join("&").alias("_order"),
+        _filters(in_order, ignored).list.sort().list.join("&").alias("_set"),
+        _filters(in_order, ignored).list.len().alias("_filters"),
+    )
+    # packed filters: one pattern holds every set of filters, in every order; its sets and
+    # orders are its URLs'
+    unpacked = (
+        urls.filter(pl.col("_packed").fill_null(False))
+        .group_by(*_shape.KEYS, "_set")
+        .agg(pl.col("_order").n_unique().alias("_orders"), pl.col("_filters").first())
+        .group_by(_shape.KEYS)
+        .agg(
+            pl.col("_set").filter(pl.col("_set") != "").str.split("&")
+            .list.explode(keep_nulls=False, empty_as_null=False).unique().sort().alias("_params"),
+            pl.col("_filters").max().alias("_param_count"),
+            pl.col("_set").filter(pl.col("_filters") > 0).n_unique().alias("_param_sets"),
+            pl.col("_orders").max().alias("_set_orders"),
+        )
+    )
+    patterns = patterns.join(unpacked, on=_shape.KEYS, how="left").with_columns(
+        pl.coalesce(*pair).alias(pair[1])
+        for pair in (("_params", "params"), ("_param_count", "param_count"), ("_param_sets", "param_sets"))
+    ).filter(pl.col("param_count") >= 2)
     ok = _shape.sized_ok()  # answered 200 with a size that is evidence
     varying = _varying(urls.with_columns(pl.col(_QUERIED).alias(s.URL)), ignored, settings)
     sampled = urls.join(varying, on=_shape.KEYS, how="left").group_by(
@@ -242,7 +351,7 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         pl.col(s.BYTES).filter(ok).n_unique().alias("distinct_sizes"),
         pl.col(s.BYTES).filter(ok).value_counts(sort=True).first().struct.field("count")
         .alias("_top_size_urls"),
-        order.n_unique().alias("name_orders"),
+        pl.col("_order").n_unique().alias("name_orders"),
         pl.col(s.BOT_REQUESTS).filter(ok).sum().alias("sampled_ok_bot"),
         (pl.col(s.HUMAN_REQUESTS) > 0).filter(ok & (pl.col(s.BOT_REQUESTS) > 0)).mean()
         .fill_null(0.0).alias("_people_read"),
@@ -260,7 +369,12 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     path = [s.HOST, "path"]
     rows = (
         patterns.join(sampled, on=_shape.KEYS)
-        .with_columns(pl.max_horizontal("name_orders", "_path_orders").alias("name_orders"))
+        .with_columns(
+            pl.when(pl.col("_set_orders").is_not_null())
+            .then(pl.col("_set_orders"))
+            .otherwise(pl.max_horizontal("name_orders", "_path_orders"))
+            .alias("name_orders")
+        )
         .with_columns(
             (pl.col("sampled_ok_urls") / pl.col("distinct_sizes").clip(lower_bound=1))
             .round(1)
