@@ -928,6 +928,7 @@ def test_facets_fires_on_filters_packed_in_one_parameter():
     assert (ev["params"], ev["param_count"], ev["varying_params"], ev["name_orders"], ev["param_sets"]) == (
         "Color&Composition&Size", 3, 3, 1, 7)  # fmt: skip
     assert (ev["sampled_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (59, 10, 5.9)
+    assert row[s.EXAMPLES] and set(row[s.EXAMPLES]) <= set(sets)  # no filter alone
     # its lines take the sets of two filters or more, not one filter alone (people's or not)
     traffic = traffic_of(requests_frame(content_rows() + rows), EXACT)
     text = suggest(_findings(facets, content_rows() + rows), traffic, EXACT).robots_txt

@@ -408,7 +408,9 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
         .with_columns(pl.col(s.WASTED_REQUESTS).sum().over(path).alias("path_wasted_requests"))
     )
-    rows = rows.join(_shape.examples(urls), on=_shape.KEYS, how="left").with_columns(
+    # packed filters' examples: sets of two or more (one filter is the category's page)
+    trap_urls = urls.filter(~pl.col("_packed").fill_null(False) | packs_many(pl.col(s.URL)))
+    rows = rows.join(_shape.examples(trap_urls), on=_shape.KEYS, how="left").with_columns(
         pl.col("params").list.join("&")
     )
     return _shape.findings(
