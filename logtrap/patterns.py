@@ -473,21 +473,22 @@ def merge_names(pairs: pl.DataFrame, min_names: int, *, stable_only: bool = Fals
 
 
 def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
-    """`merge_names`' first step: a path segment below the first level that is a facet's
-    name and a value (`color-red`, `size-{n}`, `Farbe_rot.html`) becomes `color-{value}`
-    where the host's patterns give that name `_MIN_FACET_VALUES` values, a number, or merged
-    it before.
+    """`merge_names`' first step: a facet's value in a path segment below the first level,
+    after its name in the segment (`color-red`, `size-{n}`, `Farbe_rot.html`) or in the
+    segment before (`/color/red`: Drupal's pretty paths, Magento's long filter URLs), becomes
+    `{value}` where the host's patterns give that name `_MIN_FACET_VALUES` values, a number,
+    or merged it before.
 
     Orders and subsets of facets stay apart (`/shoes/color-{value}/size-{value}/` and
     `/shoes/size-{value}/color-{value}/`): a rule for the path has to spell them.
 
     >>> pairs = pl.DataFrame({"host": "-", "pattern": [
     ...     "/shoes/color-red/size-{n}/", "/shoes/color-blue/", "/bags/color-black.html",
-    ...     "/blog/style-matters", "/color-red/"]})
+    ...     "/blog/style-matters", "/color-red/", "/p/hats/Color/white/size/m.html"]})
     >>> _merge_facets(pairs.with_columns(merged=pl.col("pattern")))["merged"].to_list()
-    ['/shoes/color-{value}/size-{value}/', '/shoes/color-{value}/', '/bags/color-{value}.html', '/blog/style-matters', '/color-red/']
+    ['/shoes/color-{value}/size-{value}/', '/shoes/color-{value}/', '/bags/color-{value}.html', '/blog/style-matters', '/color-red/', '/p/hats/Color/{value}/size/{value}.html']
     """
-    maybe = pl.col("merged").str.contains(rf"(?i)/[^/?]*/(?:{FACET_NAMES_RX})[-_]")
+    maybe = pl.col("merged").str.contains(rf"(?i)/[^/?]*/(?:{FACET_NAMES_RX})(?:[-_]|/[^/?])")
     if not frame.select(maybe.any()).item():
         return frame
     split = pl.col("merged").str.splitn("?", 2)
@@ -502,24 +503,37 @@ def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
         .with_columns(pl.int_ranges(pl.col("_seg").list.len()).alias("_level"))
         .explode("_seg", "_level")
     )
-    facet = pl.col("_seg").str.extract_groups(_FACET)
+    joined = pl.col("_seg").str.extract_groups(_FACET)  # name, separator, value, extension
+    after = pl.col("_seg").str.extract_groups(rf"^(.+?)((?:{_EXT})?)$")  # value, extension
+    before = pl.col("_seg").shift(1).over("_row", order_by="_level")
+    paired = (pl.col("_level") >= 3) & before.str.to_lowercase().is_in(sorted(FACET_NAMES))
+    segs = segs.with_columns(  # segment 1 is a section
+        pl.when(pl.col("_level") >= 2).then(joined).alias("_joined"),
+        pl.when(paired).then(after).alias("_after"),
+        before.alias("_before"),
+    )
+    first = pl.col("_joined").struct.field("1").is_not_null()
     segs = segs.with_columns(
-        pl.when(pl.col("_level") >= 2).then(facet).alias("_facet")  # segment 1: a section
-    ).unnest("_facet")
-    name, value = pl.col("1").str.to_lowercase(), pl.col("3")
+        pl.when(first).then(pl.col("_joined").struct.field("1")).otherwise(pl.col("_before"))
+        .str.to_lowercase().alias("_name"),
+        pl.when(first).then(pl.concat_str(pl.col("_joined").struct.field("1"), pl.col("_joined").struct.field("2")))
+        .otherwise(pl.lit("")).alias("_prefix"),
+        pl.coalesce(pl.col("_joined").struct.field("3"), pl.col("_after").struct.field("1")).alias("_value"),
+        pl.coalesce(pl.col("_joined").struct.field("4"), pl.col("_after").struct.field("2")).alias("_ext"),
+    )
+    value = pl.col("_value")
     values = (
-        segs.filter(pl.col("1").is_not_null())
-        .group_by(s.HOST, name.alias("_name"))
+        segs.filter(value.is_not_null())
+        .group_by(s.HOST, "_name")
         .agg(value.n_unique().alias("_values"), value.is_in([VALUE, "{n}"]).any().alias("_merged"))
         .filter((pl.col("_values") >= _MIN_FACET_VALUES) | pl.col("_merged"))
-        .select(s.HOST, "_name")
+        .select(s.HOST, "_name", pl.lit(True).alias("_merge"))
     )
     merged = (
-        segs.join(values.with_columns(_merge=pl.lit(True)), left_on=[s.HOST, name], right_on=[s.HOST, "_name"],
-                  how="left", maintain_order="left")
+        segs.join(values, on=[s.HOST, "_name"], how="left", maintain_order="left")
         .with_columns(
-            pl.when(pl.col("_merge"))
-            .then(pl.concat_str(pl.col("1"), pl.col("2"), pl.lit(VALUE), pl.col("4")))
+            pl.when(pl.col("_merge") & value.is_not_null())
+            .then(pl.concat_str(pl.col("_prefix"), pl.lit(VALUE), pl.col("_ext")))
             .otherwise(pl.col("_seg"))
             .alias("_seg")
         )
@@ -583,6 +597,13 @@ def _merge_level(
     if stable_only:  # and nothing after it that a later merge could change
         named = pl.element().str.contains("{", literal=True).not_() & (pl.element() != "")
         literal = literal & ~pl.col("_segs").list.slice(level + 1).list.eval(named).list.any()
+        # nor a facet's name or value (`_merge_facets`): more patterns may make it a facet's
+        facets = sorted(FACET_NAMES)
+        previous = pl.col("_segs").list.get(level - 1, null_on_oob=True).str.to_lowercase()
+        literal = literal & ~(
+            stem.str.contains(_FACET) | stem.str.to_lowercase().is_in(facets)
+            | ((level >= 3) & previous.is_in(facets).fill_null(False))
+        )
     names = parts.filter(literal).group_by(group).agg(stem.n_unique().alias("_names"))
     slugs = parts.filter(stem == "{slug}").select(group).unique().with_columns(_slug=pl.lit(True))
     placeholder = pl.when(pl.col("_slug")).then(pl.lit("{slug}")).otherwise(pl.lit(NAME))

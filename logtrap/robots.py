@@ -270,7 +270,8 @@ def _glob(path: str) -> str:
     return re.sub(r"\*+", "*", "*".join(escape_value(p) for p in pieces))
 
 
-_PATH_FACET = re.compile(r"/[^/{}]+[-_]\{value\}")  # `/color-{value}` (`patterns.merge_names`)
+# `/color-{value}`, `/color/{value}` (`patterns.merge_names`)
+_PATH_FACET = re.compile(r"/[^/{}]+(?:[-_]|/)\{value\}")
 
 
 def _two_facets(path: str) -> str | None:
@@ -278,6 +279,8 @@ def _two_facets(path: str) -> str | None:
 
     >>> _two_facets("/shoes/color-{value}/size-{value}/brand-{value}/"), _two_facets("/c/size-{value}")
     ('/shoes/color-{value}/size-', None)
+    >>> _two_facets("/p/shoes/color/{value}/size/{value}.html")
+    '/p/shoes/color/{value}/size/'
     """
     found = list(_PATH_FACET.finditer(path))
     return path[: found[1].end() - len("{value}")] if len(found) >= 2 else None

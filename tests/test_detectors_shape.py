@@ -818,38 +818,42 @@ PATH_FACETS = {"color": ["red", "blue", "green", "black"], "size": ["s", "m", "l
                "brand": ["acme", "zen", "nova"]}
 
 
-def path_facet_rows(orders: int = 2, sizes: int | None = None) -> tuple[list[dict], list[str]]:
-    """A shop's layered navigation written in the path (`/shoes/color-red/size-m/`): people
-    read each filter alone (a page each); bots fetch every pair of filters, in `orders` orders
-    of the two, onto one "no products match" page, or onto `sizes` distinct pages. Returns
-    the rows and the pairs' URLs."""
+def path_facet_rows(orders: int = 2, sizes: int | None = None, sep: str = "-") -> tuple[list[dict], list[str]]:
+    """A shop's layered navigation written in the path (`/shoes/color-red/size-m/`, or with
+    `sep` "/" `/shoes/color/red/size/m/`): people read each filter alone (a page each); bots
+    fetch every pair of filters, in `orders` orders of the two, onto one "no products match"
+    page, or onto `sizes` distinct pages. Returns the rows and the pairs' URLs."""
     rows, pairs, i = [], [], 0
     for name, values in PATH_FACETS.items():
         for value in values:
-            one = {s.URL: f"/shoes/{name}-{value}/", s.BYTES: 30000 + 77 * i}
+            one = {s.URL: f"/shoes/{name}{sep}{value}/", s.BYTES: 30000 + 77 * i}
             rows += [{**BOT, **one}, {**HUMAN, **one}, {**HUMAN, **one}]
             i += 1
     for a, b in itertools.combinations(PATH_FACETS, 2):
         for first, second in [(a, b), (b, a)][:orders]:
             for x in PATH_FACETS[first]:
                 for y in PATH_FACETS[second]:
-                    pairs.append(f"/shoes/{first}-{x}/{second}-{y}/")
+                    pairs.append(f"/shoes/{first}{sep}{x}/{second}{sep}{y}/")
                     size = 21000 if sizes is None else 40000 + len(pairs) % sizes
                     rows.append({**BOT, s.URL: pairs[-1], s.BYTES: size})
     return rows, pairs
 
 
-def test_facets_fires_on_filters_in_the_path_in_every_order():
+@pytest.mark.parametrize("sep", ["-", "/"], ids=["color-red", "color/red"])
+def test_facets_fires_on_filters_in_the_path_in_every_order(sep):
     # 75% of a generated shop's bot budget on such combinations gave "No crawler traps
     # found": each combination was a pattern of its own, one URL each
-    rows, pairs = path_facet_rows()
+    rows, pairs = path_facet_rows(sep=sep)
     out = _findings(facets, content_rows() + rows)
-    assert dict(zip(out[s.PATTERN], out[s.WASTED_REQUESTS])) == {
+    expected = {
         "/shoes/color-{value}/size-{value}/": 15, "/shoes/size-{value}/color-{value}/": 15,
         "/shoes/color-{value}/brand-{value}/": 11, "/shoes/brand-{value}/color-{value}/": 11,
         "/shoes/size-{value}/brand-{value}/": 11, "/shoes/brand-{value}/size-{value}/": 11,
     }  # every bot request but one per distinct page (one here)
-    ev = json.loads(out.filter(pl.col(s.PATTERN) == "/shoes/size-{value}/color-{value}/")[s.EVIDENCE].item())
+    assert dict(zip(out[s.PATTERN], out[s.WASTED_REQUESTS])) == {
+        p.replace("-{", sep + "{"): w for p, w in expected.items()}
+    size_color = "/shoes/size-{value}/color-{value}/".replace("-{", sep + "{")
+    ev = json.loads(out.filter(pl.col(s.PATTERN) == size_color)[s.EVIDENCE].item())
     assert (ev["params"], ev["varying_params"], ev["name_orders"], ev["param_sets"]) == ("size&color", 2, 2, 6)
     assert (ev["sampled_urls"], ev["distinct_sizes"], ev["path_sampled_urls"], ev["path_wasted_requests"]) == (
         16, 1, 80, 74)  # fmt: skip
@@ -859,7 +863,7 @@ def test_facets_fires_on_filters_in_the_path_in_every_order():
     assert [u for u in pairs if robots.can_fetch(f"https://x{u}", "Googlebot")] == []
     alone = [r[s.URL] for r in rows if r[s.URL] not in pairs]
     assert [u for u in alone if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
-    assert "Disallow: /shoes/color-*/size-\n" in suggest(out, traffic, EXACT).robots_txt
+    assert f"Disallow: /shoes/color{sep}*/size{sep}\n" in suggest(out, traffic, EXACT).robots_txt
 
 
 def test_facets_in_the_path_people_read_in_one_order_are_no_shell_and_stay_open():

@@ -305,6 +305,11 @@ def test_a_facet_in_the_path_is_its_name_and_a_value():
         # two brands on the host: a facet name needs three values
         "/bags/brand-acme/": "/bags/brand-acme/", "/bags/brand-zen/": "/bags/brand-zen/",
     }
+    # or the name a segment, the value the next (Drupal's pretty paths, Magento's long URLs)
+    long = [f"/p/shoes/color/{c}/Size/{z}.html" for c in ("red", "blue", "green") for z in "sml"]
+    assert set(merged(long).values()) == {"/p/shoes/color/{value}/Size/{value}.html"}
+    assert set(merged(long[3:]).values()) == {  # two colours: pages of their own still
+        "/p/shoes/color/blue/Size/{value}.html", "/p/shoes/color/green/Size/{value}.html"}
     # a number is a value space: its name merges alone
     assert merged(["/hats/size-{n}/"]) == {"/hats/size-{n}/": "/hats/size-{value}/"}
     # a third brand merges them; one merged before merges the others (it stands for many)
@@ -361,7 +366,7 @@ def test_stable_merges_are_those_with_no_literal_segment_after_them():
 
 
 _SEGMENTS = st.lists(st.sampled_from(
-    ["a", "b", "c", "feed", "{n}", "color-red", "color-blue", "color-{n}", "size-s", "size-m"]
+    ["a", "b", "c", "feed", "{n}", "color-red", "color-blue", "color-{n}", "size-s", "size-m", "color"]
 ), min_size=2, max_size=4)
 _PATHS = st.tuples(_SEGMENTS, st.sampled_from(["", "", "/", "?page"])).map(
     lambda p: "/" + "/".join(p[0]) + p[1])
@@ -370,6 +375,7 @@ _PATHS = st.tuples(_SEGMENTS, st.sampled_from(["", "", "/", "?page"])).map(
 @hsettings(max_examples=300, deadline=None)
 @given(st.lists(_PATHS, max_size=20), st.lists(_PATHS, max_size=20), st.integers(2, 3))
 @example(["/a/a/feed", "/a/b/feed", "/a/c/feed"], ["/a/a/b", "/a/a/c"], 3)  # a merge undone
+@example(["/a/a", "/a/color-red"], ["/a/color-{n}"], 2)  # a facet found later
 def test_a_stable_merge_is_never_undone_by_later_patterns(first, later, min_names):
     # what Tally keeps merged while reading (stable merges of the patterns so far) must be
     # merged alike by the merge at the end, over every pattern read: it cannot be split again

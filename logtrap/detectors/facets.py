@@ -109,10 +109,11 @@ def _filters(names: pl.Expr, ignored: list[str]) -> pl.Expr:
     ).otherwise(kept)
 
 
-# A facet in the path: `/shoes/color-{value}/size-{value}/` is `/shoes/` filtered by color and
-# size (`patterns.merge_names`), as `/shoes/?color=&size=` is; its URLs' segments are the pairs
-_PATTERN_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]\{{value\}}[^/?]*"
-_URL_FACET = rf"/((?i:{FACET_NAMES_RX}))[-_]([^/?]+)"
+# A facet in the path: `/shoes/color-{value}/size-{value}/` (or `/shoes/color/{value}/size/
+# {value}`) is `/shoes/` filtered by color and size (`patterns.merge_names`), as `/shoes/?color=
+# &size=` is; its URLs' segments are the pairs
+_PATTERN_FACET = rf"/((?i:{FACET_NAMES_RX}))(?:[-_]|/)\{{value\}}[^/?]*"
+_URL_FACET = r"/([^/?]+?)(?:[-_]|/)([^/?]+)"  # one of a pattern's facets (`_as_query`)
 _QUERIED = "_queried"  # the URL with its path's facets as parameters (`_as_query`)
 
 
@@ -201,19 +202,22 @@ def _path_facets(pattern: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     return path.str.replace_all(_PATTERN_FACET, "").str.replace(r"^$", "/"), names
 
 
-def _as_query(url: pl.Expr) -> pl.Expr:
-    """A URL with the facets of its path (below the first level) as query parameters first,
-    so their names and values are read as a query's.
+def _as_query(url: pl.Expr, names: pl.Expr) -> pl.Expr:
+    """A URL with the facets of its path (below the first level) that its pattern names
+    (`names`, `_path_facets`) as query parameters first, so they are read as a query's.
 
-    >>> pl.select(_as_query(pl.lit("/shoes/color-red/size-42/?page=2"))).item()
-    '/shoes/color-red/size-42/?color=red&size=42&page=2'
-    >>> pl.select(_as_query(pl.lit("/color-red/"))).item()
-    '/color-red/'
+    >>> names = pl.lit(["color", "size"])
+    >>> pl.select(_as_query(pl.lit("/shoes/color-red/size/42/?page=2"), names)).item()
+    '/shoes/color-red/size/42/?color=red&size=42&page=2'
+    >>> pl.select(_as_query(pl.lit("/color-red/style-x/"), names)).item()
+    '/color-red/style-x/'
     """
     path = _shape.path_of(url).str.replace(r"^/[^/]*", "")  # the first level: a section
-    pairs = path.str.extract_all(_URL_FACET).list.eval(
+    named = pl.concat_str(pl.lit("/((?i:"), names.list.join("|"), pl.lit(r"))(?:[-_]|/)([^/?]+)"))
+    pairs = path.str.extract_all(named).list.eval(
         pl.element().str.replace(_URL_FACET, "${1}=${2}")
     ).list.join("&")
+    pairs = pl.when(names.list.len() > 0).then(pairs).otherwise(pl.lit(""))
     query = _shape.query_of(url)
     joined = pl.when((pairs != "") & (query != "")).then(pl.lit("&")).otherwise(pl.lit(""))
     return pl.when(pairs == "").then(url).otherwise(
@@ -306,7 +310,7 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     urls = urls.join(_packed(urls), on=_shape.KEYS, how="left").with_columns(
         pl.when(pl.col("_packed").fill_null(False))
         .then(_unpacked(pl.col(s.URL)))
-        .otherwise(_as_query(pl.col(s.URL)))
+        .otherwise(_as_query(pl.col(s.URL), facets))
         .alias(_QUERIED)
     )
     in_order = (
