@@ -417,8 +417,8 @@ FACET_NAMES = frozenset(
 )  # fmt: skip
 FACET_NAMES_RX = "|".join(sorted(FACET_NAMES))  # their regex alternation
 # A facet name merges where it takes this many values on the host, or a number (`size-{n}`,
-# the word-and-number rule's: numbers are a value space): a blog's `/blog/size-matters`
-# stays a page; a shop's colours are more (judgement)
+# the word-and-number rule's: numbers are a value space), or two beside a facet that merges:
+# a blog's `/blog/size-matters` stays a page; a shop's colours are more (judgement)
 _MIN_FACET_VALUES = 3
 _FACET = rf"(?i)^({FACET_NAMES_RX})([-_])(.+?)((?:{_EXT})?)$"
 _path = pl.col(s.PATTERN).str.splitn("?", 2).struct.field("field_0")
@@ -477,7 +477,7 @@ def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
     after its name in the segment (`color-red`, `size-{n}`, `Farbe_rot.html`) or in the
     segment before (`/color/red`: Drupal's pretty paths, Magento's long filter URLs), becomes
     `{value}` where the host's patterns give that name `_MIN_FACET_VALUES` values, a number,
-    or merged it before.
+    or merged it before; or two values, in a path beside a facet that merges.
 
     Orders and subsets of facets stay apart (`/shoes/color-{value}/size-{value}/` and
     `/shoes/size-{value}/color-{value}/`): a rule for the path has to spell them.
@@ -522,11 +522,24 @@ def _merge_facets(frame: pl.DataFrame) -> pl.DataFrame:
         pl.coalesce(pl.col("_joined").struct.field("4"), pl.col("_after").struct.field("2")).alias("_ext"),
     )
     value = pl.col("_value")
-    values = (
+    counts = (
         segs.filter(value.is_not_null())
         .group_by(s.HOST, "_name")
         .agg(value.n_unique().alias("_values"), value.is_in([VALUE, "{n}"]).any().alias("_merged"))
-        .filter((pl.col("_values") >= _MIN_FACET_VALUES) | pl.col("_merged"))
+        .with_columns(((pl.col("_values") >= _MIN_FACET_VALUES) | pl.col("_merged")).alias("_merge"))
+    )
+    # two values where a facet that merges is in the same path (a material, cotton or wool,
+    # beside colours and sizes)
+    rows = segs.join(counts.filter("_merge").select(s.HOST, "_name"), on=[s.HOST, "_name"], how="semi")
+    beside = (
+        segs.filter(value.is_not_null())
+        .join(rows.select("_row").unique(), on="_row", how="semi")
+        .select(s.HOST, "_name")
+        .unique()
+    )
+    values = (  # a facet that merges is beside itself
+        counts.filter(pl.col("_merge") | (pl.col("_values") >= 2))
+        .join(beside, on=[s.HOST, "_name"], how="semi")
         .select(s.HOST, "_name", pl.lit(True).alias("_merge"))
     )
     merged = (

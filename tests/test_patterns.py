@@ -308,8 +308,11 @@ def test_a_facet_in_the_path_is_its_name_and_a_value():
     # or the name a segment, the value the next (Drupal's pretty paths, Magento's long URLs)
     long = [f"/p/shoes/color/{c}/Size/{z}.html" for c in ("red", "blue", "green") for z in "sml"]
     assert set(merged(long).values()) == {"/p/shoes/color/{value}/Size/{value}.html"}
-    assert set(merged(long[3:]).values()) == {  # two colours: pages of their own still
-        "/p/shoes/color/blue/Size/{value}.html", "/p/shoes/color/green/Size/{value}.html"}
+    hats = ["/p/hats/color/blue.html", "/p/hats/color/green.html"]
+    assert merged(hats) == {h: h for h in hats}  # two colours alone: pages of their own still
+    # two values beside a facet that merges: a material, cotton or wool, beside colours
+    beside = ["/shoes/color-red/material-wool/", "/shoes/color-blue/material-cotton/", "/shoes/color-green/"]
+    assert set(merged(beside).values()) == {"/shoes/color-{value}/material-{value}/", "/shoes/color-{value}/"}
     # a number is a value space: its name merges alone
     assert merged(["/hats/size-{n}/"]) == {"/hats/size-{n}/": "/hats/size-{value}/"}
     # a third brand merges them; one merged before merges the others (it stands for many)
