@@ -80,6 +80,7 @@ OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages ca
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_PAGED = "log, a page of the list's own pattern with content of its own (not past its last page)"
 OWN_FILTERED = "log, a page of the trap's own pattern filtered once (its trap is two filters or more)"
+OWN_UNLISTED = "log, a page of the trap's own pattern with one value per filter (its trap is lists of values)"
 OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
 NEAR_DATED = "log, a date of the calendar's own pattern from the logs' last month to its horizon, where content may still come"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
@@ -523,6 +524,15 @@ def candidates(
         if spelled:
             units.append((tuple(f"Disallow: {glob}?{start}{value}=*{sep}"
                                 for sep in spelled for start in ("", "*&")), 1))
+    if kind == "facets":  # a filter's values listed (`?filter_color=red,blue`), as spelled
+        pieces = (p.partition("=") for u in trap for p in url_path(u).partition("?")[2].split("&"))
+        spelled = {(name, sep.upper()) for name, _, value in pieces for sep in re.findall(r"(?i),|%2C|\||%7C", value)}
+        # a tracking parameter's list is no filter's
+        tracking = {n for n, _ in spelled if is_tracking_name(n, settings)}
+        lines = [f"Disallow: {glob}?{start}{escape_value(name)}=*{escape_value(sep)}"
+                 for name, sep in sorted(spelled) if name not in tracking for start in ("", "*&")]
+        if lines:
+            units.append((tuple(lines), 1))
     two = _two_facets(path) if kind == "facets" else None
     if two:  # facets in the path: its first two in their order, whatever follows
         units.append(((f"Disallow: {_glob(two)}",), 1))
@@ -1451,6 +1461,12 @@ def _rule(
         many = facets.packs_many(pl.col(s.URL))
         own = own + [(u, OWN_FILTERED) for u in rows.filter(~many)[s.URL].to_list()]
         rows = rows.filter(many)
+    elif finding.kind == facets.KIND and facets.lists(rows):  # a filter's values listed in
+        # its parameter (WooCommerce's `?filter_color=red,blue`): lists are the trap, one value
+        # per filter a page
+        listed = facets.has_list(pl.col(s.URL))
+        own = own + [(u, OWN_UNLISTED) for u in rows.filter(~listed)[s.URL].to_list()]
+        rows = rows.filter(listed)
     if finding.kind == pagination.KIND:  # its pages with content, people's or not
         mine = {u for u, _ in own}
         own = own + [(u, OWN_PAGED) for u in pagination.real_pages(traffic, settings, finding.host, pattern)

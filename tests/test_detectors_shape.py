@@ -214,7 +214,9 @@ def test_facets_fires_on_two_filters_beside_parameters_that_never_change():
     row = _one(found.filter(pl.col(s.PATTERN) == "/index.php?color&option&size&view"))
     assert row[s.WASTED_REQUESTS] == 99
     ev = row["evidence"]
-    assert (ev["param_count"], ev["varying_params"], ev["param_sets"]) == (4, 2, 3)
+    # a listed colour is a filter of its own: option, view, three colours and size at most;
+    # its sets, the 20 lists of colours with a size and a colour alone with one
+    assert (ev["param_count"], ev["varying_params"], ev["param_sets"]) == (6, 2, 21)
 
 
 def test_facets_silent_on_a_pagination_trap_over_two_filters():
@@ -951,6 +953,63 @@ def test_facets_silent_on_packed_filters_each_its_own_page_and_on_a_search_for_h
     first = [f"{w}{i}" for i in range(3) for w in WORDS]
     terms = [f"{a}-{b}" for a in first for b in WORDS[:2]] + [f"{a}-{b}/{b}-{a}" for a in first for b in WORDS[3:4]]
     rows = bots([f"/search?q={w}&sort={o}" for w in terms for o in ("price", "name")], bytes=4100)
+    assert _findings(facets, content_rows() + rows).height == 0
+
+
+COLOURS = ["red", "blue", "green", "black", "white"]
+
+
+def listed_rows(sizes: int | None = None, orders: bool = True) -> tuple[list[dict], list[str]]:
+    """WooCommerce's layered navigation: a filter's values listed in its one parameter in the
+    order they were picked (`?filter_color=red,blue`), bots fetching every list of two and
+    three colours (in every order, or in one with `orders=False`) onto one "no products match"
+    page, or onto `sizes` distinct pages; each colour alone a page of its own, people reading
+    them. Returns the rows and the URLs of the lists."""
+    rows, lists = [], []
+    for i, colour in enumerate(COLOURS):
+        one = {s.URL: f"/product-category/shirts/?filter_color={colour}", s.BYTES: 30000 + 97 * i}
+        rows += [{**BOT, **one}, {**HUMAN, **one}]
+    for k in (2, 3):
+        picks = itertools.permutations(COLOURS, k) if orders else itertools.combinations(COLOURS, k)
+        for picked in picks:
+            lists.append(f"/product-category/shirts/?filter_color={','.join(picked)}")
+            size = 21000 if sizes is None else 40000 + len(lists) % sizes
+            rows.append({**BOT, s.URL: lists[-1], s.BYTES: size})
+    return rows, lists
+
+
+def test_facets_fires_on_a_filter_whose_values_are_listed_in_its_parameter():
+    # a WooCommerce shop: `?filter_color=red,blue` is one parameter, so its lists, in every
+    # order, were no facets at all
+    rows, lists = listed_rows()
+    row = _one(_findings(facets, content_rows() + rows))
+    # 90 requests, 85 by bots; 85 URLs answered 200 in 6 sizes (the colours' 5, the empty
+    # list's 1): 85 * (1 - 6 / 85) = 79 wasted
+    assert (row[s.PATTERN], row[s.REQUESTS], row[s.WASTED_REQUESTS]) == ("/product-category/shirts/?filter_color", 90, 79)
+    ev = row["evidence"]
+    # a listed value is a filter: three at most; a set of three colours in six orders; sets:
+    # 10 pairs, 10 threes and the filter with one value
+    assert (ev["params"], ev["param_count"], ev["name_orders"], ev["param_sets"]) == ("filter_color", 3, 6, 21)
+    assert (ev["sampled_urls"], ev["distinct_sizes"], ev["urls_per_size"]) == (85, 6, 14.2)
+    assert row[s.EXAMPLES] and set(row[s.EXAMPLES]) <= set(lists)  # no colour alone
+    # its lines take the lists, not a colour alone, which people read
+    traffic = traffic_of(requests_frame(content_rows() + rows), EXACT)
+    text = suggest(_findings(facets, content_rows() + rows), traffic, EXACT).robots_txt
+    assert ("Disallow: /product-category/shirts/?filter_color=*,\n"
+            "Disallow: /product-category/shirts/?*&filter_color=*,\n") in text
+    robots = Protego.parse(text)
+    assert [u for u in lists if robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+    alone = [r[s.URL] for r in rows if r[s.URL] not in lists]
+    assert len(alone) == 10 and [u for u in alone if not robots.can_fetch(f"https://x{u}", "Googlebot")] == []
+
+
+def test_facets_silent_on_listed_values_each_its_own_page_in_one_order():
+    # each list of colours showing its own products, picked in one order
+    rows, _ = listed_rows(sizes=1000, orders=False)
+    assert _findings(facets, content_rows() + rows).height == 0
+    # a map's boxes, four numbers listed in `?bbox=`, each its own tile
+    boxes = [f"/tiles?bbox={x},{y},{x + 1},{y + 1}" for x in range(12) for y in range(12)]
+    rows = [{**BOT, s.URL: u, s.BYTES: 9000 + 31 * i} for i, u in enumerate(boxes)]
     assert _findings(facets, content_rows() + rows).height == 0
 
 

@@ -31,7 +31,10 @@ size-42/`, which `patterns.merge_names` makes `/shoes/color-{value}/size-{value}
 read as the parameters of the path without them, its patterns of one set of filters in
 several orders being that set's orders. Packed into one parameter (PrestaShop's `?q=Size-S/
 Color-White`, `_packed`), one pattern holds every set: its filters, sets and orders are its
-URLs', and its robots.txt lines take the URLs with two filters or more (`packs_many`).
+URLs', and its robots.txt lines take the URLs with two filters or more (`packs_many`). A
+filter's values listed in its parameter (WooCommerce's `?filter_color=red,blue`, `_listed`)
+are a filter each, the same way: a pattern's lists are its sets of values, in the orders they
+were picked, and its robots.txt lines take the lists (`has_list`), not one value alone.
 """
 
 from __future__ import annotations
@@ -188,6 +191,71 @@ def packs_many(url: pl.Expr) -> pl.Expr:
     return _packed_value(url).str.contains("/", literal=True)
 
 
+# WooCommerce's layered navigation lists a filter's values in its one parameter, in the order
+# they were picked (`?filter_color=red,blue&filter_size=m`): each value is a filter of the
+# set, and one set comes in several orders. A pattern lists values where this share of its
+# sampled URLs hold a list (judgement: a shop's lists are most of its bots' filter URLs; one
+# single value a page of its own)
+_LIST = r"(?i)(?:,|%2C|\||%7C)"  # what joins the values: a comma or a bar, escaped or not
+_LISTED_SHARE = 0.25
+_ITEM = "~"  # a listed value as a filter of its own: `filter_color~red` (`_listed_filters`)
+
+
+def has_list(url: pl.Expr) -> pl.Expr:
+    """True for a URL whose query holds a parameter with a list of values (`a,b`, `a|b`).
+
+    >>> pl.select(has_list(pl.Series(["/c?filter_color=red%2Cblue", "/c?color=red", "/c?n=1,"]))).to_series().to_list()
+    [True, False, False]
+    """
+    return _shape.query_of(url).str.contains(rf"(?:^|&)[^=&]+=[^&]*?[^&=]{_LIST}[^&]")
+
+
+def _listed(urls: pl.DataFrame) -> pl.DataFrame:
+    """(host, pattern) of the sampled URLs' patterns that list values ("_listed").
+
+    >>> urls = pl.DataFrame({"host": "-", "pattern": ["/c?color"] * 3,
+    ...     "url": ["/c?color=red,blue", "/c?color=red", "/c?color=blue"]})
+    >>> _listed(urls).rows()
+    [('-', '/c?color', True)]
+    """
+    return urls.group_by(_shape.KEYS).agg(
+        (has_list(pl.col(s.URL)).mean() >= _LISTED_SHARE).alias("_listed")
+    )
+
+
+def lists(urls: pl.DataFrame) -> bool:
+    """True where the sampled URLs (host, pattern, url) list a filter's values in its parameter."""
+    return bool(_listed(urls).get_column("_listed").any())
+
+
+def _listed_filters(urls: pl.DataFrame, column: str, ignored: list[str], settings: Settings) -> pl.Series:
+    """Each URL's (`column`) parameter names in order, a listed value a name of its own
+    (`color~red`; tracking and session names' lists not split).
+
+    >>> urls = pl.DataFrame({"u": ["/c?color=red,blue&size=m&utm_term=a,b", "/c"]})
+    >>> _listed_filters(urls, "u", [], Settings()).to_list()
+    [['color~red', 'color~blue', 'size', 'utm_term'], []]
+    """
+    pair = pl.col("_pair")
+    name, value = pair.str.extract(r"^([^=]*)"), pair.str.extract(r"=(.*)$").fill_null("")
+    split = value.str.contains(_LIST) & ~is_tracking(name, settings) & ~name.str.to_lowercase().is_in(ignored)
+    item = pl.col("_item")
+    return (
+        urls.select(_shape.query_of(pl.col(column)).str.split("&").alias("_pair"))
+        .with_row_index("_i")
+        .explode("_pair")
+        .with_columns(pl.when(split).then(value.str.replace_all(_LIST, ",")).otherwise(pl.lit(""))
+                      .str.split(",").alias("_item"), name.alias("_name"))
+        .explode("_item")
+        .group_by("_i", maintain_order=True)
+        .agg(
+            pl.when(item != "").then(pl.concat_str("_name", pl.lit(_ITEM), item)).otherwise("_name")
+            .filter(pl.col("_name") != "")
+        )
+        .get_column("_name")
+    )
+
+
 def _path_facets(pattern: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """A pattern -> (its path without facet segments, the facets' names in path order).
 
@@ -291,8 +359,8 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .group_by(s.HOST, "path")
         .agg(pl.col("params").list.sort().list.join("&").n_unique().alias("param_sets"))
     )
-    packing = names.list.contains(PACKED_PARAM)  # its filters may be packed in one parameter
-    patterns = patterns.filter((pl.col("param_count") >= 2) | packing).join(
+    # one filter may pack the others (`_packed`) or list its values (`_listed`)
+    patterns = patterns.filter(pl.col("param_count") >= 1).join(
         sets, on=[s.HOST, "path"], how="left"
     )
     # a path's facets in several orders are patterns apart (`/shoes/color-{value}/size-{value}/`
@@ -307,34 +375,49 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     urls = _shape.per_url(traffic.urls, shell).join(
         patterns.select(_shape.KEYS), on=_shape.KEYS, how="semi"
     )
-    urls = urls.join(_packed(urls), on=_shape.KEYS, how="left").with_columns(
-        pl.when(pl.col("_packed").fill_null(False))
-        .then(_unpacked(pl.col(s.URL)))
-        .otherwise(_as_query(pl.col(s.URL), facets))
-        .alias(_QUERIED)
+    urls = (
+        urls.join(_packed(urls), on=_shape.KEYS, how="left")
+        .join(_listed(urls), on=_shape.KEYS, how="left")
+        .with_columns(
+            pl.col("_packed").fill_null(False),
+            (pl.col("_listed").fill_null(False) & ~pl.col("_packed").fill_null(False)).alias("_listed"),
+        )
+        .with_columns(
+            pl.when(pl.col("_packed"))
+            .then(_unpacked(pl.col(s.URL)))
+            .otherwise(_as_query(pl.col(s.URL), facets))
+            .alias(_QUERIED)
+        )
+        .with_row_index("_i")
     )
     in_order = (
         _shape.query_of(pl.col(_QUERIED))
         .str.replace_all(r"=[^&]*", "")
         .str.split("&")
         .list.eval(pl.element().filter(pl.element() != ""))
-        .list.unique(maintain_order=True)
     )
+    listed = urls.filter("_listed")
+    urls = urls.with_columns(in_order.alias("_in_order")).update(  # a listed value a filter
+        listed.select("_i", _listed_filters(listed, _QUERIED, ignored, settings).alias("_in_order")),
+        on="_i",
+    ).drop("_i")
+    in_order = pl.col("_in_order").list.unique(maintain_order=True)
     urls = urls.with_columns(
         in_order.list.join("&").alias("_order"),
         _filters(in_order, ignored).list.sort().list.join("&").alias("_set"),
         _filters(in_order, ignored).list.len().alias("_filters"),
     )
-    # packed filters: one pattern holds every set of filters, in every order; its sets and
-    # orders are its URLs'
+    # packed filters and listed values: one pattern holds every set of filters, in every
+    # order; its sets and orders are its URLs'
     unpacked = (
-        urls.filter(pl.col("_packed").fill_null(False))
+        urls.filter(pl.col("_packed") | pl.col("_listed"))
         .group_by(*_shape.KEYS, "_set")
         .agg(pl.col("_order").n_unique().alias("_orders"), pl.col("_filters").first())
         .group_by(_shape.KEYS)
         .agg(
             pl.col("_set").filter(pl.col("_set") != "").str.split("&")
-            .list.explode(keep_nulls=False, empty_as_null=False).unique().sort().alias("_params"),
+            .list.explode(keep_nulls=False, empty_as_null=False)
+            .str.replace(f"{_ITEM}.*", "").unique().sort().alias("_params"),  # names, not values
             pl.col("_filters").max().alias("_param_count"),
             pl.col("_set").filter(pl.col("_filters") > 0).n_unique().alias("_param_sets"),
             pl.col("_orders").max().alias("_set_orders"),
@@ -412,8 +495,11 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
         .with_columns(pl.col(s.WASTED_REQUESTS).sum().over(path).alias("path_wasted_requests"))
     )
-    # packed filters' examples: sets of two or more (one filter is the category's page)
-    trap_urls = urls.filter(~pl.col("_packed").fill_null(False) | packs_many(pl.col(s.URL)))
+    # packed filters' examples: sets of two or more (one filter is the category's page);
+    # listed values': lists
+    trap_urls = urls.filter(
+        (~pl.col("_packed") | packs_many(pl.col(s.URL))) & (~pl.col("_listed") | has_list(pl.col(s.URL)))
+    )
     rows = rows.join(_shape.examples(trap_urls), on=_shape.KEYS, how="left").with_columns(
         pl.col("params").list.join("&")
     )
