@@ -79,8 +79,7 @@ OWN = "log, a page of the trap's own pattern fetched by people"
 OTHER_OWN = "log, a page people fetched on another trap's pattern whose pages can be real"
 OWN_DATED = "log, a date of the calendar's own pattern with a page of its own (neither empty nor far off)"
 OWN_PAGED = "log, a page of the list's own pattern with content of its own (not past its last page)"
-OWN_FILTERED = "log, a page of the trap's own pattern filtered once (its trap is two filters or more)"
-OWN_UNLISTED = "log, a page of the trap's own pattern with one value per filter (its trap is lists of values)"
+OWN_FILTERED = "log, a page of the trap's own pattern filtered once: one filter, or one value per filter, where its trap is sets of them"
 OTHER_DATED = "log, a date with a page of its own on another calendar's pattern"
 NEAR_DATED = "log, a date of the calendar's own pattern from the logs' last month to its horizon, where content may still come"
 UNNAMED = "log, a page of a pattern no finding names, which the rule's lines reached"
@@ -526,11 +525,11 @@ def candidates(
                                 for sep in spelled for start in ("", "*&")), 1))
     if kind == "facets":  # a filter's values listed (`?filter_color=red,blue`), as spelled
         pieces = (p.partition("=") for u in trap for p in url_path(u).partition("?")[2].split("&"))
-        spelled = {(name, sep.upper()) for name, _, value in pieces for sep in re.findall(r"(?i),|%2C|\||%7C", value)}
-        # a tracking parameter's list is no filter's
-        tracking = {n for n, _ in spelled if is_tracking_name(n, settings)}
+        listed = {(name, sep.upper()) for name, _, value in pieces
+                  for sep in re.findall(facets.LIST_SEPARATOR, value)}
+        tracking = {n for n, _ in listed if is_tracking_name(n, settings)}  # no filter's list
         lines = [f"Disallow: {glob}?{start}{escape_value(name)}=*{escape_value(sep)}"
-                 for name, sep in sorted(spelled) if name not in tracking for start in ("", "*&")]
+                 for name, sep in sorted(listed) if name not in tracking for start in ("", "*&")]
         if lines:
             units.append((tuple(lines), 1))
     two = _two_facets(path) if kind == "facets" else None
@@ -1456,17 +1455,12 @@ def _rule(
     if appended:  # the pattern's URLs with the parameter once are its pages; twice, the trap
         rows = rows.filter(relative_loop.doubled(pl.col(s.URL)))
         own = _undoubled(finding, _own_pages(traffic, finding.host, pattern), known)
-    if finding.kind == facets.KIND and facets.packs(rows):  # filters packed in one parameter
-        # (PrestaShop's `?q=Size-S/Color-White`): two or more are the trap, one a page
-        many = facets.packs_many(pl.col(s.URL))
-        own = own + [(u, OWN_FILTERED) for u in rows.filter(~many)[s.URL].to_list()]
-        rows = rows.filter(many)
-    elif finding.kind == facets.KIND and facets.lists(rows):  # a filter's values listed in
-        # its parameter (WooCommerce's `?filter_color=red,blue`): lists are the trap, one value
-        # per filter a page
-        listed = facets.has_list(pl.col(s.URL))
-        own = own + [(u, OWN_UNLISTED) for u in rows.filter(~listed)[s.URL].to_list()]
-        rows = rows.filter(listed)
+    sets = facets.set_urls(rows) if finding.kind == facets.KIND else None
+    if sets is not None:  # one pattern holds every set of filters: packed in one parameter
+        # (PrestaShop's `?q=Size-S/Color-White`, two or more the trap) or a filter's values
+        # listed (WooCommerce's `?filter_color=red,blue`, lists the trap); the rest are pages
+        own = own + [(u, OWN_FILTERED) for u in rows.filter(~sets)[s.URL].to_list()]
+        rows = rows.filter(sets)
     if finding.kind == pagination.KIND:  # its pages with content, people's or not
         mine = {u for u, _ in own}
         own = own + [(u, OWN_PAGED) for u in pagination.real_pages(traffic, settings, finding.host, pattern)

@@ -177,11 +177,6 @@ def _packed(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def packs(urls: pl.DataFrame) -> bool:
-    """True where the sampled URLs (host, pattern, url) pack their filters in `q`."""
-    return bool(_packed(urls).get_column("_packed").any())
-
-
 def packs_many(url: pl.Expr) -> pl.Expr:
     """True for a URL whose `q` packs two filters or more (a filter set, not one filter).
 
@@ -196,7 +191,7 @@ def packs_many(url: pl.Expr) -> pl.Expr:
 # set, and one set comes in several orders. A pattern lists values where this share of its
 # sampled URLs hold a list (judgement: a shop's lists are most of its bots' filter URLs; one
 # single value a page of its own)
-_LIST = r"(?i)(?:,|%2C|\||%7C)"  # what joins the values: a comma or a bar, escaped or not
+LIST_SEPARATOR = r"(?i)(?:,|%2C|\||%7C)"  # what joins the values: a comma or a bar, escaped or not
 _LISTED_SHARE = 0.25
 _ITEM = "~"  # a listed value as a filter of its own: `filter_color~red` (`_listed_filters`)
 
@@ -207,7 +202,7 @@ def has_list(url: pl.Expr) -> pl.Expr:
     >>> pl.select(has_list(pl.Series(["/c?filter_color=red%2Cblue", "/c?color=red", "/c?n=1,"]))).to_series().to_list()
     [True, False, False]
     """
-    return _shape.query_of(url).str.contains(rf"(?:^|&)[^=&]+=[^&]*?[^&=]{_LIST}[^&]")
+    return _shape.query_of(url).str.contains(rf"(?:^|&)[^=&]+=[^&]*?[^&=]{LIST_SEPARATOR}[^&]")
 
 
 def _listed(urls: pl.DataFrame) -> pl.DataFrame:
@@ -223,9 +218,20 @@ def _listed(urls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def lists(urls: pl.DataFrame) -> bool:
-    """True where the sampled URLs (host, pattern, url) list a filter's values in its parameter."""
-    return bool(_listed(urls).get_column("_listed").any())
+def set_urls(urls: pl.DataFrame) -> pl.Expr | None:
+    """Where one pattern holds every set of filters, which of its sampled URLs (host, pattern,
+    url) are its trap: two packed filters or more (`packs_many`), or a list of values
+    (`has_list`); the others are pages filtered once. None for a pattern of one set.
+
+    >>> urls = pl.DataFrame({"host": "-", "pattern": "/c?color", "url": ["/c?color=red,blue", "/c?color=red"]})
+    >>> urls.filter(set_urls(urls))["url"].to_list()
+    ['/c?color=red,blue']
+    """
+    if _packed(urls).get_column("_packed").any():
+        return packs_many(pl.col(s.URL))
+    if _listed(urls).get_column("_listed").any():
+        return has_list(pl.col(s.URL))
+    return None
 
 
 def _listed_filters(urls: pl.DataFrame, column: str, ignored: list[str], settings: Settings) -> pl.Series:
@@ -238,13 +244,13 @@ def _listed_filters(urls: pl.DataFrame, column: str, ignored: list[str], setting
     """
     pair = pl.col("_pair")
     name, value = pair.str.extract(r"^([^=]*)"), pair.str.extract(r"=(.*)$").fill_null("")
-    split = value.str.contains(_LIST) & ~is_tracking(name, settings) & ~name.str.to_lowercase().is_in(ignored)
+    split = value.str.contains(LIST_SEPARATOR) & ~is_tracking(name, settings) & ~name.str.to_lowercase().is_in(ignored)
     item = pl.col("_item")
     return (
         urls.select(_shape.query_of(pl.col(column)).str.split("&").alias("_pair"))
         .with_row_index("_i")
         .explode("_pair")
-        .with_columns(pl.when(split).then(value.str.replace_all(_LIST, ",")).otherwise(pl.lit(""))
+        .with_columns(pl.when(split).then(value.str.replace_all(LIST_SEPARATOR, ",")).otherwise(pl.lit(""))
                       .str.split(",").alias("_item"), name.alias("_name"))
         .explode("_item")
         .group_by("_i", maintain_order=True)
