@@ -168,13 +168,15 @@ class LogFormat:
 
 
 # -- tokenising format strings ----------------------------------------------------------------
+# (`^ti`/`^to`: a request's or response's trailer lines, `%{Name}^ti`, mod_log_config's only
+# directive of more than one letter)
 _APACHE_DIRECTIVE = re.compile(
-    r"%(?P<when>[<>]?)!?[0-9,]*(?:\{(?P<arg>[^}]*)\})?(?P<letter>[a-zA-Z%*])"
+    r"%(?P<when>[<>]?)!?[0-9,]*(?:\{(?P<arg>[^}]*)\})?(?P<letter>\^t[io]|[a-zA-Z%*])"
 )
 _NGINX_VARIABLE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))")
-# Fields of free text, which may hold spaces: the request line, headers, notes, environment
-# and SSL variables, cookies (Apache letters; nginx variables and name prefixes).
-_APACHE_TEXT = frozenset("rioneCx")
+# Fields of free text, which may hold spaces: the request line, headers and trailers, notes,
+# environment and SSL variables, cookies (Apache letters; nginx variables and name prefixes).
+_APACHE_TEXT = frozenset([*"rioneCx", "^ti", "^to"])
 _NGINX_TEXT = ("http_", "sent_http_", "upstream_http_", "cookie_")
 
 

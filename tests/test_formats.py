@@ -159,6 +159,15 @@ def test_opaque_directives_are_matched_not_kept():
     assert (row[s.CLIENT], row[s.STATUS], row[s.BYTES]) == ("1.2.3.4", 200, 1)
 
 
+def test_trailer_directives_are_matched_not_kept():
+    # %{Name}^ti and ^to (request and response trailers): read as literal text before, so no
+    # line of a format holding one parsed
+    row = one('%h %t "%r" %>s %b "%{grpc-message}^to" %{Expires}^ti "%{User-Agent}i"',
+              '1.2.3.4 [28/Nov/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 1 "not found" - "curl/8.5"')
+    assert (row[s.CLIENT], row[s.URL], row[s.STATUS], row[s.BYTES], row[s.USER_AGENT]) == (
+        "1.2.3.4", "/a", 200, 1, "curl/8.5")
+
+
 def test_escaped_quotes_apache_and_nginx_are_unescaped():
     apache = one("combined", '1.2.3.4 - - [28/Nov/2026:10:00:00 +0000] "GET /a HTTP/1.1" 200 1 '
                  '"-" "\\"Mozilla/4.0\\" back\\\\slash"')
