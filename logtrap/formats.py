@@ -194,6 +194,11 @@ def _escape(text: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in text)
 
 
+# Headers a proxy sets to the one address that connected to it (nginx's X-Real-IP, Cloudflare's
+# and Akamai's): the client where the format logs no address of its own (`_client`)
+_PROXIED_CLIENT_HEADERS = ("x-real-ip", "cf-connecting-ip", "true-client-ip")
+
+
 def _apache_role(arg: str | None, letter: str, when: str = "") -> tuple[str | None, str | None]:
     """(role, regex) for one Apache directive; role None = matched, not captured."""
     a = (arg or "").lower()
@@ -244,8 +249,12 @@ def _apache_role(arg: str | None, letter: str, when: str = "") -> tuple[str | No
         return "user_agent", None
     if letter == "i" and a == "host":
         return "host_http", None
-    if letter == "i" and a in ("x-forwarded-for", "forwarded"):
-        return None, _LIST  # a proxy chain, "203.0.113.9, 10.0.0.1", as nginx's variable
+    if letter == "i" and a == "x-forwarded-for":
+        return "forwarded_for", _LIST  # a proxy chain, "203.0.113.9, 10.0.0.1" (`_client`)
+    if letter == "i" and a in _PROXIED_CLIENT_HEADERS:
+        return "proxied_client", _TOKEN
+    if letter == "i" and a == "forwarded":
+        return None, _LIST
     return None, None
 
 
@@ -294,8 +303,9 @@ _NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
     "upstream_header_time": (None, _LIST),
     "upstream_status": (None, _LIST),
     "upstream_addr": (None, _LIST),
-    "http_x_forwarded_for": (None, _LIST),
-    "proxy_add_x_forwarded_for": (None, _LIST),
+    "http_x_forwarded_for": ("forwarded_for", _LIST),
+    "proxy_add_x_forwarded_for": ("forwarded_for", _LIST),
+    **{"http_" + h.replace("-", "_"): ("proxied_client", _TOKEN) for h in _PROXIED_CLIENT_HEADERS},
 }
 
 
@@ -837,6 +847,59 @@ def _first(cols: set[str], *names: str, default: pl.Expr | None = None) -> pl.Ex
     return default
 
 
+# An address only a machine of the site's own network has: loopback, private (RFC 1918, RFC
+# 4193), link-local; IPv4 ones also as IPv6 writes them (`::ffff:10.0.0.5`)
+_INTERNAL_ADDRESS = (
+    r"^(?:(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
+    r"|::1$|[fF][cCdD][0-9a-fA-F]{2}:|[fF][eE][89aAbB][0-9a-fA-F]:)"
+)
+
+
+def _hop(e: pl.Expr) -> pl.Expr:
+    """An address as a proxy writes it, without spaces, an IPv4 port (Azure's `1.2.3.4:5678`)
+    or an IPv6 one's brackets; null where it is no address (`-`, `unknown`, a hidden node)."""
+    e = e.str.strip_chars()
+    e = (pl.when(e.str.starts_with("[")).then(e.str.extract(r"^\[([0-9A-Fa-f:.]+)\]"))
+         .otherwise(e.str.replace(r"^([0-9.]+):[0-9]+$", "$1")))
+    return pl.when(e.str.contains(r"^[0-9A-Fa-f:.]*[0-9A-Fa-f][0-9A-Fa-f:.]*$")
+                   & e.str.contains(r"[.:]")).then(e)
+
+
+def _forwarded(chain: pl.Expr) -> pl.Expr:
+    """The client of an X-Forwarded-For chain (`client, proxy, ...`, each proxy appending the
+    address that connected to it): the last address not of the site's own network, as Apache's
+    mod_remoteip and nginx's realip module take it with their internal proxies trusted; the
+    first where all are. Not the first: anyone can send a chain, and a scraper's own
+    `X-Forwarded-For: 66.249.66.1` would pass for Googlebot's.
+
+    >>> chains = ["66.249.66.1, 203.0.113.9", "203.0.113.9, 10.0.0.1", "10.1.1.1, 10.0.0.1",
+    ...           "198.51.100.7:5311", "unknown, [2001:db8::5]:443", "-"]
+    >>> pl.select(_forwarded(pl.Series(chains))).to_series().to_list()
+    ['203.0.113.9', '203.0.113.9', '10.1.1.1', '198.51.100.7', '2001:db8::5', None]
+    """
+    hops = chain.str.split(",").list.eval(_hop(pl.element()).drop_nulls())
+    outside = hops.list.eval(pl.element().filter(~pl.element().str.contains(_INTERNAL_ADDRESS)))
+    return pl.coalesce(outside.list.last(), hops.list.first())
+
+
+def _client(cols: set[str]) -> pl.Expr:
+    """The client's address: the connection's (`%a`, `%h`, `$remote_addr`); where the format
+    logs none, or the connection's is one of the site's own network (a load balancer's, a
+    local proxy's), the one a proxy passed on (`_forwarded`; else a header it set to it,
+    X-Real-IP and the like)."""
+    connection = _first(cols, "client_ip", "client")
+    passed = [e for e in (_forwarded(pl.col("forwarded_for")) if "forwarded_for" in cols else None,
+                          _hop(pl.col("proxied_client")) if "proxied_client" in cols else None)
+              if e is not None]
+    if not passed:
+        return connection if connection is not None else pl.lit(None, dtype=pl.String)
+    proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]
+    if connection is None:
+        return proxied
+    internal = connection.str.contains(_INTERNAL_ADDRESS).fill_null(False)
+    return pl.when(internal & proxied.is_not_null()).then(proxied).otherwise(connection)
+
+
 def _regex_fields(lf: pl.LazyFrame, fmt: LogFormat) -> pl.LazyFrame:
     """The full regex's way: "line" -> one String column per role, and "_matched"."""
     if not fmt.fields:
@@ -936,7 +999,7 @@ def _plan(
     lf = lf.select(
         "row", "line",
         (host if host is not None else pl.lit("-")).alias(s.HOST),
-        _first(cols, "client_ip", "client", default=str_or_null).alias(s.CLIENT),
+        _client(cols).alias(s.CLIENT),
         time.alias(s.TIME),
         method.alias(s.METHOD),
         url.alias(s.URL),

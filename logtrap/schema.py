@@ -11,7 +11,9 @@ import polars as pl
 
 # -- one row per request, as the reader produces it ------------------------------------------
 HOST = "host"  # virtual host; "-" when the log format has none
-CLIENT = "client"  # client address as logged (IPv4, IPv6 or a resolved host name)
+# client address as logged (IPv4, IPv6 or a resolved host name); behind a proxy, the one it
+# passed on (`formats._client`)
+CLIENT = "client"
 TIME = "time"  # request time, timezone-aware, normalised to UTC
 METHOD = "method"
 URL = "url"  # the request target exactly as requested ("/a/b?x=1")

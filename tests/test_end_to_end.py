@@ -265,6 +265,31 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
 
 
+def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_passed_on(tmp_path):
+    # every request comes from the balancer's 10.0.0.2, the client in X-Forwarded-For: read
+    # as the connection's, every claim was the balancer's, an address people share, and the
+    # scraper passed. Its own header names Google's 66.249.66.1; the balancer appended its
+    # real address, which is the one judged
+    ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{v}.0) Gecko/20100101 Firefox/{v}.0"
+    ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    lines = []
+    for k in range(900):
+        person = (f"203.0.113.{k % 50}", ua_ff.format(v=110 + k % 17))
+        chain, ua = (("66.249.66.5", ua_gb) if k % 3 == 0 else person) if k < 870 else (
+            "66.249.66.1, 45.133.1.7", ua_gb)
+        lines.append(f'10.0.0.2 - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
+                     f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}" "{chain}"')
+    (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
+    fmt = '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" "%{X-Forwarded-For}i"'
+    result = analyze(str(tmp_path / "access.log"),
+                     Settings(log_format=fmt, ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+    fakes = [f.evidence["addresses"] for f in to_records(result.findings) if f.kind == "fake_bot"]
+    assert fakes == [["45.133.1.7"]]
+    verdicts = dict(result.traffic.claims.select(s.CLIENT, s.VERIFIED).unique().iter_rows())
+    assert verdicts == {"66.249.66.5": "verified", "45.133.1.7": "fake"}
+
+
 def test_a_scraper_asking_for_missing_files_as_a_browser_is_still_fake(tmp_path):
     # 300 Googlebot-agent pages and 300 browser-agent 404s for /favicon.ico from one address:
     # the 404s made it an address people share, and it escaped fake_bot. People's pages are

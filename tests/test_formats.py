@@ -597,8 +597,35 @@ def test_an_apache_x_forwarded_for_list_is_one_field():
     fmt = '%{X-Forwarded-For}i %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"'
     tail = ' - - [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "-" "UA"'
     rows, bad = parse(fmt, "203.0.113.9, 10.0.0.1" + tail.format("a"),
-                      "203.0.113.9" + tail.format("b"))
-    assert bad == [] and [(r[s.CLIENT], r[s.PATH]) for r in rows] == [(None, "/a"), (None, "/b")]
+                      "203.0.113.9" + tail.format("b"), "-" + tail.format("c"))
+    # the client: the chain's last address outside the site's network (an internal proxy's
+    # 10.0.0.1 passed over); none where the header was not sent
+    assert bad == [] and [(r[s.CLIENT], r[s.PATH]) for r in rows] == [
+        ("203.0.113.9", "/a"), ("203.0.113.9", "/b"), (None, "/c")]
+
+
+def test_a_client_behind_a_proxy_is_the_address_the_proxy_passed_on():
+    apache = '%h %t "%r" %>s %b "%{X-Forwarded-For}i"'
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}"'
+    rows, bad = parse(
+        apache,
+        "10.0.0.2" + tail.format("lb", "203.0.113.9"),  # a load balancer's address: the chain's
+        "127.0.0.1" + tail.format("local", "203.0.113.9, 192.168.1.4"),  # a local proxy's
+        # a scraper's own header, the balancer appending its address: not Googlebot's
+        "10.0.0.2" + tail.format("spoof", "66.249.66.1, 198.51.100.20"),
+        "198.51.100.1" + tail.format("direct", "66.249.66.1"),  # a public address stays
+        "10.0.0.2" + tail.format("none", "-"),  # no header: the connection's, whatever it is
+    )
+    assert bad == [] and [(r[s.PATH], r[s.CLIENT]) for r in rows] == [
+        ("/lb", "203.0.113.9"), ("/local", "203.0.113.9"), ("/spoof", "198.51.100.20"),
+        ("/direct", "198.51.100.1"), ("/none", "10.0.0.2")]
+    # a format that logs no address of its own: the header a proxy set to it
+    line = '[10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 {}'
+    for header in ("$http_x_real_ip", "$http_cf_connecting_ip", "%{True-Client-IP}i"):
+        fmt = (f'[$time_local] "$request" $status $body_bytes_sent {header}' if "$" in header
+               else f'%t "%r" %>s %b {header}')
+        rows, bad = parse(fmt, line.format("203.0.113.9"), line.format("2001:db8::7"), line.format("-"))
+        assert bad == [] and [r[s.CLIENT] for r in rows] == ["203.0.113.9", "2001:db8::7", None]
 
 
 @pytest.mark.parametrize("fmt", ["combined", "nginx", "common"])
