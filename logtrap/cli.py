@@ -365,7 +365,7 @@ def _read_summary(analysis: Any, quiet: bool) -> None:
     if not quiet:
         report.print_lines(_console(stderr=True),
                            [*report.read_summary(analysis.stats, analysis.traffic),
-                            *_stale_ranges(analysis)])
+                            *_stale_ranges(analysis), *_behind_a_proxy(analysis)])
         copies = analysis.stats.copies if analysis.stats is not None else {}
         for path, plain in copies.items():
             click.echo(f"{path}: not read, a compressed copy of {plain} (read instead)", err=True)
@@ -436,6 +436,28 @@ def _stale_ranges(analysis: Any) -> list[str]:
         f"{(end - made).days:,} days before the last request: an address outside them is "
         "unverified, not fake (engines add ranges; download the file again)"
         for made, bots in sorted(by_date.items())
+    ]
+
+
+def _behind_a_proxy(analysis: Any) -> list[str]:
+    """A line where claims are to be verified and every one came from the site's own network:
+    a load balancer's or local proxy's address, logged in place of the clients' (they are then
+    all unverified, and a fake search engine passes)."""
+    settings = analysis.settings
+    if not (settings.ip_ranges or settings.verify_dns):
+        return []
+    from logtrap.formats import INTERNAL_ADDRESS
+
+    clients = analysis.traffic.claims.group_by(s.CLIENT).agg(pl.col(s.REQUESTS).sum())
+    if clients.height == 0 or not clients[s.CLIENT].str.contains(INTERNAL_ADDRESS).fill_null(False).all():
+        return []
+    top = clients.sort([s.REQUESTS, s.CLIENT], descending=[True, False])[s.CLIENT].head(3).to_list()
+    more = f" and {clients.height - 3:,} more" if clients.height > 3 else ""
+    return [
+        f"Note: every request claiming a search engine came from the site's own network "
+        f"({', '.join(top)}{more}): a load balancer's or proxy's address, by which no claim can "
+        "be verified. Log the address it passes on (%{X-Forwarded-For}i, $http_x_forwarded_for) "
+        "and give the format with --format"
     ]
 
 

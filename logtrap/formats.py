@@ -849,7 +849,7 @@ def _first(cols: set[str], *names: str, default: pl.Expr | None = None) -> pl.Ex
 
 # An address only a machine of the site's own network has: loopback, private (RFC 1918, RFC
 # 4193), link-local; IPv4 ones also as IPv6 writes them (`::ffff:10.0.0.5`)
-_INTERNAL_ADDRESS = (
+INTERNAL_ADDRESS = (
     r"^(?:(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
     r"|::1$|[fF][cCdD][0-9a-fA-F]{2}:|[fF][eE][89aAbB][0-9a-fA-F]:)"
 )
@@ -878,7 +878,7 @@ def _forwarded(chain: pl.Expr) -> pl.Expr:
     ['203.0.113.9', '203.0.113.9', '10.1.1.1', '198.51.100.7', '2001:db8::5', None]
     """
     hops = chain.str.split(",").list.eval(_hop(pl.element()).drop_nulls())
-    outside = hops.list.eval(pl.element().filter(~pl.element().str.contains(_INTERNAL_ADDRESS)))
+    outside = hops.list.eval(pl.element().filter(~pl.element().str.contains(INTERNAL_ADDRESS)))
     return pl.coalesce(outside.list.last(), hops.list.first())
 
 
@@ -896,7 +896,7 @@ def _client(cols: set[str]) -> pl.Expr:
     proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]
     if connection is None:
         return proxied
-    internal = connection.str.contains(_INTERNAL_ADDRESS).fill_null(False)
+    internal = connection.str.contains(INTERNAL_ADDRESS).fill_null(False)
     return pl.when(internal & proxied.is_not_null()).then(proxied).otherwise(connection)
 
 

@@ -9,6 +9,7 @@ import errno
 import gzip
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -747,6 +748,21 @@ def test_a_stale_range_file_is_named_in_the_read_summary(logs):
         "is unverified, not fake (engines add ranges; download the file again)")
     (logs / "googlebot.json").write_text(
         '{"creationTime": "2025-12-30T00:00:00", "prefixes": [{"ipv4Prefix": "10.9.9.0/24"}]}')
+    assert "Note:" not in run("bots", "trap.log", "--ip-ranges", "googlebot.json").stderr
+
+
+def test_claims_all_from_a_load_balancer_are_said_unverifiable(logs):
+    # every request logged with the balancer's address: verification asked for, every claim
+    # is unverified, and the admin is told what to log instead
+    (logs / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.66.0/27"}]}')
+    lines = [re.sub(r"^\S+", "10.0.0.2", ln) for ln in TRAP]
+    (logs / "lb.log").write_text("\n".join(lines) + "\n")
+    note = ("Note: every request claiming a search engine came from the site's own network "
+            "(10.0.0.2): a load balancer's or proxy's address, by which no claim can be verified. "
+            "Log the address it passes on (%{X-Forwarded-For}i, $http_x_forwarded_for) and give "
+            "the format with --format")
+    assert run("bots", "lb.log", "--ip-ranges", "googlebot.json").stderr.splitlines()[-1] == note
+    assert "Note:" not in run("bots", "lb.log").stderr  # no verification asked: nothing to say
     assert "Note:" not in run("bots", "trap.log", "--ip-ranges", "googlebot.json").stderr
 
 
