@@ -855,14 +855,27 @@ INTERNAL_ADDRESS = (
 )
 
 
+# An address as a proxy writes it, its port and an IPv6 one's brackets left out of the group:
+# `1.2.3.4`, `1.2.3.4:5678` (Azure's), `2001:db8::5`, `[2001:db8::5]:443`, `::ffff:1.2.3.4`
+_ADDRESS = r"\[?((?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)\]?(?::[0-9]+)?"
+# A hop `_forwarded` passes over, right to left: one of the site's own network (INTERNAL_ADDRESS,
+# with its port or brackets), or no address at all (`unknown`, a host name, RFC 7239's hidden
+# `_node`: a character no address holds)
+_OWN_HOP = (
+    r"(?:(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)[^,\s]*"
+    r"|\[?::1(?:\](?::[0-9]+)?)?|\[?(?:[fF][cCdD][0-9a-fA-F]{2}|[fF][eE][89aAbB][0-9a-fA-F]):[^,\s]*"
+    r"|[^,\s]*[^0-9A-Fa-f:.\[\],\s][^,\s]*)"
+)
+# The first hop (at the start or after a comma) that is an address and is followed by such
+# hops only: the last address outside the site's network, or the first of all where every
+# one is inside it (the regex engine takes the leftmost match). One regex a row: a chain split
+# into a list and filtered took 2.4 microseconds, five times the rest of the line's parse
+_CHAIN_CLIENT = rf"(?:^|,)\s*{_ADDRESS}\s*(?:,\s*(?:{_OWN_HOP})?\s*)*$"
+
+
 def _hop(e: pl.Expr) -> pl.Expr:
-    """An address as a proxy writes it, without spaces, an IPv4 port (Azure's `1.2.3.4:5678`)
-    or an IPv6 one's brackets; null where it is no address (`-`, `unknown`, a hidden node)."""
-    e = e.str.strip_chars()
-    e = (pl.when(e.str.starts_with("[")).then(e.str.extract(r"^\[([0-9A-Fa-f:.]+)\]"))
-         .otherwise(e.str.replace(r"^([0-9.]+):[0-9]+$", "$1")))
-    return pl.when(e.str.contains(r"^[0-9A-Fa-f:.]*[0-9A-Fa-f][0-9A-Fa-f:.]*$")
-                   & e.str.contains(r"[.:]")).then(e)
+    """The address a header holds (`_ADDRESS`); null where it holds none (`-`, `unknown`)."""
+    return e.str.extract(rf"^\s*{_ADDRESS}\s*$", 1)
 
 
 def _forwarded(chain: pl.Expr) -> pl.Expr:
@@ -873,13 +886,11 @@ def _forwarded(chain: pl.Expr) -> pl.Expr:
     `X-Forwarded-For: 66.249.66.1` would pass for Googlebot's.
 
     >>> chains = ["66.249.66.1, 203.0.113.9", "203.0.113.9, 10.0.0.1", "10.1.1.1, 10.0.0.1",
-    ...           "198.51.100.7:5311", "unknown, [2001:db8::5]:443", "-"]
+    ...           "198.51.100.7:5311", "unknown, [2001:db8::5]:443, [::1]", "-"]
     >>> pl.select(_forwarded(pl.Series(chains))).to_series().to_list()
     ['203.0.113.9', '203.0.113.9', '10.1.1.1', '198.51.100.7', '2001:db8::5', None]
     """
-    hops = chain.str.split(",").list.eval(_hop(pl.element()).drop_nulls())
-    outside = hops.list.eval(pl.element().filter(~pl.element().str.contains(INTERNAL_ADDRESS)))
-    return pl.coalesce(outside.list.last(), hops.list.first())
+    return chain.str.extract(_CHAIN_CLIENT, 1)
 
 
 def _client(cols: set[str]) -> pl.Expr:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import datetime, timezone
 
 import polars as pl
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap.errors import FormatError, LogtrapError
-from logtrap.formats import PRESETS, compile_format, detect_format, parse_lines
+from logtrap.formats import PRESETS, _forwarded, compile_format, detect_format, parse_lines
 
 UTC = timezone.utc
 
@@ -626,6 +627,45 @@ def test_a_client_behind_a_proxy_is_the_address_the_proxy_passed_on():
                else f'%t "%r" %>s %b {header}')
         rows, bad = parse(fmt, line.format("203.0.113.9"), line.format("2001:db8::7"), line.format("-"))
         assert bad == [] and [r[s.CLIENT] for r in rows] == ["203.0.113.9", "2001:db8::7", None]
+
+
+# loopback, private (RFC 1918, RFC 4193), link-local: not `is_private`, which takes in the
+# documentation ranges too (203.0.113.0/24, 2001:db8::/32)
+_OWN_NETWORKS = [ipaddress.ip_network(n) for n in (
+    "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128",
+    "fc00::/7", "fe80::/10")]
+
+
+def _chain_client(chain: str) -> str | None:
+    """What `_forwarded` must give, by Python's own address parser: each hop's address (port
+    and brackets off; no address: passed over), the last outside `_OWN_NETWORKS`, else the
+    first."""
+    hops = []
+    for hop in chain.split(","):
+        hop = hop.strip()
+        text = hop[1:hop.index("]")] if hop.startswith("[") and "]" in hop else (
+            hop.rsplit(":", 1)[0] if hop.count(":") == 1 else hop)
+        try:
+            address = ipaddress.ip_address(text)
+        except ValueError:
+            continue
+        mapped = getattr(address, "ipv4_mapped", None) or address
+        hops.append((text, any(mapped in net for net in _OWN_NETWORKS if net.version == mapped.version)))
+    outside = [text for text, internal in hops if not internal]
+    return outside[-1] if outside else hops[0][0] if hops else None
+
+
+_HOPS = ["66.249.66.1", "203.0.113.9", "10.0.0.1", "192.168.1.4", "172.16.5.5", "172.31.0.9",
+         "127.0.0.1", "169.254.1.1", "2001:db8::5", "[2001:db8::7]:443", "fd00::1", "fe80::2",
+         "::1", "[::1]", "198.51.100.7:5311", "::ffff:10.1.1.1", "::ffff:8.8.8.8", "unknown", "-",
+         "", "_hidden", "proxy.example.com"]
+
+
+@given(hops=st.lists(st.sampled_from(_HOPS), min_size=1, max_size=5),
+       sep=st.sampled_from([", ", ",", " , "]))
+def test_a_chains_client_is_the_last_address_outside_the_sites_network(hops, sep):
+    chain = sep.join(hops)
+    assert pl.select(_forwarded(pl.lit(chain))).item() == _chain_client(chain)
 
 
 @pytest.mark.parametrize("fmt", ["combined", "nginx", "common"])
