@@ -866,11 +866,12 @@ _OWN_HOP = (
     r"|\[?::1(?:\](?::[0-9]+)?)?|\[?(?:[fF][cCdD][0-9a-fA-F]{2}|[fF][eE][89aAbB][0-9a-fA-F]):[^,\s]*"
     r"|[^,\s]*[^0-9A-Fa-f:.\[\],\s][^,\s]*)"
 )
-# The first hop (at the start or after a comma) that is an address and is followed by such
-# hops only: the last address outside the site's network, or the first of all where every
-# one is inside it (the regex engine takes the leftmost match). One regex a row: a chain split
-# into a list and filtered took 2.4 microseconds, five times the rest of the line's parse
-_CHAIN_CLIENT = rf"(?:^|,)\s*{_ADDRESS}\s*(?:,\s*(?:{_OWN_HOP})?\s*)*$"
+# The first hop that is an address and is followed by such hops only (the whole hops before
+# it taken lazily, fewest first): the last address outside the site's network, or the first
+# of all where every one is inside it. One regex a row, anchored (half the time of a search
+# for the hop's start): a chain split into a list and filtered took 2.4 microseconds, five
+# times the rest of the line's parse
+_CHAIN_CLIENT = rf"^(?:[^,]*,)*?\s*{_ADDRESS}\s*(?:,\s*(?:{_OWN_HOP})?\s*)*$"
 
 
 def _hop(e: pl.Expr) -> pl.Expr:
