@@ -77,6 +77,11 @@ PRESETS: dict[str, str] = {
     # time (`2026-11-28T10:00:00+01:00`, sortable, its zone spelled out).
     "combined_iso": '$remote_addr - $remote_user [$time_iso8601] "$request" $status '
     '$body_bytes_sent "$http_referer" "$http_user_agent"',
+    # nginx's `main` log_format (its packages' nginx.conf, the Docker image's): combined, then
+    # the X-Forwarded-For a proxy in front passed on. Chosen over combined_extra where that
+    # last field holds addresses (`detect_format`): behind a balancer, the clients' addresses
+    "combined_forwarded": '$remote_addr - $remote_user [$time_local] "$request" $status '
+    '$body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"',
     # netnea's "extended" Apache format (Apache-Labor tutorials), with its `%X` field.
     "netnea": '%h %{GEOIP_COUNTRY_CODE}e %u [%{%Y-%m-%d %H:%M:%S}t.%{usec_frac}t] "%r" %>s %b '
     '"%{Referer}i" "%{User-Agent}i" %v %A %p %R %{BALANCER_WORKER_ROUTE}e %X "%{cookie}n" '
@@ -637,7 +642,7 @@ def compile_format(spec_or_preset: str) -> LogFormat:
     >>> compile_format("apache2")
     Traceback (most recent call last):
     ...
-    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, host_combined, combined_iso, netnea) and it has no % directives or $ variables
+    logtrap.errors.FormatError: unknown log format 'apache2': not a preset (combined, common, vhost_combined, vhost_common, nginx, litespeed, combined_extra, host_combined, combined_iso, combined_forwarded, netnea) and it has no % directives or $ variables
     """
     if not isinstance(spec_or_preset, str) or not spec_or_preset.strip():
         raise FormatError("empty log format", hint=f"use a preset: {', '.join(PRESETS)}")
@@ -1268,6 +1273,14 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
             best, best_n, best_req = fmt, req.height, req
         if best_n == len(lines):
             break
+    if best is not None and best.name == "combined_extra":
+        # one quoted field after combined's, holding address chains or `-` (nginx's `main`)
+        forwarded = compile_format("combined_forwarded")
+        last = frame.get_column("line").str.extract(r'"([^"]*)"[ \t]*$', 1)
+        chains = last.str.contains(_FORWARDED_VALUE).fill_null(False)
+        if (parse_lines(frame, forwarded)[0].height >= best_n and chains.sum() >= _NO_METHOD_SHARE * best_n
+                and (chains & (last != "-")).any()):
+            return forwarded
     if best is not None and best_req is not None and '"%r"' in best.spec:
         # request lines with no method: every URL null under `%r` (junk), a path under `%U%q`
         # (a path or an absolute URL; a `-` request, a browser's idle connection, and Apache's
@@ -1287,5 +1300,7 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
 
 
 # Request lines without a method (junk under `%r`) in this share of a sample, at least: a log
-# written with `"%U%q"`, read so (judgement)
+# written with `"%U%q"`, read so (judgement); and last fields an X-Forwarded-For's, so
+# (`combined_forwarded`)
 _NO_METHOD_SHARE = 0.9
+_FORWARDED_VALUE = rf"^(?:-|(?:{_ADDRESS}|unknown)(?:[ \t]*,[ \t]*(?:{_ADDRESS}|unknown))*)$"

@@ -265,7 +265,11 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
 
 
-def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_passed_on(tmp_path):
+@pytest.mark.parametrize("log_format", [
+    '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" "%{X-Forwarded-For}i"',
+    "auto",  # nginx's `main` layout: found as combined_forwarded
+])
+def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_passed_on(tmp_path, log_format):
     # every request comes from the balancer's 10.0.0.2, the client in X-Forwarded-For: read
     # as the connection's, every claim was the balancer's, an address people share, and the
     # scraper passed. Its own header names Google's 66.249.66.1; the balancer appended its
@@ -281,9 +285,10 @@ def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_pass
                      f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}" "{chain}"')
     (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
     (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
-    fmt = '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" "%{X-Forwarded-For}i"'
     result = analyze(str(tmp_path / "access.log"),
-                     Settings(log_format=fmt, ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+                     Settings(log_format=log_format, ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+    assert result.stats is not None and [f.format_name for f in result.stats.files] == [
+        "custom" if log_format != "auto" else "combined_forwarded"]
     fakes = [f.evidence["addresses"] for f in to_records(result.findings) if f.kind == "fake_bot"]
     assert fakes == [["45.133.1.7"]]
     verdicts = dict(result.traffic.claims.select(s.CLIENT, s.VERIFIED).unique().iter_rows())

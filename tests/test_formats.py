@@ -255,6 +255,19 @@ def test_detect_format_picks_the_matching_preset():
         req, bad = parse_lines(pl.DataFrame({"line": [line]}), fmt)
         assert (str(req["time"].item()), req["user_agent"].item(), bad.height) == (
             utc, "Mozilla/5.0 (compatible; Googlebot/2.1)", 0)
+    # nginx's `main`: a last quoted field of X-Forwarded-For chains (or `-`) is read as one,
+    # the client behind a balancer the address it passed on; any other last field is an extra
+    lb = COMBINED.replace("66.249.66.1", "10.0.0.2")
+    for extras, name in ((['"-"', '"203.0.113.9, 10.0.0.1"'], "combined_forwarded"),
+                         (['"-"', '"-"'], "combined_extra"),  # no proxy in front: nothing to read
+                         (['"a=b; c=d"', '"203.0.113.9"'], "combined_extra"),  # a cookie
+                         (['"shop.example.com"'] * 2, "combined_extra")):
+        lines = [f"{lb} {extra}" for extra in extras]
+        fmt = detect_format(lines)
+        assert fmt is not None and fmt.name == name
+        req, bad = parse_lines(pl.DataFrame({"line": lines}), fmt)
+        assert (req[s.CLIENT].to_list(), bad.height) == (
+            ["10.0.0.2", "203.0.113.9"] if name == "combined_forwarded" else ["10.0.0.2"] * 2, 0)
     assert detect_format(["hello", ""]) is None
 
 
