@@ -854,10 +854,9 @@ def _first(cols: set[str], *names: str, default: pl.Expr | None = None) -> pl.Ex
 
 # An address only a machine of the site's own network has: loopback, private (RFC 1918, RFC
 # 4193), link-local; IPv4 ones also as IPv6 writes them (`::ffff:10.0.0.5`)
-INTERNAL_ADDRESS = (
-    r"^(?:(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
-    r"|::1$|[fF][cCdD][0-9a-fA-F]{2}:|[fF][eE][89aAbB][0-9a-fA-F]:)"
-)
+_OWN_V4 = r"(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
+_OWN_V6 = r"(?:[fF][cCdD][0-9a-fA-F]{2}|[fF][eE][89aAbB][0-9a-fA-F]):"  # fc00::/7, fe80::/10
+INTERNAL_ADDRESS = rf"^(?:{_OWN_V4}|::1$|{_OWN_V6})"
 
 
 # An address as a proxy writes it, its port and an IPv6 one's brackets left out of the group:
@@ -867,8 +866,7 @@ _ADDRESS = r"\[?((?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)\]?(?
 # with its port or brackets), or no address at all (`unknown`, a host name, RFC 7239's hidden
 # `_node`: a character no address holds)
 _OWN_HOP = (
-    r"(?:(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)[^,\s]*"
-    r"|\[?::1(?:\](?::[0-9]+)?)?|\[?(?:[fF][cCdD][0-9a-fA-F]{2}|[fF][eE][89aAbB][0-9a-fA-F]):[^,\s]*"
+    rf"(?:{_OWN_V4}[^,\s]*|\[?::1(?:\](?::[0-9]+)?)?|\[?{_OWN_V6}[^,\s]*"
     r"|[^,\s]*[^0-9A-Fa-f:.\[\],\s][^,\s]*)"
 )
 # The first hop that is an address and is followed by such hops only (the whole hops before
@@ -1278,7 +1276,7 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
         forwarded = compile_format("combined_forwarded")
         last = frame.get_column("line").str.extract(r'"([^"]*)"[ \t]*$', 1)
         chains = last.str.contains(_FORWARDED_VALUE).fill_null(False)
-        if (parse_lines(frame, forwarded)[0].height >= best_n and chains.sum() >= _NO_METHOD_SHARE * best_n
+        if (parse_lines(frame, forwarded)[0].height >= best_n and chains.sum() >= _FORWARDED_SHARE * best_n
                 and (chains & (last != "-")).any()):
             return forwarded
     if best is not None and best_req is not None and '"%r"' in best.spec:
@@ -1300,7 +1298,9 @@ def detect_format(sample_lines: list[str]) -> LogFormat | None:
 
 
 # Request lines without a method (junk under `%r`) in this share of a sample, at least: a log
-# written with `"%U%q"`, read so (judgement); and last fields an X-Forwarded-For's, so
-# (`combined_forwarded`)
+# written with `"%U%q"`, read so (judgement)
 _NO_METHOD_SHARE = 0.9
+# Last fields that are X-Forwarded-For's (address chains, `-`) in this share of a sample's
+# parsed lines, at least: nginx's `main`, read so (`combined_forwarded`; judgement)
+_FORWARDED_SHARE = 0.9
 _FORWARDED_VALUE = rf"^(?:-|(?:{_ADDRESS}|unknown)(?:[ \t]*,[ \t]*(?:{_ADDRESS}|unknown))*)$"
