@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import errno
 import functools
+import ipaddress
 import lzma
 import os
 import re
@@ -440,21 +441,30 @@ def _stale_ranges(analysis: Any) -> list[str]:
 
 
 def _behind_a_proxy(analysis: Any) -> list[str]:
-    """A line where claims are to be verified and every one came from the site's own network:
-    a load balancer's or local proxy's address, logged in place of the clients' (they are then
-    all unverified, and a fake search engine passes)."""
+    """A line where claims are to be verified and every one came from the site's own network
+    (or a trusted proxy's range): a load balancer's or proxy's address, logged in place of the
+    clients' (they are then all unverified, and a fake search engine passes)."""
     settings = analysis.settings
     if not (settings.ip_ranges or settings.verify_dns):
         return []
     from logtrap.formats import INTERNAL_ADDRESS
+    from logtrap.verify import client_address
 
     clients = analysis.traffic.claims.group_by(s.CLIENT).agg(pl.col(s.REQUESTS).sum())
-    if clients.height == 0 or not clients[s.CLIENT].str.contains(INTERNAL_ADDRESS).fill_null(False).all():
+    trusted = [ipaddress.ip_network(r) for r in settings.trusted_proxies]
+
+    def proxy(client: str | None) -> bool:
+        address = client_address(client) if client is not None else None
+        return address is not None and any(address in n for n in trusted if n.version == address.version)
+
+    own = clients[s.CLIENT].str.contains(INTERNAL_ADDRESS).fill_null(False).to_list()
+    if clients.height == 0 or not all(o or proxy(c) for o, c in zip(own, clients[s.CLIENT].to_list())):
         return []
     top = clients.sort([s.REQUESTS, s.CLIENT], descending=[True, False])[s.CLIENT].head(3).to_list()
     more = f" and {clients.height - 3:,} more" if clients.height > 3 else ""
     return [
-        f"Note: every request claiming a search engine came from the site's own network "
+        f"Note: every request claiming a search engine came from the site's own network"
+        f"{' or a trusted proxy' if trusted else ''} "
         f"({', '.join(top)}{more}): a load balancer's or proxy's address, by which no claim can "
         "be verified. Log the address it passes on (%{X-Forwarded-For}i, $http_x_forwarded_for) "
         "and give the format with --format"

@@ -36,14 +36,16 @@ in years 1-9999 once in UTC are "bad time": Python's datetime cannot hold them.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import ipaddress
 import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import polars as pl
 import pyarrow as pa
@@ -161,6 +163,13 @@ class LogFormat:
     pieces: tuple[_Piece, ...] | None = field(default=None, repr=False)
     # the fast way as a program for the `_cut` extension (`_cut_program`); None: not there
     cut: _CutProgram | None = field(default=None, repr=False)
+    # public proxies whose forwarded headers are believed (`Settings.trusted_proxies`, set by
+    # the reader: `trusting`), beside the site's own network (`_client`)
+    trusted: tuple[str, ...] = field(default=(), repr=False)
+
+    def trusting(self, ranges: tuple[str, ...]) -> "LogFormat":
+        """This format, the clients of requests from `ranges` read from what they passed on."""
+        return self if ranges == self.trusted else dataclasses.replace(self, trusted=tuple(ranges))
 
     def describe(self) -> str:
         """How error messages and reports name this format.
@@ -897,12 +906,19 @@ def _forwarded(chain: pl.Expr) -> pl.Expr:
     return chain.str.extract(_CHAIN_CLIENT, 1)
 
 
-def _client(cols: set[str]) -> pl.Expr:
+def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     """The client's address: the connection's (`%a`, `%h`, `$remote_addr`); where the format
     logs none, or the connection's is one of the site's own network (a load balancer's, a
-    local proxy's), the one a proxy passed on (`_forwarded`; else a header it set to it,
-    X-Real-IP and the like)."""
+    local proxy's) or of the `trusted` ranges, the one a proxy passed on (`_forwarded`; else
+    a header it set to it, X-Real-IP and the like)."""
     connection = _first(cols, "client_ip", "client")
+    if trusted and ("forwarded_for" in cols or "proxied_client" in cols):
+        parts = [(connection if connection is not None else pl.lit(None, pl.String)).alias("c"),
+                 (pl.col("forwarded_for") if "forwarded_for" in cols else pl.lit(None, pl.String)).alias("f"),
+                 (pl.col("proxied_client") if "proxied_client" in cols else pl.lit(None, pl.String)).alias("h")]
+        networks = tuple(ipaddress.ip_network(r) for r in trusted)
+        return pl.struct(parts).map_batches(lambda rows: _trusted_clients(rows, networks),
+                                            return_dtype=pl.String, is_elementwise=True)
     passed = [e for e in (_forwarded(pl.col("forwarded_for")) if "forwarded_for" in cols else None,
                           _hop(pl.col("proxied_client")) if "proxied_client" in cols else None)
               if e is not None]
@@ -911,8 +927,60 @@ def _client(cols: set[str]) -> pl.Expr:
     proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]
     if connection is None:
         return proxied
-    internal = connection.str.contains(INTERNAL_ADDRESS).fill_null(False)
+    internal = connection.str.contains(INTERNAL_ADDRESS).fill_null(True)  # none logged: as own
     return pl.when(internal & proxied.is_not_null()).then(proxied).otherwise(connection)
+
+
+# The site's own networks (INTERNAL_ADDRESS) as ranges, for `_trusted_clients`
+_OWN_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
+    "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128",
+    "fc00::/7", "fe80::/10"))
+_HOP_RX = re.compile(_ADDRESS)
+
+
+def _trusted_clients(rows: pl.Series, trusted: tuple[Any, ...]) -> pl.Series:
+    """`_client` with public proxies trusted too, worked out in Python (address ranges, which
+    text cannot match: `2400:cb00::/32` has many spellings) once per distinct (connection,
+    chain, header) of the batch: as `_forwarded`, a chain's last address outside the site's
+    network and the trusted ranges, else its first; then the header's.
+
+    >>> rows = pl.Series([{"c": "173.245.49.7", "f": "66.249.66.1, 198.51.100.20", "h": None},
+    ...                   {"c": "198.51.100.1", "f": "66.249.66.1", "h": None},
+    ...                   {"c": "10.0.0.2", "f": "198.51.100.20, 173.245.49.7", "h": None}])
+    >>> _trusted_clients(rows, (ipaddress.ip_network("173.245.48.0/20"),)).to_list()
+    ['198.51.100.20', '198.51.100.1', '198.51.100.20']
+    """
+    frame = rows.struct.unnest()
+    distinct = frame.unique()
+
+    def address(text: str) -> tuple[str, Any] | None:  # (as written, port and brackets off)
+        m = _HOP_RX.fullmatch(text.strip())
+        if m is None:
+            return None
+        try:
+            parsed = ipaddress.ip_address(m.group(1))
+        except ValueError:
+            return None
+        return m.group(1), getattr(parsed, "ipv4_mapped", None) or parsed
+
+    def believed(parsed: Any) -> bool:
+        return any(parsed in n for n in (*_OWN_NETWORKS, *trusted) if n.version == parsed.version)
+
+    def client(connection: str | None, chain: str | None, header: str | None) -> str | None:
+        own = address(connection) if connection is not None else None
+        if connection is not None and not (own is not None and believed(own[1])):
+            return connection
+        hops = [a for a in (address(h) for h in (chain or "").split(",")) if a is not None]
+        outside = [text for text, parsed in hops if not believed(parsed)]
+        passed = outside[-1] if outside else hops[0][0] if hops else None
+        if passed is None and header is not None and (one := address(header)) is not None:
+            passed = one[0]
+        return passed if passed is not None else connection
+
+    resolved = distinct.with_columns(pl.Series("_client", [client(*row) for row in distinct.iter_rows()],
+                                               dtype=pl.String))
+    out = frame.join(resolved, on=["c", "f", "h"], how="left", nulls_equal=True, maintain_order="left")
+    return out.get_column("_client").alias(rows.name)
 
 
 def _regex_fields(lf: pl.LazyFrame, fmt: LogFormat) -> pl.LazyFrame:
@@ -1014,7 +1082,7 @@ def _plan(
     lf = lf.select(
         "row", "line",
         (host if host is not None else pl.lit("-")).alias(s.HOST),
-        _client(cols).alias(s.CLIENT),
+        _client(cols, fmt.trusted).alias(s.CLIENT),
         time.alias(s.TIME),
         method.alias(s.METHOD),
         url.alias(s.URL),

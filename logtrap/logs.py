@@ -746,6 +746,7 @@ class LogStream:
                         src.path, sample, lambda: _sample(pending, _WIDER * st.detect_lines))
                     if fmt is None:  # blank lines only, so far
                         continue
+                    fmt = fmt.trusting(st.trusted_proxies)
                     self.formats[src.path] = fmt
                     info.format_name, info.format_spec = fmt.name, fmt.spec
                 chunks, pending = pending or [chunk], []

@@ -7,6 +7,7 @@ rather than a figure from the sources (DESIGN.md), the comment says "judgement".
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import math
 import re
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ _FRACTIONS = frozenset({"growing_pattern_min_novelty", "growing_pattern_min_cove
 
 
 # Settings that hold several values (a tuple)
-_MANY = ("hosts", "session_params", "tracking_params", "ip_ranges", "sitemaps")
+_MANY = ("hosts", "session_params", "tracking_params", "ip_ranges", "sitemaps", "trusted_proxies")
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,12 @@ class Settings:
     detect_lines: int = 20
     rejected_examples: int = 5  # bad lines kept (with file and line number) for the report
     hosts: tuple[str, ...] = ()  # only these virtual hosts; empty = all
+    # Proxies in front of the site whose addresses are public, as address ranges (a CDN's
+    # published ones: Cloudflare's "173.245.48.0/20", ...): a request from one takes its client
+    # from the X-Forwarded-For or CF-Connecting-IP the format logs, as one from the site's own
+    # network does. Empty: only the site's own network (a header from anywhere else, anyone
+    # could have sent).
+    trusted_proxies: tuple[str, ...] = ()
 
     # -- URL patterns ------------------------------------------------------------------------
     session_params: tuple[str, ...] = ()  # extra session-id parameter names for this site
@@ -248,6 +255,15 @@ class Settings:
                     raise ConfigError(f"{name}: {param!r} is not a query parameter name (a name "
                                       "is text, not empty, with no '&' or '=')",
                                       hint=f"for ?ref=x, the name is ref: {name} = [\"ref\"]")
+        # address ranges as `ipaddress` writes them ("173.245.48.0/20"); a bare address is one
+        trusted = []
+        for rng in self.trusted_proxies:
+            try:
+                trusted.append(str(ipaddress.ip_network(str(rng).strip(), strict=False)))
+            except ValueError:
+                raise ConfigError(f"trusted_proxies: {rng!r} is not an address range",
+                                  hint='write it as a CIDR range: trusted_proxies = ["173.245.48.0/20"]') from None
+        object.__setattr__(self, "trusted_proxies", tuple(trusted))
         # hosts as the reader leaves them: lower case, no port ("Example.com:443")
         hosts = tuple(re.sub(HOST_PORT, r"\1", h.strip()).lower() for h in self.hosts)
         object.__setattr__(self, "hosts", hosts)

@@ -764,6 +764,12 @@ def test_claims_all_from_a_load_balancer_are_said_unverifiable(logs):
     assert run("bots", "lb.log", "--ip-ranges", "googlebot.json").stderr.splitlines()[-1] == note
     assert "Note:" not in run("bots", "lb.log").stderr  # no verification asked: nothing to say
     assert "Note:" not in run("bots", "trap.log", "--ip-ranges", "googlebot.json").stderr
+    # a CDN's edge, its range trusted, logged in place of the clients: so too
+    (logs / "cdn.log").write_text("\n".join(re.sub(r"^\S+", "198.51.100.5", ln) for ln in TRAP) + "\n")
+    stderr = run("bots", "cdn.log", "--ip-ranges", "googlebot.json",
+                 "--set", "trusted_proxies=198.51.100.0/24").stderr
+    assert stderr.splitlines()[-1] == note.replace("own network (10.0.0.2)",
+                                                   "own network or a trusted proxy (198.51.100.5)")
 
 
 def test_bots_json_verified_with_ip_ranges(logs):

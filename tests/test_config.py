@@ -118,6 +118,15 @@ def test_set_assignments_coerce_like_the_file():
     assert coerce({"robots": "none"}) == {"robots": None}
 
 
+def test_trusted_proxies_are_address_ranges():
+    # as --set gives them (comma-separated), written as ipaddress writes a range; a bare
+    # address is a range of one; anything else says what to write
+    settings = Settings(**coerce({"trusted_proxies": "173.245.48.1/20, 2400:CB00::/32, 198.51.100.7"}))
+    assert settings.trusted_proxies == ("173.245.48.0/20", "2400:cb00::/32", "198.51.100.7/32")
+    with pytest.raises(ConfigError, match="trusted_proxies: 'cloudflare' is not an address range"):
+        Settings(trusted_proxies=["cloudflare"])
+
+
 def test_set_needs_name_and_value():
     with pytest.raises(ConfigError, match="is not NAME=VALUE"):
         parse_assignment("url_sample_size")

@@ -265,15 +265,18 @@ def test_googlebot_through_a_cdns_edges_is_not_called_fake(tmp_path):
     assert verdicts == {**{e: "unverified" for e in edges}, "45.133.1.7": "fake"}
 
 
-@pytest.mark.parametrize("log_format", [
-    '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" "%{X-Forwarded-For}i"',
-    "auto",  # nginx's `main` layout: found as combined_forwarded
+@pytest.mark.parametrize("log_format,proxy,trusted", [
+    ('%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i" "%{X-Forwarded-For}i"', "10.0.0.2", ()),
+    ("auto", "10.0.0.2", ()),  # nginx's `main` layout: found as combined_forwarded
+    # a CDN's public edge, its published range given
+    ("auto", "173.245.49.7", ("173.245.48.0/20",)),
 ])
-def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_passed_on(tmp_path, log_format):
+def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_passed_on(
+        tmp_path, log_format, proxy, trusted):
     # every request comes from the balancer's 10.0.0.2, the client in X-Forwarded-For: read
     # as the connection's, every claim was the balancer's, an address people share, and the
     # scraper passed. Its own header names Google's 66.249.66.1; the balancer appended its
-    # real address, which is the one judged
+    # real address, which is the one judged. So behind a CDN's edge, trusted by its range
     ua_ff = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{v}.0) Gecko/20100101 Firefox/{v}.0"
     ua_gb = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
     lines = []
@@ -281,12 +284,13 @@ def test_a_fake_googlebot_behind_a_load_balancer_is_found_by_the_address_it_pass
         person = (f"203.0.113.{k % 50}", ua_ff.format(v=110 + k % 17))
         chain, ua = (("66.249.66.5", ua_gb) if k % 3 == 0 else person) if k < 870 else (
             "66.249.66.1, 45.133.1.7", ua_gb)
-        lines.append(f'10.0.0.2 - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
+        lines.append(f'{proxy} - - [01/Mar/2026:{10 + k // 3600:02d}:{k // 60 % 60:02d}:{k % 60:02d} '
                      f'+0000] "GET /word/{k % 300} HTTP/1.1" 200 {20000 + k % 300 * 13} "-" "{ua}" "{chain}"')
     (tmp_path / "access.log").write_text("\n".join(lines) + "\n")
     (tmp_path / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}')
     result = analyze(str(tmp_path / "access.log"),
-                     Settings(log_format=log_format, ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
+                     Settings(log_format=log_format, trusted_proxies=trusted,
+                              ip_ranges=(f"Googlebot={tmp_path / 'googlebot.json'}",)))
     assert result.stats is not None and [f.format_name for f in result.stats.files] == [
         "custom" if log_format != "auto" else "combined_forwarded"]
     fakes = [f.evidence["addresses"] for f in to_records(result.findings) if f.kind == "fake_bot"]

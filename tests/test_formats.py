@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap.errors import FormatError, LogtrapError
-from logtrap.formats import PRESETS, _forwarded, compile_format, detect_format, parse_lines
+from logtrap.formats import (PRESETS, _client, _forwarded, _trusted_clients, compile_format,
+                             detect_format, parse_lines)
 
 UTC = timezone.utc
 
@@ -680,6 +681,47 @@ _HOPS = ["66.249.66.1", "203.0.113.9", "10.0.0.1", "192.168.1.4", "172.16.5.5", 
 def test_a_chains_client_is_the_last_address_outside_the_sites_network(hops, sep):
     chain = sep.join(hops)
     assert pl.select(_forwarded(pl.lit(chain))).item() == _chain_client(chain)
+
+
+# connections as servers log them (`%h`, `$remote_addr`): bare, a host name where resolved
+_CONNECTIONS = [None, "66.249.66.1", "203.0.113.9", "10.0.0.1", "192.168.1.4", "172.32.0.1",
+                "127.0.0.1", "2001:db8::5", "fd00::1", "fe80::2", "::1", "::ffff:10.1.1.1",
+                "::ffff:8.8.8.8", "crawl-66-249-66-1.googlebot.com"]
+
+
+@given(rows=st.lists(st.tuples(st.sampled_from(_CONNECTIONS),
+                                st.lists(st.sampled_from(_HOPS), max_size=4).map(", ".join),
+                                st.sampled_from([None, "-", "203.0.113.9", "[2001:db8::7]:443"])),
+                      min_size=1, max_size=6))
+def test_trusting_no_public_proxy_reads_clients_as_the_regexes_do(rows):
+    # `_trusted_clients` (ranges, in Python) and `_client` (text, in Polars) are one rule
+    frame = pl.DataFrame(rows, schema={"c": pl.String, "f": pl.String, "h": pl.String}, orient="row")
+    named = frame.rename({"c": "client", "f": "forwarded_for", "h": "proxied_client"})
+    by_text = named.select(_client({"client", "forwarded_for", "proxied_client"})).to_series()
+    by_range = _trusted_clients(frame.select(pl.struct("c", "f", "h")).to_series(), ())
+    assert by_range.to_list() == by_text.to_list()
+
+
+def test_a_public_proxy_whose_range_is_given_is_believed():
+    # a CDN's edges (Cloudflare's 173.245.48.0/20, 2400:cb00::/32): what they pass on is the
+    # client; from any other public address, a header anyone could send is not believed
+    fmt = compile_format('%h %t "%r" %>s %b "%{X-Forwarded-For}i" %{CF-Connecting-IP}i')
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}" {}'
+    lines = pl.DataFrame({"line": [
+        "173.245.49.7" + tail.format("edge", "66.249.66.1, 198.51.100.20", "-"),  # a forged chain
+        "2400:cb00:2049:1::a29f:1a2b" + tail.format("edge6", "-", "2001:db8::9"),  # its header
+        "198.51.100.1" + tail.format("direct", "66.249.66.1", "66.249.66.1"),  # not an edge
+        "10.0.0.2" + tail.format("lb", "198.51.100.20, 173.245.49.7", "-"),  # balancer behind it
+    ]})
+    edges = ("173.245.48.0/20", "2400:cb00::/32")
+    req, bad = parse_lines(lines, fmt.trusting(edges))
+    assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == [
+        ("/edge", "198.51.100.20"), ("/edge6", "2001:db8::9"), ("/direct", "198.51.100.1"),
+        ("/lb", "198.51.100.20")]
+    # without the ranges: the edges are clients, and behind the balancer the edge is
+    req, _ = parse_lines(lines, fmt)
+    assert req[s.CLIENT].to_list() == ["173.245.49.7", "2400:cb00:2049:1::a29f:1a2b", "198.51.100.1",
+                                       "173.245.49.7"]
 
 
 @pytest.mark.parametrize("fmt", ["combined", "nginx", "common"])
