@@ -931,56 +931,68 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     return pl.when(internal & proxied.is_not_null()).then(proxied).otherwise(connection)
 
 
-# The site's own networks (INTERNAL_ADDRESS) as ranges, for `_trusted_clients`
-_OWN_NETWORKS = tuple(ipaddress.ip_network(n) for n in (
-    "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128",
-    "fc00::/7", "fe80::/10"))
-_HOP_RX = re.compile(_ADDRESS)
+# `_CHAIN_CLIENT` with the hops before the client kept too ("before", "client")
+_CHAIN_SPLIT = _CHAIN_CLIENT.replace("^(?:[^,]*,)*?", "^(?<before>(?:[^,]*,)*?)", 1).replace(
+    _ADDRESS, _ADDRESS.replace("(", "(?<client>", 1), 1)
+# Trusted hops in a row a chain's client is looked for behind (a CDN's edge, then a second
+# tier of its own: two; judgement)
+_TRUSTED_HOPS = 3
+
+
+def _in_ranges(addresses: pl.Series, ranges: tuple[Any, ...]) -> pl.Series:
+    """Whether each address (as `_ADDRESS` leaves it) is in one of `ranges`, by Python's
+    address parser once per distinct address (an IPv6 range has many spellings), remembered
+    across batches (`_RANGES_SEEN`: clients come back); null: no."""
+    seen = _RANGES_SEEN.setdefault(ranges, {})
+    if len(seen) > _RANGES_SEEN_MAX:
+        seen.clear()
+    inside = []
+    for text in addresses.drop_nulls().unique().to_list():
+        if (verdict := seen.get(text)) is None:
+            try:
+                parsed = ipaddress.ip_address(text)
+                parsed = getattr(parsed, "ipv4_mapped", None) or parsed
+                verdict = any(parsed in n for n in ranges if n.version == parsed.version)
+            except ValueError:
+                verdict = False
+            seen[text] = verdict
+        if verdict:
+            inside.append(text)
+    return addresses.is_in(inside).fill_null(False)
+
+
+_RANGES_SEEN: dict[tuple[Any, ...], dict[str, bool]] = {}
+_RANGES_SEEN_MAX = 200_000  # addresses remembered per set of ranges (~30 MB at most; judgement)
 
 
 def _trusted_clients(rows: pl.Series, trusted: tuple[Any, ...]) -> pl.Series:
-    """`_client` with public proxies trusted too, worked out in Python (address ranges, which
-    text cannot match: `2400:cb00::/32` has many spellings) once per distinct (connection,
-    chain, header) of the batch: as `_forwarded`, a chain's last address outside the site's
-    network and the trusted ranges, else its first; then the header's.
+    """`_client` with the `trusted` ranges believed too: a connection in them is as one of the
+    site's network, and a chain's client found by `_CHAIN_CLIENT` that is in them is passed
+    over for the client before it (up to `_TRUSTED_HOPS` of them in a row).
 
     >>> rows = pl.Series([{"c": "173.245.49.7", "f": "66.249.66.1, 198.51.100.20", "h": None},
     ...                   {"c": "198.51.100.1", "f": "66.249.66.1", "h": None},
-    ...                   {"c": "10.0.0.2", "f": "198.51.100.20, 173.245.49.7", "h": None}])
-    >>> _trusted_clients(rows, (ipaddress.ip_network("173.245.48.0/20"),)).to_list()
-    ['198.51.100.20', '198.51.100.1', '198.51.100.20']
+    ...                   {"c": "10.0.0.2", "f": "198.51.100.20, 173.245.49.7", "h": None},
+    ...                   {"c": "2400:cb00::7", "f": None, "h": "2001:db8::9"}])
+    >>> ranges = (ipaddress.ip_network("173.245.48.0/20"), ipaddress.ip_network("2400:cb00::/32"))
+    >>> _trusted_clients(rows, ranges).to_list()
+    ['198.51.100.20', '198.51.100.1', '198.51.100.20', '2001:db8::9']
     """
     frame = rows.struct.unnest()
-    distinct = frame.unique()
-
-    def address(text: str) -> tuple[str, Any] | None:  # (as written, port and brackets off)
-        m = _HOP_RX.fullmatch(text.strip())
-        if m is None:
-            return None
-        try:
-            parsed = ipaddress.ip_address(m.group(1))
-        except ValueError:
-            return None
-        return m.group(1), getattr(parsed, "ipv4_mapped", None) or parsed
-
-    def believed(parsed: Any) -> bool:
-        return any(parsed in n for n in (*_OWN_NETWORKS, *trusted) if n.version == parsed.version)
-
-    def client(connection: str | None, chain: str | None, header: str | None) -> str | None:
-        own = address(connection) if connection is not None else None
-        if connection is not None and not (own is not None and believed(own[1])):
-            return connection
-        hops = [a for a in (address(h) for h in (chain or "").split(",")) if a is not None]
-        outside = [text for text, parsed in hops if not believed(parsed)]
-        passed = outside[-1] if outside else hops[0][0] if hops else None
-        if passed is None and header is not None and (one := address(header)) is not None:
-            passed = one[0]
-        return passed if passed is not None else connection
-
-    resolved = distinct.with_columns(pl.Series("_client", [client(*row) for row in distinct.iter_rows()],
-                                               dtype=pl.String))
-    out = frame.join(resolved, on=["c", "f", "h"], how="left", nulls_equal=True, maintain_order="left")
-    return out.get_column("_client").alias(rows.name)
+    connection, chain = frame.get_column("c"), frame.get_column("f")
+    found = chain.str.extract_groups(_CHAIN_SPLIT)
+    client, before = found.struct.field("client"), found.struct.field("before")
+    for _ in range(_TRUSTED_HOPS):
+        again = _in_ranges(client, trusted).arg_true()
+        if again.len() == 0:
+            break
+        # the hops before: the client among them, else (none an address) the trusted one
+        prior = before.gather(again).str.extract_groups(_CHAIN_SPLIT)
+        client = client.scatter(again, prior.struct.field("client").fill_null(client.gather(again)))
+        before = before.scatter(again, prior.struct.field("before"))
+    passed = frame.select(pl.coalesce(client, _hop(pl.col("h")))).to_series()
+    believed = (connection.str.contains(INTERNAL_ADDRESS) | _in_ranges(connection, trusted)).fill_null(True)
+    return (passed.zip_with(believed & passed.is_not_null(), connection)).alias(rows.name)
 
 
 def _regex_fields(lf: pl.LazyFrame, fmt: LogFormat) -> pl.LazyFrame:

@@ -702,6 +702,50 @@ def test_trusting_no_public_proxy_reads_clients_as_the_regexes_do(rows):
     assert by_range.to_list() == by_text.to_list()
 
 
+_EDGES = (ipaddress.ip_network("173.245.48.0/20"), ipaddress.ip_network("2400:cb00::/32"))
+
+
+def _client_behind(connection: str | None, chain: str | None, header: str | None) -> str | None:
+    """What `_trusted_clients` must give with `_EDGES` trusted, by Python's address parser:
+    the connection where it is outside the site's network and the edges; else the chain's
+    last address outside them (else its first), else the header's, else the connection."""
+    def believed(text: str) -> bool:
+        address = ipaddress.ip_address(text)
+        address = getattr(address, "ipv4_mapped", None) or address
+        return any(address in n for n in (*_OWN_NETWORKS, *_EDGES) if n.version == address.version)
+
+    def bare(hop: str) -> str | None:
+        hop = hop.strip()
+        text = hop[1:hop.index("]")] if hop.startswith("[") and "]" in hop else (
+            hop.rsplit(":", 1)[0] if hop.count(":") == 1 else hop)
+        try:
+            ipaddress.ip_address(text)
+        except ValueError:
+            return None
+        return text
+
+    if connection is not None and (bare(connection) is None or not believed(bare(connection))):
+        return connection
+    hops = [h for h in (bare(h) for h in (chain or "").split(",")) if h is not None]
+    outside = [h for h in hops if not believed(h)]
+    passed = outside[-1] if outside else hops[0] if hops else (bare(header) if header else None)
+    return passed if passed is not None else connection
+
+
+@given(rows=st.lists(st.tuples(st.sampled_from([*_CONNECTIONS, "173.245.49.7", "2400:cb00::7"]),
+                               st.lists(st.sampled_from([*_HOPS, "173.245.49.7", "173.245.63.1",
+                                                         "[2400:cb00::8]:443", "2400:cb01::1"]),
+                                        max_size=4).map(", ".join),
+                               st.sampled_from([None, "-", "203.0.113.9"])),
+                     min_size=1, max_size=6))
+def test_a_chains_client_behind_trusted_edges_is_the_last_address_outside_them(rows):
+    frame = pl.DataFrame(rows, schema={"c": pl.String, "f": pl.String, "h": pl.String}, orient="row")
+    got = _trusted_clients(frame.select(pl.struct("c", "f", "h")).to_series(), _EDGES).to_list()
+    # up to three edges in a row are passed over (`_TRUSTED_HOPS`): the chains here hold four
+    # hops at most, so that three passes reach the first
+    assert got == [_client_behind(*row) for row in rows]
+
+
 def test_a_public_proxy_whose_range_is_given_is_believed():
     # a CDN's edges (Cloudflare's 173.245.48.0/20, 2400:cb00::/32): what they pass on is the
     # client; from any other public address, a header anyone could send is not believed
