@@ -934,8 +934,8 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
 # `_CHAIN_CLIENT` with the hops before the client kept too ("before", "client")
 _CHAIN_SPLIT = _CHAIN_CLIENT.replace("^(?:[^,]*,)*?", "^(?<before>(?:[^,]*,)*?)", 1).replace(
     _ADDRESS, _ADDRESS.replace("(", "(?<client>", 1), 1)
-# Trusted hops in a row a chain's client is looked for behind (a CDN's edge, then a second
-# tier of its own: two; judgement)
+# Trusted hops in a row a chain's client is looked for behind (a CDN's edge, a second tier of
+# its own, a shield: three; judgement)
 _TRUSTED_HOPS = 3
 
 
