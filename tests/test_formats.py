@@ -694,7 +694,8 @@ _CONNECTIONS = [None, "66.249.66.1", "203.0.113.9", "10.0.0.1", "192.168.1.4", "
                                 st.sampled_from([None, "-", "203.0.113.9", "[2001:db8::7]:443"])),
                       min_size=1, max_size=6))
 def test_trusting_no_public_proxy_reads_clients_as_the_regexes_do(rows):
-    # `_trusted_clients` (ranges, in Python) and `_client` (text, in Polars) are one rule
+    # `_trusted_clients` (on a batch, by address ranges) and `_client` (an expression, by
+    # text) are one rule
     frame = pl.DataFrame(rows, schema={"c": pl.String, "f": pl.String, "h": pl.String}, orient="row")
     named = frame.rename({"c": "client", "f": "forwarded_for", "h": "proxied_client"})
     by_text = named.select(_client({"client", "forwarded_for", "proxied_client"})).to_series()
