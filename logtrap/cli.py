@@ -447,18 +447,11 @@ def _behind_a_proxy(analysis: Any) -> list[str]:
     settings = analysis.settings
     if not (settings.ip_ranges or settings.verify_dns):
         return []
-    from logtrap.formats import INTERNAL_ADDRESS
-    from logtrap.verify import client_address
+    from logtrap.formats import proxy_addresses
 
     clients = analysis.traffic.claims.group_by(s.CLIENT).agg(pl.col(s.REQUESTS).sum())
-    trusted = [ipaddress.ip_network(r) for r in settings.trusted_proxies]
-
-    def proxy(client: str | None) -> bool:
-        address = client_address(client) if client is not None else None
-        return address is not None and any(address in n for n in trusted if n.version == address.version)
-
-    own = clients[s.CLIENT].str.contains(INTERNAL_ADDRESS).fill_null(False).to_list()
-    if clients.height == 0 or not all(o or proxy(c) for o, c in zip(own, clients[s.CLIENT].to_list())):
+    trusted = tuple(ipaddress.ip_network(r) for r in settings.trusted_proxies)
+    if clients.height == 0 or not proxy_addresses(clients[s.CLIENT], trusted).all():
         return []
     top = clients.sort([s.REQUESTS, s.CLIENT], descending=[True, False])[s.CLIENT].head(3).to_list()
     more = f" and {clients.height - 3:,} more" if clients.height > 3 else ""

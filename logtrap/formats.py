@@ -865,25 +865,25 @@ def _first(cols: set[str], *names: str, default: pl.Expr | None = None) -> pl.Ex
 # 4193), link-local; IPv4 ones also as IPv6 writes them (`::ffff:10.0.0.5`)
 _OWN_V4 = r"(?:::ffff:)?(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.|169\.254\.)"
 _OWN_V6 = r"(?:[fF][cCdD][0-9a-fA-F]{2}|[fF][eE][89aAbB][0-9a-fA-F]):"  # fc00::/7, fe80::/10
-INTERNAL_ADDRESS = rf"^(?:{_OWN_V4}|::1$|{_OWN_V6})"
+_INTERNAL_ADDRESS = rf"^(?:{_OWN_V4}|::1$|{_OWN_V6})"
 
 
 # An address as a proxy writes it, its port and an IPv6 one's brackets left out of the group:
 # `1.2.3.4`, `1.2.3.4:5678` (Azure's), `2001:db8::5`, `[2001:db8::5]:443`, `::ffff:1.2.3.4`
 _ADDRESS = r"\[?((?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)\]?(?::[0-9]+)?"
-# A hop `_forwarded` passes over, right to left: one of the site's own network (INTERNAL_ADDRESS,
+# A hop `_forwarded` passes over, right to left: one of the site's own network (_INTERNAL_ADDRESS,
 # with its port or brackets), or no address at all (`unknown`, a host name, RFC 7239's hidden
 # `_node`: a character no address holds)
 _OWN_HOP = (
     rf"(?:{_OWN_V4}[^,\s]*|\[?::1(?:\](?::[0-9]+)?)?|\[?{_OWN_V6}[^,\s]*"
     r"|[^,\s]*[^0-9A-Fa-f:.\[\],\s][^,\s]*)"
 )
-# The first hop that is an address and is followed by such hops only (the whole hops before
-# it taken lazily, fewest first): the last address outside the site's network, or the first
-# of all where every one is inside it. One regex a row, anchored (half the time of a search
-# for the hop's start): a chain split into a list and filtered took 2.4 microseconds, five
-# times the rest of the line's parse
-_CHAIN_CLIENT = rf"^(?:[^,]*,)*?\s*{_ADDRESS}\s*(?:,\s*(?:{_OWN_HOP})?\s*)*$"
+# The first hop that is an address and is followed by such hops only (group 2; the whole
+# hops before it, group 1, taken lazily, fewest first): the last address outside the site's
+# network, or the first of all where every one is inside it. One regex a row, anchored (half
+# the time of a search for the hop's start): a chain split into a list and filtered took 2.4
+# microseconds, five times the rest of the line's parse
+_CHAIN = rf"^((?:[^,]*,)*?)\s*{_ADDRESS}\s*(?:,\s*(?:{_OWN_HOP})?\s*)*$"
 
 
 def _hop(e: pl.Expr) -> pl.Expr:
@@ -903,7 +903,7 @@ def _forwarded(chain: pl.Expr) -> pl.Expr:
     >>> pl.select(_forwarded(pl.Series(chains))).to_series().to_list()
     ['203.0.113.9', '203.0.113.9', '10.1.1.1', '198.51.100.7', '2001:db8::5', None]
     """
-    return chain.str.extract(_CHAIN_CLIENT, 1)
+    return chain.str.extract(_CHAIN, 2)
 
 
 def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
@@ -927,16 +927,25 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]
     if connection is None:
         return proxied
-    internal = connection.str.contains(INTERNAL_ADDRESS).fill_null(True)  # none logged: as own
+    internal = connection.str.contains(_INTERNAL_ADDRESS).fill_null(True)  # none logged: as own
     return pl.when(internal & proxied.is_not_null()).then(proxied).otherwise(connection)
 
 
-# `_CHAIN_CLIENT` with the hops before the client kept too ("before", "client")
-_CHAIN_SPLIT = _CHAIN_CLIENT.replace("^(?:[^,]*,)*?", "^(?<before>(?:[^,]*,)*?)", 1).replace(
-    _ADDRESS, _ADDRESS.replace("(", "(?<client>", 1), 1)
 # Trusted hops in a row a chain's client is looked for behind (a CDN's edge, a second tier of
 # its own, a shield: three; judgement)
 _TRUSTED_HOPS = 3
+
+
+def proxy_addresses(addresses: pl.Series, ranges: tuple[Any, ...] = ()) -> pl.Series:
+    """Whether each address is a proxy's whose forwarded headers are believed: of the site's
+    own network (_INTERNAL_ADDRESS) or in `ranges` (`Settings.trusted_proxies` as networks);
+    null: no.
+
+    >>> proxy_addresses(pl.Series(["10.0.0.2", "173.245.49.7", "66.249.66.1", None]),
+    ...                 (ipaddress.ip_network("173.245.48.0/20"),)).to_list()
+    [True, True, False, False]
+    """
+    return (addresses.str.contains(_INTERNAL_ADDRESS) | _in_ranges(addresses, ranges)).fill_null(False)
 
 
 def _in_ranges(addresses: pl.Series, ranges: tuple[Any, ...]) -> pl.Series:
@@ -967,8 +976,8 @@ _RANGES_SEEN_MAX = 200_000  # addresses remembered per set of ranges (~30 MB at 
 
 def _trusted_clients(rows: pl.Series, trusted: tuple[Any, ...]) -> pl.Series:
     """`_client` with the `trusted` ranges believed too: a connection in them is as one of the
-    site's network, and a chain's client found by `_CHAIN_CLIENT` that is in them is passed
-    over for the client before it (up to `_TRUSTED_HOPS` of them in a row).
+    site's network, and a chain's client found by `_CHAIN` that is in them is passed over for
+    the client before it (up to `_TRUSTED_HOPS` of them in a row).
 
     >>> rows = pl.Series([{"c": "173.245.49.7", "f": "66.249.66.1, 198.51.100.20", "h": None},
     ...                   {"c": "198.51.100.1", "f": "66.249.66.1", "h": None},
@@ -980,18 +989,18 @@ def _trusted_clients(rows: pl.Series, trusted: tuple[Any, ...]) -> pl.Series:
     """
     frame = rows.struct.unnest()
     connection, chain = frame.get_column("c"), frame.get_column("f")
-    found = chain.str.extract_groups(_CHAIN_SPLIT)
-    client, before = found.struct.field("client"), found.struct.field("before")
+    found = chain.str.extract_groups(_CHAIN)  # fields "1" (the hops before) and "2"
+    client, before = found.struct.field("2"), found.struct.field("1")
     for _ in range(_TRUSTED_HOPS):
         again = _in_ranges(client, trusted).arg_true()
         if again.len() == 0:
             break
         # the hops before: the client among them, else (none an address) the trusted one
-        prior = before.gather(again).str.extract_groups(_CHAIN_SPLIT)
-        client = client.scatter(again, prior.struct.field("client").fill_null(client.gather(again)))
-        before = before.scatter(again, prior.struct.field("before"))
+        prior = before.gather(again).str.extract_groups(_CHAIN)
+        client = client.scatter(again, prior.struct.field("2").fill_null(client.gather(again)))
+        before = before.scatter(again, prior.struct.field("1"))
     passed = frame.select(pl.coalesce(client, _hop(pl.col("h")))).to_series()
-    believed = (connection.str.contains(INTERNAL_ADDRESS) | _in_ranges(connection, trusted)).fill_null(True)
+    believed = proxy_addresses(connection, trusted) | connection.is_null()  # none logged: as own
     return (passed.zip_with(believed & passed.is_not_null(), connection)).alias(rows.name)
 
 
