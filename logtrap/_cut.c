@@ -652,8 +652,37 @@ done:
     return result;
 }
 
+/* joined(head, body) -> bytes: head + body, the body copied with the GIL released. The reader
+ * joins the start of a line carried over from the last batch to the next batch's whole lines,
+ * 8 MB a time: copied by bytes.join, holding the GIL, it kept the parse and the analysis out
+ * of Python for ~2 ms a batch (0.5 s of GIL held per 10M lines). */
+static PyObject *joined(PyObject *self, PyObject *args)
+{
+    Py_buffer head, body;
+    if (!PyArg_ParseTuple(args, "y*y*", &head, &body))
+        return NULL;
+    PyObject *out = NULL;
+    if (head.len > PY_SSIZE_T_MAX - body.len) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, head.len + body.len);
+    if (!out)
+        goto done;
+    char *to = PyBytes_AS_STRING(out);
+    memcpy(to, head.buf, (size_t)head.len);
+    Py_BEGIN_ALLOW_THREADS
+    memcpy(to + head.len, body.buf, (size_t)body.len);
+    Py_END_ALLOW_THREADS
+done:
+    PyBuffer_Release(&head);
+    PyBuffer_Release(&body);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"cut", cut, METH_VARARGS, "Cut a chunk of log lines into columns (see the module's source)."},
+    {"joined", joined, METH_VARARGS, "head + body as bytes, the body copied without the GIL."},
     {NULL, NULL, 0, NULL},
 };
 

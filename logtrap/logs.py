@@ -478,9 +478,15 @@ def _line_chunks(
             continue
         # One copy of the batch at most (a copy of carry + data, then of its whole lines, was
         # two): the carried start of a line joined to this batch's whole lines.
-        lines = data if cut == len(data) and not carry else b"".join((carry, memoryview(data)[:cut]))
+        lines = data if cut == len(data) and not carry else _joined(carry, memoryview(data)[:cut])
         carry = data[cut:]
         yield lines, pos, False
+
+
+def _joined(head: bytes, body: memoryview) -> bytes:
+    """head + body, copied without holding the GIL where the `_cut` extension is built (a
+    batch's copy by bytes.join held it ~2 ms, while the parse and the analysis waited)."""
+    return formats._cut.joined(head, body) if formats._cut is not None else b"".join((head, body))
 
 
 @dataclass

@@ -16,6 +16,7 @@ from logtrap import formats, scan_logs
 from logtrap.analysis import ANALYSIS_COLUMNS, OPTIONAL_COLUMNS
 from logtrap.formats import compile_format, parse_chunk, parse_lines, to_lines
 from logtrap.schema import REQUEST_SCHEMA
+from logtrap.settings import Settings
 
 COMBINED = (
     '66.249.66.1 - frank [28/Nov/2026:10:00:00 +0100] "GET /cal?date=2026-11 HTTP/1.1" 200 5120 '
@@ -308,3 +309,27 @@ def test_a_rotated_gzip_file_is_cut_the_same(tmp_path):
         "Mozilla/5.0 (compatible; Googlebot/2.1)", '"Mozilla/5.0 (compatible; Googlebot/2.1)']
     assert (stream.stats.lines, stream.stats.rejected) == (1002, 1)
     assert stream.stats.rejected_examples.rows() == [(str(path), 1001, "junk", "does not match combined")]
+
+
+@given(st.binary(max_size=64), st.binary(max_size=4096), st.integers(min_value=0, max_value=4096))
+def test_a_carried_line_is_joined_to_the_next_lines_as_bytes_join_does(head, data, cut):
+    # the reader's copy of a batch's lines after the start of a line carried over (made
+    # without the GIL held), and its fallback without the extension
+    body = memoryview(data)[:cut]
+    want = head + data[:cut]
+    assert formats._cut.joined(head, body) == want
+    assert isinstance(formats._cut.joined(head, body), bytes)
+    from logtrap import logs
+    assert logs._joined(head, body) == want
+
+
+def test_lines_across_small_batches_are_read_whole_without_the_extension(tmp_path, monkeypatch):
+    # 300-byte batches: nearly every line carried over from one batch to the next
+    lines = [COMBINED.replace("/cal?date=2026-11", f"/cal?date={i}") for i in range(50)]
+    path = tmp_path / "access.log"
+    path.write_text("\n".join(lines) + "\n")
+    with_c = pl.concat(scan_logs([str(path)], settings=Settings(batch_bytes=300)))
+    monkeypatch.setattr(formats, "_cut", None)
+    without = pl.concat(scan_logs([str(path)], settings=Settings(batch_bytes=300)))
+    assert with_c.get_column("url").to_list() == [f"/cal?date={i}" for i in range(50)]
+    assert_frame_equal(with_c, without)
