@@ -21,7 +21,7 @@ from logtrap.bots import AgentCache, add_bots
 from logtrap.detectors import Detector, run_detectors, verify_claims
 from logtrap.errors import ConfigError, InputError, LogtrapError
 from logtrap.logs import ReadStats, Source, scan_logs, source_items
-from logtrap.patterns import PatternCache, add_patterns, section_expr
+from logtrap.patterns import PatternCache, add_patterns, add_patterns_keyed, section_expr
 from logtrap.settings import Settings
 from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
 
@@ -100,8 +100,9 @@ def annotate(
     pattern_cache: PatternCache | None = None,
 ) -> pl.DataFrame:
     """Add bot and pattern columns to parsed requests (each distinct UA and URL done once;
-    with the caches, once across batches)."""
-    return add_patterns(add_bots(requests, cache), settings, pattern_cache)
+    with the caches, once across batches), and the hashes of each URL and pattern, which
+    `Tally.add` makes its keys of (`add_patterns_keyed`)."""
+    return add_patterns_keyed(add_bots(requests, cache), settings, pattern_cache)
 
 
 def tally_logs(

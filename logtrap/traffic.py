@@ -35,7 +35,7 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
-from logtrap.patterns import merge_names, section_expr
+from logtrap.patterns import PATTERN_TEXT_HASH, URL_TEXT_HASH, merge_names, section_expr
 from logtrap.settings import Settings
 
 _HOUR = "1h"
@@ -123,7 +123,11 @@ KEYS = 2
 
 
 def _key(text: pl.Expr) -> pl.Expr:
-    return pl.col(s.HOST).hash(1) ^ text.hash(0)
+    return _host_xor(text.hash(0))
+
+
+def _host_xor(text_hash: pl.Expr) -> pl.Expr:
+    return pl.col(s.HOST).hash(1) ^ text_hash
 
 
 _URL_KEY = _key(pl.col(s.URL))
@@ -370,6 +374,16 @@ _TABLES: dict[str, _Table] = {
     ),
 }
 
+# The columns tables key on that a batch's rows are given first (`_Table.derived`)...
+_DERIVED = list({e.meta.output_name(): e for t in _TABLES.values() for e in t.derived}.values())
+# ...and so, where the hashes of the URL and pattern are given (`patterns.add_patterns_keyed`)
+_TEXT_HASHES = {s.URL_HASH: URL_TEXT_HASH, s.PATTERN_HASH: PATTERN_TEXT_HASH}
+_DERIVED_KEYED = [
+    _host_xor(pl.col(_TEXT_HASHES[e.meta.output_name()])).alias(e.meta.output_name())
+    if e.meta.output_name() in _TEXT_HASHES else e
+    for e in _DERIVED
+]
+
 # The tables keyed by pattern, which merging names renames.
 _BY_PATTERN = [name for name, table in _TABLES.items() if s.PATTERN in table.keys]
 # Each table's columns in order: its keys, then its aggregations.
@@ -486,9 +500,11 @@ class Tally:
         for name in (s.USER_AGENT, s.METHOD):  # a frame of requests made without one
             if name not in batch.columns:
                 batch = batch.with_columns(pl.lit(None, pl.String).alias(name))
-        batch = batch.with_columns(
-            *{expr.meta.output_name(): expr for t in _TABLES.values() for expr in t.derived}.values()
-        )
+        # the keys of host+URL and host+pattern from the hashes `annotate` made once per URL
+        # and per pattern, where the batch has them (else the text is hashed here)
+        keyed = PATTERN_TEXT_HASH in batch.columns and URL_TEXT_HASH in batch.columns
+        batch = batch.with_columns(*(_DERIVED_KEYED if keyed else _DERIVED)).drop(
+            URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
         new_names = (
             batch.lazy()
             .join(self._names.lazy().select(s.PATTERN_HASH), on=s.PATTERN_HASH, how="anti")

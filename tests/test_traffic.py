@@ -590,3 +590,28 @@ def test_the_tallys_tables_pin_none_of_the_batches_they_come_from():
         for name, part in parts:
             pinned, needed = pinned_string_bytes(part)
             assert pinned == needed, (name, pinned, needed)
+
+
+def test_keys_from_the_hashes_annotate_makes_are_the_keys_hashed_from_the_text():
+    # `annotate` hands the tally each URL's and pattern's hash (made once per distinct URL
+    # and pattern); a frame annotated by the public functions has none, and the tally hashes
+    # the text. Two virtual hosts, so the host's part of each key counts too.
+    from logtrap import read_logs
+    from logtrap.analysis import annotate
+    from logtrap.bots import add_bots
+    from polars.testing import assert_frame_equal
+
+    requests = read_logs("sample_logs/vhost/*")
+    assert requests.get_column(s.HOST).n_unique() > 1
+    settings = Settings()
+    annotated = annotate(requests, settings)
+    assert annotated.get_column("__pattern_key").equals(
+        annotated.get_column(s.PATTERN).hash(0), check_names=False)
+    by_text, by_hash = Tally(settings=settings), Tally(settings=settings)
+    by_text.add(add_patterns(add_bots(requests), settings))
+    by_hash.add(annotated)
+    text_frames, hash_frames = by_text.frames(), by_hash.frames()
+    assert text_frames.keys() == hash_frames.keys()
+    for name, frame in text_frames.items():
+        assert_frame_equal(hash_frames[name], frame, check_row_order=False)
+    assert hash_frames["urls"].height > 100
