@@ -26,10 +26,11 @@ runs continue the same aggregates.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, cached_property
+from functools import cache, cached_property, reduce
 
 import polars as pl
 
@@ -399,13 +400,12 @@ def _grouped(rows: pl.LazyFrame, name: str, batch: pl.DataFrame) -> pl.LazyFrame
     """A batch's rows aggregated as table `name` does (`_Table.batch`), its columns in order.
     `rows` are rows of `batch`, with their row number (`_ROW`).
 
-    Grouped on the text of several columns, Polars encoded every row's keys (12% of a
-    10M-line analysis went to that). In a batch a hash stands for one host and pattern
-    (PATTERN_HASH: `Tally.add` hashes them itself, `_Renames` renames the pattern and its hash
-    together) or one host and URL (URL_HASH, and the URL gives the pattern). So a table
-    `hashed` on PATTERN_HASH is grouped on it and its other keys, the host and pattern taken
-    from a group's first row (Tally.add 7-10% quicker); one `hashed` on URL_HASH (keyed by
-    host, pattern and URL) on URL_HASH alone, its text gathered from a group's first row
+    Grouped on one integer (`_group_key`), never on text: on the text of several columns,
+    Polars encoded every row's keys (12% of a 10M-line analysis went to that). In a batch a
+    hash stands for one host and pattern (PATTERN_HASH: `Tally.add` makes it, `_Renames`
+    renames the pattern and its hash together) or one host and URL (URL_HASH, and the URL
+    gives the pattern), and the other keys are taken from a group's first row. A table
+    `hashed` on URL_HASH (keyed by host, pattern and URL) has its text gathered from that row
     (people's reads: 12.6 against 6.2 ms a batch).
     """
     table = _TABLES[name]
@@ -413,11 +413,27 @@ def _grouped(rows: pl.LazyFrame, name: str, batch: pl.DataFrame) -> pl.LazyFrame
         aggs = [e for e in table.batch if e.meta.output_name() != s.URL_HASH]
         return (rows.group_by(s.URL_HASH).agg(*aggs, pl.col(_ROW).first())
                 .with_columns(_at_row(batch, table.keys)).select(_COLUMNS[name]))
-    if table.hashed is None:
-        return rows.group_by(table.keys).agg(table.batch)
-    others = [key for key in table.keys if key not in _NAMED]
-    return (rows.group_by(s.PATTERN_HASH, *others).agg(*table.batch, pl.col(*_NAMED).first())
+    others = [key for key in table.keys if table.hashed is None or key not in _NAMED]
+    named = _NAMED if table.hashed is not None else ()
+    return (rows.group_by(_group_key(table.hashed, others))
+            .agg(*table.batch, pl.col(*named, *others).first())
             .select(_COLUMNS[name]))
+
+
+_GROUP = "_tally_group"  # a row's keys as one integer (`_group_key`)
+_GROUP_SEED = 10  # the seeds of the keys' hashes in it: not 0 or 1, the URL's and host's
+
+
+def _group_key(hashed: str | None, keys: Sequence[str]) -> pl.Expr:
+    """One UInt64 standing for a row's keys: the `hashed` column (which stands for a host and
+    pattern or URL), xor'd with each other key's hash, each by a seed of its own. Polars
+    groups on one integer column two to three times quicker than on several: it encodes the
+    rows' keys of several as bytes and hashes those (a step's hours by pattern: 2.3 against
+    4.8 CPU-ms). Rows of other keys share a group only where their 64-bit hashes collide,
+    as two URLs' may (a chance of 2^-64 a pair)."""
+    parts = ([pl.col(hashed)] if hashed is not None else []) + [
+        pl.col(key).hash(_GROUP_SEED + i) for i, key in enumerate(keys)]
+    return reduce(operator.xor, parts).alias(_GROUP)
 
 
 def _url_sample(rows: pl.DataFrame, sampled: pl.LazyFrame, k: int) -> pl.LazyFrame:
@@ -426,11 +442,12 @@ def _url_sample(rows: pl.DataFrame, sampled: pl.LazyFrame, k: int) -> pl.LazyFra
     `sampled` rows of `rows` (with their row, `_ROW`).
 
     Grouped on integer keys (the URL hash stands for host and URL, the pattern hash for host
-    and pattern), and the text gathered for the groups kept only, from one row of each: taken
-    for every group, most of which the sample then drops, it took 26 against 16 ms a batch.
+    and pattern; with the answer, one integer: `_group_key`), and the text gathered for the
+    groups kept only, from one row of each: taken for every group, most of which the sample
+    then drops, it took 26 against 16 ms a batch.
     """
-    answers = sampled.group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
-        *_counts(), *_first_last(), pl.col(s.PATTERN_HASH, _ROW).first()
+    answers = sampled.group_by(_group_key(s.URL_HASH, (s.STATUS, s.BYTES))).agg(
+        *_counts(), *_first_last(), pl.col(s.URL_HASH, s.STATUS, s.BYTES, s.PATTERN_HASH, _ROW).first()
     )
     kept = _bottom_k(answers, k, pl.col(s.PATTERN_HASH))
     return kept.with_columns(_at_row(rows, (s.HOST, s.PATTERN, s.URL))).select(_COLUMNS["urls"])

@@ -11,6 +11,7 @@ import polars as pl
 from hypothesis import example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from logtrap import schema as s
 from logtrap import traffic as traffic_module
@@ -599,7 +600,6 @@ def test_keys_from_the_hashes_annotate_makes_are_the_keys_hashed_from_the_text()
     from logtrap import read_logs
     from logtrap.analysis import annotate
     from logtrap.bots import add_bots
-    from polars.testing import assert_frame_equal
 
     requests = read_logs("sample_logs/vhost/*")
     assert requests.get_column(s.HOST).n_unique() > 1
@@ -615,3 +615,38 @@ def test_keys_from_the_hashes_annotate_makes_are_the_keys_hashed_from_the_text()
     for name, frame in text_frames.items():
         assert_frame_equal(hash_frames[name], frame, check_row_order=False)
     assert hash_frames["urls"].height > 100
+
+
+def test_tables_grouped_on_one_integer_hold_what_grouping_on_their_keys_gives():
+    # Tally.add groups a batch on one integer standing for a row's keys (`_group_key`); the
+    # tables must be what Polars' group-by on the keys themselves gives
+    from logtrap import read_logs
+    from logtrap.analysis import annotate
+
+    settings = Settings()
+    requests = annotate(read_logs("sample_logs/vhost/*"), settings)
+    tally = Tally(settings=settings)
+    tally.add(requests)
+    frames = tally.frames()
+    bots_only = requests.filter(pl.col(s.IS_BOT))
+    want = {
+        "statuses": requests.group_by(s.HOST, s.PATTERN, s.STATUS).agg(
+            pl.len().cast(pl.Int64).alias(s.REQUESTS),
+            pl.col(s.IS_BOT).sum().cast(pl.Int64).alias(s.BOT_REQUESTS)),
+        "agents": bots_only.group_by(s.HOST, s.PATTERN, s.BOT_NAME, s.BOT_KIND, s.STATUS).agg(
+            pl.len().cast(pl.Int64).alias(s.REQUESTS),
+            pl.col(s.TIME).min().alias(s.FIRST_SEEN), pl.col(s.TIME).max().alias(s.LAST_SEEN)),
+        "claims": bots_only.filter(pl.col(s.BOT_KIND) == "search")
+        .group_by(s.CLIENT, s.BOT_NAME, s.HOST, s.PATTERN).agg(
+            pl.len().cast(pl.Int64).alias(s.REQUESTS),
+            pl.col(s.TIME).min().alias(s.FIRST_SEEN), pl.col(s.TIME).max().alias(s.LAST_SEEN)),
+    }
+    for name, frame in want.items():
+        got = frames[name]
+        assert got.height == frame.height > 10, name
+        assert_frame_equal(got.sort(got.columns), frame.select(got.columns).sort(got.columns))
+    # the URL sample (under its size here) keeps every URL and answer
+    urls = frames["urls"]
+    reads = requests.filter(pl.col(s.METHOD).is_in(["GET", "HEAD"]) | pl.col(s.METHOD).is_null())
+    assert urls.height == reads.select(s.HOST, s.URL, s.STATUS, s.BYTES).n_unique()
+    assert urls[s.REQUESTS].sum() == reads.height
