@@ -73,7 +73,7 @@ def timed(name, fn):
 from logtrap import bots
 bots._classified = timed("  of which classifying new agents", bots._classified)
 analysis.add_bots = timed("bots (add_bots: classify + join back)", analysis.add_bots)
-analysis.add_patterns = timed("patterns (add_patterns)", analysis.add_patterns)
+analysis.add_patterns_keyed = timed("patterns (add_patterns_keyed)", analysis.add_patterns_keyed)
 Tally.add = timed("tally (Tally.add)", Tally.add)
 # ...and once per run, after the last batch
 Tally.finish = timed("once: the tally's last merge (Tally.finish)", Tally.finish)
