@@ -360,6 +360,10 @@ class PatternCache:
     def patterns(self, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         """PATTERN and SECTION of each row of `urls` (`_URL_KEY`, URL), in its order,
         computing only the URLs not seen before."""
+        return self._keyed(urls, settings).drop(PATTERN_TEXT_HASH)
+
+    def _keyed(self, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+        """`patterns`, and each pattern's hash (PATTERN_TEXT_HASH)."""
         if self._tracking != tracking_names(settings):
             self._cache.clear()
             self._tracking = tracking_names(settings)
@@ -372,8 +376,7 @@ class PatternCache:
 
     def lookup(self, urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
         """Patterns of these distinct URLs (`_URL_KEY`, URL), computing only the new ones."""
-        done = self.patterns(urls, settings).drop(PATTERN_TEXT_HASH)
-        return done.insert_column(0, urls.get_column(_URL_KEY))
+        return self.patterns(urls, settings).insert_column(0, urls.get_column(_URL_KEY))
 
 
 def add_patterns(
@@ -419,7 +422,7 @@ def add_patterns_keyed(
     frame = requests.drop(s.PATTERN, s.SECTION, URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
     frame = frame.with_columns(pl.col(s.URL).hash(0).alias(_URL_KEY))
     cache = cache if cache is not None else PatternCache(max_urls=NO_CAP)
-    return frame.hstack(cache.patterns(frame, settings))
+    return frame.hstack(cache._keyed(frame, settings))
 
 
 NAME = "{name}"  # a path segment that takes many names (merge_names)
