@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from logtrap import formats, scan_logs
+from logtrap import formats, logs, scan_logs
 from logtrap.analysis import ANALYSIS_COLUMNS, OPTIONAL_COLUMNS
 from logtrap.formats import compile_format, parse_chunk, parse_lines, to_lines
 from logtrap.schema import REQUEST_SCHEMA
@@ -319,7 +319,6 @@ def test_a_carried_line_is_joined_to_the_next_lines_as_bytes_join_does(head, dat
     want = head + data[:cut]
     assert formats._cut.joined(head, body) == want
     assert isinstance(formats._cut.joined(head, body), bytes)
-    from logtrap import logs
     assert logs._joined(head, body) == want
 
 
