@@ -11,7 +11,6 @@ import contextlib
 import difflib
 import errno
 import functools
-import ipaddress
 import lzma
 import os
 import re
@@ -447,10 +446,10 @@ def _behind_a_proxy(analysis: Any) -> list[str]:
     settings = analysis.settings
     if not (settings.ip_ranges or settings.verify_dns):
         return []
-    from logtrap.formats import proxy_addresses
+    from logtrap.formats import proxy_addresses, trusted_networks
 
     clients = analysis.traffic.claims.group_by(s.CLIENT).agg(pl.col(s.REQUESTS).sum())
-    trusted = tuple(ipaddress.ip_network(r) for r in settings.trusted_proxies)
+    trusted = trusted_networks(settings.trusted_proxies)
     if clients.height == 0 or not proxy_addresses(clients[s.CLIENT], trusted).all():
         return []
     top = clients.sort([s.REQUESTS, s.CLIENT], descending=[True, False])[s.CLIENT].head(3).to_list()

@@ -916,10 +916,11 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     a header it set to it, X-Real-IP and the like)."""
     connection = _first(cols, "client_ip", "client")
     if trusted and ("forwarded_for" in cols or "proxied_client" in cols):
-        parts = [(connection if connection is not None else pl.lit(None, pl.String)).alias("c"),
-                 (pl.col("forwarded_for") if "forwarded_for" in cols else pl.lit(None, pl.String)).alias("f"),
-                 (pl.col("proxied_client") if "proxied_client" in cols else pl.lit(None, pl.String)).alias("h")]
-        networks = tuple(ipaddress.ip_network(r) for r in trusted)
+        none = pl.lit(None, pl.String)
+        parts = [_first(cols, "client_ip", "client", default=none).alias("c"),
+                 _first(cols, "forwarded_for", default=none).alias("f"),
+                 _first(cols, "proxied_client", default=none).alias("h")]
+        networks = trusted_networks(trusted)
         return pl.struct(parts).map_batches(lambda rows: _trusted_clients(rows, networks),
                                             return_dtype=pl.String, is_elementwise=True)
     passed = [e for e in (_forwarded(pl.col("forwarded_for")) if "forwarded_for" in cols else None,
@@ -937,6 +938,13 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
 # Trusted hops in a row a chain's client is looked for behind (a CDN's edge, a second tier of
 # its own, a shield: three; judgement)
 _TRUSTED_HOPS = 3
+
+
+@lru_cache(maxsize=16)
+def trusted_networks(ranges: tuple[str, ...]) -> tuple[Any, ...]:
+    """`Settings.trusted_proxies` (validated ranges) as Python's networks, which
+    `proxy_addresses` and `_trusted_clients` take."""
+    return tuple(ipaddress.ip_network(r) for r in ranges)
 
 
 def proxy_addresses(addresses: pl.Series, ranges: tuple[Any, ...] = ()) -> pl.Series:
