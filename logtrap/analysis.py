@@ -23,7 +23,7 @@ from logtrap.errors import ConfigError, InputError, LogtrapError
 from logtrap.logs import ReadStats, Source, scan_logs, source_items
 from logtrap.patterns import PatternCache, add_patterns, add_patterns_keyed, section_expr
 from logtrap.settings import Settings
-from logtrap.traffic import Tally, Traffic, bot_addresses, crowd_bots
+from logtrap.traffic import AGENT_FLAGS, Tally, Traffic, bot_addresses, crowd_bots
 
 Progress = Callable[[int, int | None, int], None]
 # The request columns annotate and Tally.add read: the reader parses no others.
@@ -101,7 +101,8 @@ def annotate(
 ) -> pl.DataFrame:
     """Add bot and pattern columns to parsed requests (each distinct UA and URL done once;
     with the caches, once across batches), and the hashes of each URL and pattern, which
-    `Tally.add` makes its keys of (`add_patterns_keyed`)."""
+    `Tally.add` makes its keys of (`add_patterns_keyed`); with a cache made with the tally's
+    flags (`traffic.AGENT_FLAGS`), the flags it filters on too."""
     return add_patterns_keyed(add_bots(requests, cache), settings, pattern_cache)
 
 
@@ -124,7 +125,7 @@ def tally_logs(
         sources = _checked_sources(sources)
     _import_in_background("pyarrow")  # `schema.owned` needs it; ~90 ms, overlapped with reading
     acc = tally if tally is not None else Tally(settings=settings)
-    cache, pattern_cache = AgentCache(), PatternCache(settings.pattern_cache_urls)
+    cache, pattern_cache = AgentCache(flags=AGENT_FLAGS), PatternCache(settings.pattern_cache_urls)
     if frame is not None:
         stats = ReadStats()
         batches: Iterable[pl.DataFrame] = _frame_batches(frame, settings, stats)

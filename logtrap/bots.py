@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -531,19 +532,33 @@ class AgentCache:
     1 in 10^9 and would only give one agent another's class). Bounded: when the cache would
     pass `max_agents`, it keeps only the current batch's agents.
 
+    `flags` are Boolean columns of the classes (name: an expression over IS_BOT, BOT_NAME
+    and BOT_KIND), made once per distinct class and gathered with them, so a caller that
+    filters on a class (the tally: a search engine's requests) compares no text per request.
+
     >>> cache = AgentCache()
     >>> cache.lookup(pl.Series(["Wget/1.21", "Wget/1.21"])).height, len(cache)
     (1, 1)
+    >>> flagged = AgentCache(flags={"tool": pl.col(BOT_KIND) == "tool"})
+    >>> flagged.lookup(pl.Series(["Wget/1.21", "GPTBot/1.1"])).select(BOT_NAME, "tool").rows()
+    [('Wget', True), ('GPTBot', False)]
     """
 
     # A site sees thousands of distinct agents, a scanner-heavy one tens of thousands; 100,000
     # keep it under 5 MB (a key and two numbers each, and each distinct class once; judgement).
-    def __init__(self, max_agents: int = 100_000) -> None:
+    def __init__(self, max_agents: int = 100_000, flags: Mapping[str, pl.Expr] | None = None) -> None:
         self.max_agents = max_agents
-        self._cache = KeyedCache(BOT_SCHEMA, max_agents)
+        # null (a comparison with a null kind) is False: a flag says whether a filter keeps a row
+        self._flags = [e.fill_null(False).alias(name) for name, e in (flags or {}).items()]
+        schema = {**BOT_SCHEMA, **{name: pl.Boolean() for name in (flags or {})}}
+        self._cache = KeyedCache(schema, max_agents)
 
     def __len__(self) -> int:
         return len(self._cache)
+
+    @property
+    def flag_names(self) -> list[str]:
+        return [e.meta.output_name() for e in self._flags]
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -560,10 +575,10 @@ class AgentCache:
         return distinct.select(_UA_KEY, USER_AGENT).hstack(self.classes(distinct))
 
     def classes(self, keyed: pl.DataFrame) -> pl.DataFrame:
-        """IS_BOT, BOT_NAME and BOT_KIND of each row of `keyed` (_UA_KEY, USER_AGENT), in its
-        order."""
+        """IS_BOT, BOT_NAME and BOT_KIND (and the flags) of each row of `keyed` (_UA_KEY,
+        USER_AGENT), in its order."""
         def compute(first: pl.Series) -> pl.DataFrame:
-            return _classified(keyed.select(_UA_KEY, USER_AGENT).gather(first))
+            return _classified(keyed.select(_UA_KEY, USER_AGENT).gather(first)).with_columns(self._flags)
 
         return self._cache.rows(keyed.get_column(_UA_KEY), compute)
 
@@ -590,7 +605,7 @@ def add_bots(
 
     A LazyFrame stays lazy: its distinct user agents are collected (a small frame), classified,
     and joined back lazily. A DataFrame's rows gather their classes from the cache by number
-    (`AgentCache.classes`).
+    (`AgentCache.classes`). With a cache made with flags, its flag columns are added too.
 
     >>> req = pl.DataFrame({USER_AGENT: ["GPTBot/1.1", "-", "GPTBot/1.1"], "n": [1, 2, 3]})
     >>> add_bots(req).select("n", IS_BOT, BOT_NAME, BOT_KIND).rows()
@@ -600,7 +615,8 @@ def add_bots(
     columns = requests.collect_schema().names() if lazy else requests.columns
     if USER_AGENT not in columns:
         raise ConfigError(f"add_bots needs a {USER_AGENT!r} column; got {columns}")
-    existing = [c for c in (IS_BOT, BOT_NAME, BOT_KIND) if c in columns]
+    flags = [] if cache is None else cache.flag_names
+    existing = [c for c in (IS_BOT, BOT_NAME, BOT_KIND, *flags) if c in columns]
     if existing:
         requests = requests.drop(existing)
     requests = _with_key(requests)

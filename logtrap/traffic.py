@@ -86,6 +86,19 @@ NOT_CROWDS = (
     "Selenium", "zgrab", "masscan", "Nmap", "CensysInspect", "Expanse", "HTTPie",
     "PostmanRuntime", "libwww-perl",
 )
+# A request's agent as the tables filter on it: a search engine's claimed request (`claims`),
+# a bot whose addresses are counted (`bot_clients`). `analysis.annotate` gathers them with the
+# classes, made once per agent (`AgentCache`'s flags); a batch without them has them made
+# here from the text (compared per request, its kinds and names took 3.5 ms of a step).
+SEARCH_CLAIM = "__search_claim"
+CROWD_AGENT = "__crowd_agent"
+AGENT_FLAGS = {
+    SEARCH_CLAIM: _is_bot & (pl.col(s.BOT_KIND) == "search"),
+    CROWD_AGENT: _is_bot & _one_of(pl.col(s.BOT_KIND), CROWD_KINDS)
+    & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME]),
+}
+# whether a request reads a page (`_reads`), made once a batch for the two tables that ask
+_READS = "_tally_reads"
 # Addresses kept per host+bot in that count (bottom-k, as the URL sample): exact below, an
 # estimate within about 3% above (1/sqrt(k); 10% at worst in a thousand). Exact past
 # `crowd_min_addresses` and `crowd_review_addresses`, so those verdicts are never an
@@ -314,7 +327,7 @@ _TABLES: dict[str, _Table] = {
         keys=(s.CLIENT, s.BOT_NAME, s.HOST, s.PATTERN),
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS), *_first_last()),
         merge=(_sum(s.REQUESTS), *_seen()),
-        rows=_is_bot & (pl.col(s.BOT_KIND) == "search"),
+        rows=pl.col(SEARCH_CLAIM),
         hashed=s.PATTERN_HASH,
     ),
     # people's requests from the addresses claiming a search engine (counted in the batches
@@ -332,7 +345,7 @@ _TABLES: dict[str, _Table] = {
         # pages answered (2xx): a scraper's browser-agent 404s for /favicon.ico are none, nor
         # its 301s for / with nothing in them
         rows=~_is_bot & pl.col(s.STATUS).is_between(200, 299) & pl.col(s.CLIENT).is_in(
-            pl.col(s.CLIENT).filter(_is_bot & (pl.col(s.BOT_KIND) == "search")).implode()
+            pl.col(s.CLIENT).filter(SEARCH_CLAIM).implode()
         ),
     ),
     # a bounded sample of the addresses of each bot that may be many people's app
@@ -342,8 +355,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.REQUESTS),),
         merge=(_sum(s.REQUESTS),),
         # not the requests of a log without user agents: people's and bots' alike
-        rows=_is_bot & _one_of(pl.col(s.BOT_KIND), CROWD_KINDS)
-        & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME]),
+        rows=pl.col(CROWD_AGENT),
         keyed=(_client_key(pl.col(s.CLIENT)).hash(0).alias(_CLIENT_HASH),),
         limit=_address_sample,
     ),
@@ -355,7 +367,7 @@ _TABLES: dict[str, _Table] = {
         batch=(pl.len().cast(pl.Int64).alias(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(),
                pl.len().cast(pl.Int64).alias(READS_BOUND)),
         merge=(_sum(s.HUMAN_REQUESTS), pl.col(s.URL_HASH).first(), _sum(READS_BOUND)),
-        rows=~_is_bot & _reads & pl.col(s.STATUS).is_between(200, 399),
+        rows=~_is_bot & pl.col(_READS) & pl.col(s.STATUS).is_between(200, 399),
         limit=_people_sample,
         limit_batches=False,
         hashed=s.URL_HASH,
@@ -389,6 +401,18 @@ _DERIVED_KEYED = [
 _BY_PATTERN = [name for name, table in _TABLES.items() if s.PATTERN in table.keys]
 # Each table's columns in order: its keys, then its aggregations.
 _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _TABLES.items()}
+
+
+def _keyed(batch: pl.DataFrame) -> pl.DataFrame:
+    """A batch with the columns the tables key and filter on (`_Table.derived`, the agents'
+    flags, `_READS`)."""
+    # the keys of host+URL and host+pattern from the hashes `annotate` made once per URL and
+    # per pattern, where the batch has them (else the text is hashed here)...
+    keyed = PATTERN_TEXT_HASH in batch.columns and URL_TEXT_HASH in batch.columns
+    # ...and so the agents' flags (`AGENT_FLAGS`)
+    flags = [e.fill_null(False).alias(n) for n, e in AGENT_FLAGS.items() if n not in batch.columns]
+    return batch.with_columns(*(_DERIVED_KEYED if keyed else _DERIVED), *flags, _reads.alias(_READS)).drop(
+        URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
 
 
 _NAMED = (s.HOST, s.PATTERN)  # what PATTERN_HASH stands for in a batch
@@ -517,11 +541,7 @@ class Tally:
         for name in (s.USER_AGENT, s.METHOD):  # a frame of requests made without one
             if name not in batch.columns:
                 batch = batch.with_columns(pl.lit(None, pl.String).alias(name))
-        # the keys of host+URL and host+pattern from the hashes `annotate` made once per URL
-        # and per pattern, where the batch has them (else the text is hashed here)
-        keyed = PATTERN_TEXT_HASH in batch.columns and URL_TEXT_HASH in batch.columns
-        batch = batch.with_columns(*(_DERIVED_KEYED if keyed else _DERIVED)).drop(
-            URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
+        batch = _keyed(batch)
         new_names = (
             batch.lazy()
             .join(self._names.lazy().select(s.PATTERN_HASH), on=s.PATTERN_HASH, how="anti")
@@ -537,7 +557,7 @@ class Tally:
                 # the URL sample's requests are reads, bots' and people's alike: a URL only
                 # POSTed to is no page (a CI's up-to-date git fetches of forty repositories,
                 # alike in size, looked like one soft 404); the patterns count every request
-                sampled = self._may_be_sampled(rows.filter(_reads))
+                sampled = self._may_be_sampled(rows.filter(_READS))
                 q = _url_sample(renamed, sampled, self.settings.url_sample_size)
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)

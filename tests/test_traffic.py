@@ -557,8 +557,7 @@ def test_tables_grouped_on_a_hash_are_those_grouped_on_the_text(rows, paths):
         for host, url, who, status, client, second in rows))
     if paths:  # sections of a frame made elsewhere, not the pattern's: still apart
         frame = frame.with_columns(pl.col(s.PATH).alias(s.SECTION))
-    derived = {e.meta.output_name(): e for t in traffic_module._TABLES.values() for e in t.derived}
-    batch = frame.with_columns(*derived.values())
+    batch = traffic_module._keyed(frame)
     numbered = batch.lazy().with_row_index(traffic_module._ROW)
     hashed = [n for n, t in traffic_module._TABLES.items() if t.hashed is not None]
     assert hashed == ["windows", "statuses", "agents", "claims", "people_urls"]
@@ -593,20 +592,31 @@ def test_the_tallys_tables_pin_none_of_the_batches_they_come_from():
             assert pinned == needed, (name, pinned, needed)
 
 
-def test_keys_from_the_hashes_annotate_makes_are_the_keys_hashed_from_the_text():
+def test_keys_and_flags_from_annotate_are_those_made_from_the_text():
     # `annotate` hands the tally each URL's and pattern's hash (made once per distinct URL
-    # and pattern); a frame annotated by the public functions has none, and the tally hashes
-    # the text. Two virtual hosts, so the host's part of each key counts too.
+    # and pattern) and, with the analysis's agent cache, the agents' flags (made once per
+    # agent); a frame annotated by the public functions has none, and the tally makes them
+    # from the text. Two virtual hosts, so the host's part of each key counts too.
     from logtrap import read_logs
     from logtrap.analysis import annotate
-    from logtrap.bots import add_bots
+    from logtrap.bots import AgentCache, add_bots
 
     requests = read_logs("sample_logs/vhost/*")
     assert requests.get_column(s.HOST).n_unique() > 1
+    # and agents whose addresses are counted (an app's HTTP library, a link previewer), or
+    # not (a crawler framework), which the sample has none of
+    agents = ["python-requests/2.31.0", "WhatsApp/2.23.20.0", "Scrapy/2.11 (+https://scrapy.org)",
+              "okhttp/4.12.0"]
+    requests = pl.concat([requests, requests.slice(0, 400).with_columns(
+        pl.Series(s.USER_AGENT, [agents[i % 4] for i in range(400)]))])
     settings = Settings()
-    annotated = annotate(requests, settings)
+    annotated = annotate(requests, settings, AgentCache(flags=traffic_module.AGENT_FLAGS))
     assert annotated.get_column("__pattern_key").equals(
         annotated.get_column(s.PATTERN).hash(0), check_names=False)
+    for name, flag in traffic_module.AGENT_FLAGS.items():
+        assert annotated.get_column(name).equals(
+            annotated.select(flag.fill_null(False)).to_series(), check_names=False)
+        assert annotated.get_column(name).sum() > 100, name
     by_text, by_hash = Tally(settings=settings), Tally(settings=settings)
     by_text.add(add_patterns(add_bots(requests), settings))
     by_hash.add(annotated)
@@ -615,6 +625,7 @@ def test_keys_from_the_hashes_annotate_makes_are_the_keys_hashed_from_the_text()
     for name, frame in text_frames.items():
         assert_frame_equal(hash_frames[name], frame, check_row_order=False)
     assert hash_frames["urls"].height > 100
+    assert hash_frames["claims"].height > 10 and hash_frames["bot_clients"].height > 10
 
 
 def test_tables_grouped_on_one_integer_hold_what_grouping_on_their_keys_gives():
