@@ -69,6 +69,24 @@ def _lookup(index, keys: pl.Series) -> tuple[pl.Series, pl.Series]:
     return _uint32(ids), _uint32(first)
 
 
+def replaced(keys: pl.Series, old: pl.Series, new: pl.Series, default: int) -> pl.Series:
+    """`keys.replace_strict(old, new, default=default)` for UInt64 keys (`old` distinct), by
+    an index of `old` made in C: replace_strict took 4.8 against 2.4 ms for a step's 195,000
+    rows and a handful of `old` keys.
+
+    >>> replaced(pl.Series([7, 3, 9, 7], dtype=pl.UInt64), pl.Series([7, 9], dtype=pl.UInt64),
+    ...          pl.Series([70, 90], dtype=pl.UInt64), default=0).to_list()
+    [70, 0, 90, 70]
+    """
+    if _CIndex is None:
+        return keys.replace_strict(old, new, default=default, return_dtype=new.dtype)
+    index = _CIndex()
+    _lookup(index, old)  # numbered in their order: old[i] is number i
+    ids, _ = _lookup(index, keys)  # a key not in `old`: numbered from len(old) on
+    values = pl.concat([new, pl.Series([default], dtype=new.dtype)])
+    return values.gather(ids.clip(upper_bound=old.len())).alias(keys.name)
+
+
 def _uint32(data: bytes) -> pl.Series:
     return pl.Series(pa.Array.from_buffers(pa.uint32(), len(data) // 4, [None, pa.py_buffer(data)]))
 

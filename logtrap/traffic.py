@@ -36,6 +36,7 @@ import polars as pl
 
 from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
+from logtrap.keys import replaced
 from logtrap.patterns import PATTERN_TEXT_HASH, URL_TEXT_HASH, merge_names, section_expr
 from logtrap.settings import Settings
 
@@ -206,7 +207,7 @@ def _fold_hours(windows: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
     span two days or more are daily anyway: `_window_size`)."""
     old = pl.col(s.WINDOW) < _horizon(s.WINDOW)
     day = pl.when(old).then(pl.col(s.WINDOW).dt.truncate(_DAY)).otherwise(pl.col(s.WINDOW))
-    return windows.with_columns(day.alias(s.WINDOW)).group_by(table.keys).agg(table.merge)
+    return _merge_rows(windows.with_columns(day.alias(s.WINDOW)), table)
 
 
 def _address_sample(clients: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
@@ -278,13 +279,19 @@ def _fold_minutes(minutes: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
     per minute are all that is read from this table. (Exact for logs read in time order; a
     minute split between files read far apart may be undercounted.) Of minutes as busy, the
     earliest: ranked by their requests alone, the one kept went by the order the rows came
-    in, which a group-by does not keep, and the same logs left a different table each run."""
+    in, which a group-by does not keep, and the same logs left a different table each run.
+
+    Found by a group-by of the old rows on one integer (`_group_key`): ranked within each
+    day, all rows, it took 27 of a 10M-line log's 51 ms merge, against 2."""
     old = pl.col(s.MINUTE) < _horizon(s.MINUTE)
+    top = pl.col(s.REQUESTS) == pl.col(s.REQUESTS).max()
     busiest = (
-        pl.struct(-pl.col(s.REQUESTS), s.MINUTE).rank("ordinal")
-        .over(s.HOST, s.BOT_NAME, pl.col(s.MINUTE).dt.truncate(_DAY)) == 1
+        minutes.filter(old).with_columns(pl.col(s.MINUTE).dt.truncate(_DAY).alias("_day"))
+        .group_by(_group_key(None, (s.HOST, s.BOT_NAME, "_day")))
+        .agg(pl.col(s.HOST, s.BOT_NAME).first(), pl.col(s.MINUTE).filter(top).min(), pl.col(s.REQUESTS).max())
+        .select(*table.keys, *(e.meta.output_name() for e in table.merge))
     )
-    return minutes.filter(~old | busiest)
+    return pl.concat([minutes.filter(~old), busiest])
 
 
 _TABLES: dict[str, _Table] = {
@@ -444,6 +451,15 @@ def _grouped(rows: pl.LazyFrame, name: str, batch: pl.DataFrame) -> pl.LazyFrame
             .select(_COLUMNS[name]))
 
 
+def _merge_rows(frame: pl.LazyFrame, table: _Table) -> pl.LazyFrame:
+    """Partial aggregates of the same keys combined (`_Table.merge`), in the table's columns:
+    grouped on one integer standing for the keys (`_group_key`), as a batch's rows are. On
+    several keys with text, Polars encoded each row's keys: merging the bots' minutes of a
+    10M-line log took 34 against 12.5 ms."""
+    return (frame.group_by(_group_key(None, table.keys))
+            .agg(pl.col(*table.keys).first(), *table.merge).drop(_GROUP))
+
+
 _GROUP = "_tally_group"  # a row's keys as one integer (`_group_key`)
 _GROUP_SEED = 10  # the seeds of the keys' hashes in it: not 0 or 1, the URL's and host's
 
@@ -557,7 +573,7 @@ class Tally:
                 # the URL sample's requests are reads, bots' and people's alike: a URL only
                 # POSTed to is no page (a CI's up-to-date git fetches of forty repositories,
                 # alike in size, looked like one soft 404); the patterns count every request
-                sampled = self._may_be_sampled(rows.filter(_READS))
+                sampled = rows.filter(pl.col(_READS) & self._may_be_sampled(renamed))
                 q = _url_sample(renamed, sampled, self.settings.url_sample_size)
             else:
                 q = rows if table.rows is None else rows.filter(table.rows)
@@ -577,19 +593,17 @@ class Tally:
                 self._lower_cutoffs(frame)
         self._note_names(new)
 
-    def _may_be_sampled(self, rows: pl.LazyFrame) -> pl.LazyFrame:
-        """The rows whose URL could still enter the URL sample: a pattern's sample keeps the k
-        smallest URL hashes, so once k URLs below some hash have been seen, no URL above it
-        ever enters. Most of a busy pattern's rows are dropped here, before grouping."""
+    def _may_be_sampled(self, batch: pl.DataFrame) -> pl.Expr:
+        """Which rows of a batch could still enter the URL sample: a pattern's sample keeps
+        the k smallest URL hashes, so once k URLs below some hash have been seen, no URL above
+        it ever enters. Most of a busy pattern's rows are dropped here, before grouping."""
         if self._cutoffs.height == 0:
-            return rows
+            return pl.lit(True)
         # each row's cutoff looked up, not joined: a join gathered every column of the rows
         # (22 against 9 ms a batch)
-        cut = pl.col(s.PATTERN_HASH).replace_strict(
-            self._cutoffs.get_column(s.PATTERN_HASH), self._cutoffs.get_column("_cutoff"),
-            default=pl.lit(_NO_CUTOFF, pl.UInt64), return_dtype=pl.UInt64,
-        )
-        return rows.filter(pl.col(s.URL_HASH) <= cut)
+        cut = replaced(batch.get_column(s.PATTERN_HASH), self._cutoffs.get_column(s.PATTERN_HASH),
+                       self._cutoffs.get_column("_cutoff"), default=_NO_CUTOFF)
+        return pl.col(s.URL_HASH) <= pl.lit(cut)
 
     def _lower_cutoffs(self, sample: pl.DataFrame) -> None:
         """Take a batch's URL sample into the cutoffs: where it has k URLs, the largest of their
@@ -704,7 +718,7 @@ class Tally:
             q = q.select(_COLUMNS["urls"])
         else:
             q = (_people_merged(parts, table, k) if name == PEOPLE_URLS
-                 else pl.concat(parts, how="vertical_relaxed").lazy().group_by(table.keys).agg(table.merge))
+                 else _merge_rows(pl.concat(parts, how="vertical_relaxed").lazy(), table))
             if table.fold is not None:
                 q = table.fold(q, table)
             if table.limit is not None:
@@ -865,7 +879,7 @@ def _renamed(
         if name == "urls":
             lazy = _bottom_k(lazy, tally.settings.url_sample_size, _PATTERN_KEY)
         else:
-            lazy = lazy.group_by(table.keys).agg(table.merge)
+            lazy = _merge_rows(lazy, table)
             if table.limit is not None:
                 lazy = table.limit(lazy, tally)
         out[name] = lazy.select(_COLUMNS[name]).collect()

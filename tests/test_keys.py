@@ -127,3 +127,14 @@ def test_a_failed_computation_leaves_no_key_without_its_value(fast):
     with pytest.raises(ValueError, match="computed 1 values for 2 keys"):
         cache.rows(pl.Series([4, 5], dtype=pl.UInt64), lambda first: pl.DataFrame({"v": ["four"]}))
     assert len(cache) == 0
+
+
+@given(st.lists(key_values, max_size=60), st.lists(key_values, unique=True, max_size=12),
+       st.sampled_from([0, 2**64 - 1]))
+def test_replaced_is_replace_strict(values, old, default):
+    # each row's value in a small table (a URL sample's cutoff per pattern), by the C index
+    keys_ = pl.Series(values, dtype=pl.UInt64)
+    old_ = pl.Series(old, dtype=pl.UInt64)
+    new = pl.Series([(k * 31 + 5) % 2**64 for k in old], dtype=pl.UInt64)
+    want = keys_.replace_strict(old_, new, default=default, return_dtype=pl.UInt64)
+    assert keys.replaced(keys_, old_, new, default).to_list() == want.to_list()

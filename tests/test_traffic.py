@@ -661,3 +661,29 @@ def test_tables_grouped_on_one_integer_hold_what_grouping_on_their_keys_gives():
     reads = requests.filter(pl.col(s.METHOD).is_in(["GET", "HEAD"]) | pl.col(s.METHOD).is_null())
     assert urls.height == reads.select(s.HOST, s.URL, s.STATUS, s.BYTES).n_unique()
     assert urls[s.REQUESTS].sum() == reads.height
+
+
+def test_parts_merged_on_one_integer_are_those_merged_on_their_keys():
+    # a table's parts (a batch's rows each) are merged on one integer standing for their keys
+    # (`_merge_rows`), as batches are grouped: the same as Polars' group-by on the keys
+    from logtrap import read_logs
+    from logtrap.analysis import annotate
+
+    settings = Settings()
+    requests = annotate(read_logs("sample_logs/vhost/*"), settings)
+    tally = Tally(settings=settings)
+    for start in range(0, requests.height, 700):
+        tally.add(requests.slice(start, 700))
+    merged = 0
+    for name, parts in tally._parts.items():
+        table = traffic_module._TABLES[name]
+        if name in ("urls", PEOPLE) or len(parts) < 2:  # merged on their URLs' hashes
+            continue
+        rows = pl.concat(parts, how="vertical_relaxed")
+        got = traffic_module._merge_rows(rows.lazy(), table).collect()
+        want = rows.group_by(table.keys).agg(table.merge)
+        assert got.columns == want.columns
+        assert got.height == want.height, name
+        assert_frame_equal(got.sort(table.keys, nulls_last=True), want.sort(table.keys, nulls_last=True))
+        merged += got.height < rows.height  # parts that share keys
+    assert merged >= 4
