@@ -18,6 +18,7 @@ from logtrap import traffic as traffic_module
 from logtrap.patterns import add_patterns
 from logtrap.settings import Settings
 from logtrap.traffic import PEOPLE_URLS as PEOPLE
+from logtrap.traffic import READS_BOUND as READS
 from logtrap.traffic import Tally
 from builders import BOT, HUMAN, bots, pinned_string_bytes, requests_frame
 
@@ -687,3 +688,26 @@ def test_parts_merged_on_one_integer_are_those_merged_on_their_keys():
         assert_frame_equal(got.sort(table.keys, nulls_last=True), want.sort(table.keys, nulls_last=True))
         merged += got.height < rows.height  # parts that share keys
     assert merged >= 4
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["/p/{n}", "/q/{n}"]),
+                          st.integers(1, 4), st.integers(0, 6)), max_size=40),
+       st.integers(1, 4))
+def test_the_pages_people_read_keep_each_patterns_k_most_read_and_k_of_the_highest_bound(pages, k):
+    # per host+pattern: the k pages of most reads and the k of the highest bound on them, ties
+    # to the smallest hashes (`_people_sample`), by the definition, sorted in Python
+    rows = [{s.HOST: host, s.PATTERN: pattern, s.URL: pattern.replace("{n}", str(i)),
+             s.HUMAN_REQUESTS: reads, READS: reads + extra}
+            for i, (host, pattern, reads, extra) in enumerate(pages)]
+    frame = pl.DataFrame(rows, schema={s.HOST: pl.String, s.PATTERN: pl.String, s.URL: pl.String,
+                                       s.HUMAN_REQUESTS: pl.Int64, READS: pl.Int64})
+    frame = frame.with_columns(traffic_module._URL_KEY.alias(s.URL_HASH))
+    got = traffic_module._people_sample(frame.lazy(), Tally(settings=Settings(url_sample_size=k))).collect()
+    want = set()
+    for key in {(r[s.HOST], r[s.PATTERN]) for r in frame.iter_rows(named=True)}:
+        mine = [r for r in frame.iter_rows(named=True) if (r[s.HOST], r[s.PATTERN]) == key]
+        for column in (s.HUMAN_REQUESTS, READS):
+            want |= {r[s.URL_HASH] for r in sorted(mine, key=lambda r: (-r[column], r[s.URL_HASH]))[:k]}
+    assert sorted(got[s.URL_HASH].to_list()) == sorted(want)
+    assert got.columns == frame.columns
