@@ -717,11 +717,11 @@ class Tally:
         if len(parts) == 1 and name != "urls":
             return parts[0]
         k = self.settings.url_sample_size
-        if name == "urls":  # on integer keys, as in `add`
+        if name == "urls":  # on one integer for URL and answer, as in `add` (29 against 39 ms)
             sums = [e for e in table.merge if e.meta.output_name() != s.URL_HASH]
-            q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(s.URL_HASH, s.STATUS, s.BYTES).agg(
-                pl.col(s.HOST, s.PATTERN, s.URL).first(), *sums
-            )
+            q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(
+                _group_key(s.URL_HASH, (s.STATUS, s.BYTES))
+            ).agg(pl.col(s.URL_HASH, s.STATUS, s.BYTES, s.HOST, s.PATTERN, s.URL).first(), *sums)
             q = _bottom_k(q, k, _PATTERN_KEY)
             q = q.select(_COLUMNS["urls"])
         else:

@@ -688,6 +688,13 @@ def test_parts_merged_on_one_integer_are_those_merged_on_their_keys():
         assert_frame_equal(got.sort(table.keys, nulls_last=True), want.sort(table.keys, nulls_last=True))
         merged += got.height < rows.height  # parts that share keys
     assert merged >= 4
+    # and the URL sample's (under its size here: every URL and answer kept)
+    table = traffic_module._TABLES["urls"]
+    rows = pl.concat(tally._parts["urls"], how="vertical_relaxed")
+    got = tally._merged("urls")
+    want = rows.group_by(table.keys).agg(table.merge).select(got.columns)
+    assert got.height == want.height < rows.height
+    assert_frame_equal(got.sort(table.keys, nulls_last=True), want.sort(table.keys, nulls_last=True))
 
 
 @hsettings(max_examples=60, deadline=None)
