@@ -558,11 +558,12 @@ class AgentCache:
 
     @property
     def flag_names(self) -> list[str]:
+        """The flag columns its classes come with (none unless made with `flags`)."""
         return [e.meta.output_name() for e in self._flags]
 
     @property
     def frame(self) -> pl.DataFrame:
-        """The agents held: `_UA_KEY` and their classes."""
+        """The agents held: `_UA_KEY` and their classes (and flags)."""
         return self._cache.frame(_UA_KEY)
 
     def lookup(self, agents: pl.Series) -> pl.DataFrame:

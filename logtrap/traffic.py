@@ -232,7 +232,7 @@ def _people_sample(urls: pl.LazyFrame, tally: "Tally") -> pl.LazyFrame:
     1,100 days read 25 times each in the run before)."""
     k = tally.settings.url_sample_size
     # the k of each order per pattern by a selection, not a rank of every URL by a struct
-    # (a 10M-line log's merges: 17.8 against 22.7 ms)
+    # (a 10M-line log's merges of this table: 25 against 33 ms, in turns)
     kept = (
         urls.group_by(_PATTERN_KEY.alias("_pattern"))
         .agg(pl.col(s.URL_HASH).bottom_k_by([-pl.col(n), pl.col(s.URL_HASH)], k).alias(n)
