@@ -94,9 +94,9 @@ NOT_CROWDS = (
 SEARCH_CLAIM = "__search_claim"
 CROWD_AGENT = "__crowd_agent"
 AGENT_FLAGS = {
-    SEARCH_CLAIM: _is_bot & (pl.col(s.BOT_KIND) == "search"),
-    CROWD_AGENT: _is_bot & _one_of(pl.col(s.BOT_KIND), CROWD_KINDS)
-    & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME]),
+    SEARCH_CLAIM: (_is_bot & (pl.col(s.BOT_KIND) == "search")).fill_null(False),
+    CROWD_AGENT: (_is_bot & _one_of(pl.col(s.BOT_KIND), CROWD_KINDS)
+                  & ~pl.col(s.BOT_NAME).is_in([*NOT_CROWDS, NOT_LOGGED_NAME])).fill_null(False),
 }
 # whether a request reads a page (`_reads`), made once a batch for the two tables that ask
 _READS = "_tally_reads"
@@ -425,7 +425,7 @@ def _keyed(batch: pl.DataFrame) -> pl.DataFrame:
     # per pattern, where the batch has them (else the text is hashed here)...
     keyed = PATTERN_TEXT_HASH in batch.columns and URL_TEXT_HASH in batch.columns
     # ...and so the agents' flags (`AGENT_FLAGS`)
-    flags = [e.fill_null(False).alias(n) for n, e in AGENT_FLAGS.items() if n not in batch.columns]
+    flags = [e.alias(n) for n, e in AGENT_FLAGS.items() if n not in batch.columns]
     return batch.with_columns(*(_DERIVED_KEYED if keyed else _DERIVED), *flags, _reads.alias(_READS)).drop(
         URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
 
@@ -484,6 +484,11 @@ def _group_key(hashed: str | None, keys: Sequence[str]) -> pl.Expr:
     return reduce(operator.xor, parts).alias(_GROUP)
 
 
+# a URL and its answer (status, size) as one integer: what the URL sample's rows are grouped
+# on, in a batch and as its parts are merged
+_URL_ANSWER = _group_key(s.URL_HASH, (s.STATUS, s.BYTES))
+
+
 def _url_sample(rows: pl.DataFrame, sampled: pl.LazyFrame, k: int) -> pl.LazyFrame:
     """A batch's URL sample, in the columns of the `urls` table: requests per distinct URL and
     answer (status, size), of the `k` URLs with the smallest hashes per host+pattern, from the
@@ -494,7 +499,7 @@ def _url_sample(rows: pl.DataFrame, sampled: pl.LazyFrame, k: int) -> pl.LazyFra
     groups kept only, from one row of each: taken for every group, most of which the sample
     then drops, it took 26 against 16 ms a batch.
     """
-    answers = sampled.group_by(_group_key(s.URL_HASH, (s.STATUS, s.BYTES))).agg(
+    answers = sampled.group_by(_URL_ANSWER).agg(
         *_counts(), *_first_last(), pl.col(s.URL_HASH, s.STATUS, s.BYTES, s.PATTERN_HASH, _ROW).first()
     )
     kept = _bottom_k(answers, k, pl.col(s.PATTERN_HASH))
@@ -719,9 +724,8 @@ class Tally:
         k = self.settings.url_sample_size
         if name == "urls":  # on one integer for URL and answer, as in `add` (29 against 39 ms)
             sums = [e for e in table.merge if e.meta.output_name() != s.URL_HASH]
-            q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(
-                _group_key(s.URL_HASH, (s.STATUS, s.BYTES))
-            ).agg(pl.col(s.URL_HASH, s.STATUS, s.BYTES, s.HOST, s.PATTERN, s.URL).first(), *sums)
+            q = pl.concat(parts, how="vertical_relaxed").lazy().group_by(_URL_ANSWER).agg(
+                pl.col(s.URL_HASH, s.STATUS, s.BYTES, s.HOST, s.PATTERN, s.URL).first(), *sums)
             q = _bottom_k(q, k, _PATTERN_KEY)
             q = q.select(_COLUMNS["urls"])
         else:
@@ -912,9 +916,7 @@ def _empty_table(name: str) -> pl.DataFrame:
         s.SECTION: pl.String(),
     }
     rows = s.empty(dtypes).lazy()
-    rows = rows.with_columns(
-        *{e.meta.output_name(): e for t in _TABLES.values() for e in t.derived}.values()
-    ).with_columns(table.keyed)
+    rows = rows.with_columns(_DERIVED).with_columns(table.keyed)
     return rows.group_by(table.keys).agg(table.batch).collect()
 
 

@@ -616,7 +616,7 @@ def test_keys_and_flags_from_annotate_are_those_made_from_the_text():
         annotated.get_column(s.PATTERN).hash(0), check_names=False)
     for name, flag in traffic_module.AGENT_FLAGS.items():
         assert annotated.get_column(name).equals(
-            annotated.select(flag.fill_null(False)).to_series(), check_names=False)
+            annotated.select(flag).to_series(), check_names=False)
         assert annotated.get_column(name).sum() > 100, name
     by_text, by_hash = Tally(settings=settings), Tally(settings=settings)
     by_text.add(add_patterns(add_bots(requests), settings))
