@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("base", help="the commit to compare against (any git revision)")
     parser.add_argument("new", nargs="?", help="the commit to compare (default: the working tree)")
     parser.add_argument("--lines", type=int, default=4_000_000,
-                        help="lines of the generated log (default: 4,000,000, ~3 s a run)")
+                        help="lines of the generated log (default: 4,000,000, ~4 s a run)")
     parser.add_argument("--turns", type=int, default=16,
                         help="turns, each running both versions once (default: 16)")
     args = parser.parse_args()
