@@ -28,10 +28,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 
-from run import _log
+from run import ANALYZED, _log, _measure, analyze_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,8 +59,11 @@ def _source(rev: str | None, into: Path) -> str:
         shutil.copy(ROOT / "pyproject.toml", into)
         name = "working tree"
     else:
-        sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout.strip()
+        found = subprocess.run(["git", "rev-parse", "--short", "--verify", f"{rev}^{{commit}}"],
+                               cwd=ROOT, capture_output=True, text=True)
+        if found.returncode:
+            raise SystemExit(f"{rev!r} is not a commit of {ROOT}: {found.stderr.strip()}")
+        sha = found.stdout.strip()
         archive = subprocess.run(["git", "archive", sha, "logtrap", "pyproject.toml"], cwd=ROOT,
                                  check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:  # our own files (Python
@@ -76,18 +78,10 @@ def _source(rev: str | None, into: Path) -> str:
 
 def _run(code: Path, log: Path, report: Path) -> tuple[float, float, float]:
     """(seconds, CPU seconds of all its threads, peak RSS in MB) of one `logtrap analyze`, as
-    `run.py` runs it."""
+    `run.py` runs it, by the code in `code`."""
     env = dict(os.environ, PYTHONPATH=str(code))
-    argv = [sys.executable, "-m", "logtrap", "analyze", str(log), "--json", str(report), "--quiet"]
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=code, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 3):  # 3: findings at --fail-on
-        raise SystemExit(f"{' '.join(argv)} (PYTHONPATH={code}) failed:\n{err.decode()[-2000:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    seconds, cpu, peak, _ = _measure(analyze_argv(log, report), ANALYZED, env=env, cwd=code)
+    return seconds, cpu, peak
 
 
 def _spread(ratios: list[float]) -> str:
@@ -106,9 +100,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.turns < 2:
         parser.error("--turns must be at least 2")
-    log = _log(args.lines, gz=False)
     with tempfile.TemporaryDirectory(prefix="logtrap-ab-") as tmp:
+        # the versions first: a revision that is none fails before a log is generated
         names = [_source(args.base, Path(tmp) / "base"), _source(args.new, Path(tmp) / "new")]
+        log = _log(args.lines, gz=False)
         codes = [Path(tmp) / "base", Path(tmp) / "new"]
         reports = [Path(tmp) / "base.json", Path(tmp) / "new.json"]
         runs: list[list[tuple[float, float, float]]] = [[], []]

@@ -93,19 +93,32 @@ for name, seconds in sorted(spent.items(), key=order):
 """
 
 
-def _measure(argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, float, str]:
-    """Run argv in a child; return (seconds, CPU seconds: user and system, of all its threads,
-    peak RSS in MB, stdout)."""
+def _measure(
+    argv: list[str], ok: tuple[int, ...] = (0,), *, env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> tuple[float, float, float, str]:
+    """Run argv in a child (with `env` and in `cwd` where given); return (seconds, CPU seconds:
+    user and system, of all its threads, peak RSS in MB, stdout)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
     out, err = proc.stdout.read(), proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in ok:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
+        where = f" in {cwd}" if cwd is not None else ""
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}){where}:\n{err.decode()[-2000:]}")
     cpu = usage.ru_utime + usage.ru_stime
     return seconds, cpu, usage.ru_maxrss / 1024, out.decode().strip()
+
+
+# --quiet exits 3 when it finds traps, which the generated log has: that is success here
+ANALYZED = (0, 3)
+
+
+def analyze_argv(log: Path, report: Path) -> list[str]:
+    """The whole run an admin would start: `logtrap analyze LOG --json REPORT --quiet`."""
+    return [sys.executable, "-m", "logtrap", "analyze", str(log), "--json", str(report), "--quiet"]
 
 
 def _log(lines: int, gz: bool) -> Path:
@@ -136,15 +149,14 @@ def bench(lines: int, gz: bool, goaccess_lines: int, repeat: int) -> list[str]:
     path = _log(lines, gz)
     rows = []
     report = DATA / "report.json"
-    # --quiet exits 3 when it finds traps, which this log has: that is success here.
-    analyze = [sys.executable, "-m", "logtrap", "analyze", str(path), "--json", str(report), "--quiet"]
+    analyze = analyze_argv(path, report)
     # In turns (bare, read_logs, analyze; again), so a slow spell of the machine falls on
     # every stage alike rather than on one.
     bare_runs, read_runs, all_runs = [], [], []
     for _ in range(repeat):
         bare_runs.append(_measure([sys.executable, "-c", BARE, str(path)]))
         read_runs.append(_measure([sys.executable, "-c", READ, str(path)]))
-        all_runs.append(_measure(analyze, ok=(0, 3)))
+        all_runs.append(_measure(analyze, ok=ANALYZED))
     counted = int(bare_runs[0][3])
     for run in read_runs:
         parsed, rejected = (int(x) for x in run[3].split())
