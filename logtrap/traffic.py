@@ -100,6 +100,7 @@ AGENT_FLAGS = {
 }
 # whether a request reads a page (`_reads`), made once a batch for the two tables that ask
 _READS = "_tally_reads"
+_CLIENT_KEY = "_tally_client"  # a hash of the client's address (claim_people's filter)
 # Addresses kept per host+bot in that count (bottom-k, as the URL sample): exact below, an
 # estimate within about 3% above (1/sqrt(k); 10% at worst in a thousand). Exact past
 # `crowd_min_addresses` and `crowd_review_addresses`, so those verdicts are never an
@@ -359,8 +360,9 @@ _TABLES: dict[str, _Table] = {
                pl.col(AGENT_HASHES).explode().drop_nulls().unique().sort().head(PEOPLES_AGENTS)),
         # pages answered (2xx): a scraper's browser-agent 404s for /favicon.ico are none, nor
         # its 301s for / with nothing in them
-        rows=~_is_bot & pl.col(s.STATUS).is_between(200, 299) & pl.col(s.CLIENT).is_in(
-            pl.col(s.CLIENT).filter(SEARCH_CLAIM).implode()
+        # (the addresses compared by their hashes: as text, 3.9 against 1.5 ms a step)
+        rows=~_is_bot & pl.col(s.STATUS).is_between(200, 299) & pl.col(_CLIENT_KEY).is_in(
+            pl.col(_CLIENT_KEY).filter(SEARCH_CLAIM).implode()
         ),
     ),
     # a bounded sample of the addresses of each bot that may be many people's app
@@ -420,14 +422,16 @@ _COLUMNS = {n: [*t.keys, *(e.meta.output_name() for e in t.batch)] for n, t in _
 
 def _keyed(batch: pl.DataFrame) -> pl.DataFrame:
     """A batch with the columns the tables key and filter on (`_Table.derived`, the agents'
-    flags, `_READS`)."""
+    flags, `_READS`, `_CLIENT_KEY`)."""
     # the keys of host+URL and host+pattern from the hashes `annotate` made once per URL and
     # per pattern, where the batch has them (else the text is hashed here)...
     keyed = PATTERN_TEXT_HASH in batch.columns and URL_TEXT_HASH in batch.columns
     # ...and so the agents' flags (`AGENT_FLAGS`)
     flags = [e.alias(n) for n, e in AGENT_FLAGS.items() if n not in batch.columns]
-    return batch.with_columns(*(_DERIVED_KEYED if keyed else _DERIVED), *flags, _reads.alias(_READS)).drop(
-        URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
+    return batch.with_columns(
+        *(_DERIVED_KEYED if keyed else _DERIVED), *flags, _reads.alias(_READS),
+        pl.col(s.CLIENT).hash(0).alias(_CLIENT_KEY),
+    ).drop(URL_TEXT_HASH, PATTERN_TEXT_HASH, strict=False)
 
 
 _NAMED = (s.HOST, s.PATTERN)  # what PATTERN_HASH stands for in a batch
