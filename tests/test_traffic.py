@@ -718,3 +718,15 @@ def test_the_pages_people_read_keep_each_patterns_k_most_read_and_k_of_the_highe
             want |= {r[s.URL_HASH] for r in sorted(mine, key=lambda r: (-r[column], r[s.URL_HASH]))[:k]}
     assert sorted(got[s.URL_HASH].to_list()) == sorted(want)
     assert got.columns == frame.columns
+
+
+def test_people_with_no_address_are_no_claimers_people():
+    # claim_people matches the addresses of a batch's search-engine claims by their hashes;
+    # a request with no address has none to match, as a claim with none has none to give
+    rows = [{**BOT, s.CLIENT: None, s.URL: "/a"}, {**BOT, s.CLIENT: "66.249.66.1", s.URL: "/a"},
+            {**HUMAN, s.CLIENT: None, s.URL: "/b"}, {**HUMAN, s.CLIENT: "66.249.66.1", s.URL: "/b"},
+            {**HUMAN, s.CLIENT: "66.249.66.1", s.URL: "/c"}, {**HUMAN, s.CLIENT: "10.0.0.9", s.URL: "/b"}]
+    tally = Tally()
+    tally.add(add_patterns(requests_frame(rows)))
+    people = tally.frames()["claim_people"]
+    assert people.select(s.CLIENT, s.HUMAN_REQUESTS).rows() == [("66.249.66.1", 2)]
