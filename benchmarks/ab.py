@@ -110,8 +110,8 @@ def main() -> None:
         for turn in range(args.turns):
             for i in (0, 1) if turn % 2 == 0 else (1, 0):
                 runs[i].append(_run(codes[i], log, reports[i]))
-            print(f"turn {turn + 1}/{args.turns}: {runs[0][-1][0]:.2f} s against "
-                  f"{runs[1][-1][0]:.2f} s", file=sys.stderr, flush=True)
+            print(f"turn {turn + 1}/{args.turns}: {names[0]} {runs[0][-1][0]:.2f} s, "
+                  f"{names[1]} {runs[1][-1][0]:.2f} s", file=sys.stderr, flush=True)
         same = reports[0].read_bytes() == reports[1].read_bytes()
     print(f"\n`logtrap analyze` of {args.lines:,} lines, {args.turns} turns\n")
     print("| version | median s | median CPU s | peak MB |")
