@@ -1007,12 +1007,41 @@ def test_sigterm_exits_143_and_saves_nothing(logs, monkeypatch):
     assert list(logs.glob("*st.zip*")) == []
     before = signal.getsignal(signal.SIGTERM)
     monkeypatch.setattr(sys, "argv", ["logtrap", "--help"])
+
+    def leave(code):  # the console script leaves with os._exit, which would end pytest
+        raise SystemExit(code)
+
+    monkeypatch.setattr(cli_module.os, "_exit", leave)
     try:
         with pytest.raises(SystemExit):
             cli_module.main()
         assert signal.getsignal(signal.SIGTERM) is cli_module._terminate
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_the_console_script_leaves_at_once_with_everything_written(logs):
+    # it ends with os._exit, skipping Python's teardown: its output (more than a pipe's
+    # buffer, held in Python's buffer as a pipe's output is), its report files and its exit
+    # code must all be there
+    (logs / "many.log").write_text("\n".join(
+        line(i % 60, f"/p{i}/x", GOOGLEBOT, "66.249.66.1") for i in range(3000)) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(SAMPLES.parent)}
+    env.pop("PYTHONUNBUFFERED", None)
+    patterns = subprocess.run([sys.executable, "-m", "logtrap", "patterns", "many.log", "-q",
+                               "--limit", "3000"], capture_output=True, text=True, cwd=logs,
+                              env=env, timeout=120)
+    rows = patterns.stdout.splitlines()
+    assert (patterns.returncode, patterns.stderr, len(rows)) == (0, "", 3002)  # header, rule
+    assert [rows[2].split()[0], rows[-1].split()[0]] == ["/p0/x", "/p999/x"]
+    found = subprocess.run([sys.executable, "-m", "logtrap", "analyze",
+                            str(SAMPLES / "litespeed" / "access.log*"), "--json", "report.json",
+                            "--quiet"], capture_output=True, text=True, cwd=logs, env=env,
+                           timeout=120)
+    report = json.loads((logs / "report.json").read_text())
+    assert (found.returncode, found.stderr) == (3, "")
+    assert [x["kind"] for x in report["findings"]] == ["aggressive_bot"]
+    assert found.stdout.startswith("Findings: 1 critical, 0 warning, 0 info\n")
 
 
 def test_a_reader_that_leaves_ends_the_run_quietly(logs):
