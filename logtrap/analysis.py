@@ -123,8 +123,8 @@ def tally_logs(
     frame = requests_frame(sources) if isinstance(sources, (pl.DataFrame, pl.LazyFrame)) else None
     if frame is None:
         sources = _checked_sources(sources)
-    # Polars imports it to take its first arrow array (`keys._uint32`, `schema.owned`): 60-75
-    # ms of the first step's, overlapped with reading it
+    # Polars imports it to take its first arrow array (`keys._uint32`, `schema.owned`): it
+    # stalled the first step 36-40 ms; overlapped with reading it
     _import_in_background("pyarrow.compute")
     acc = tally if tally is not None else Tally(settings=settings)
     cache, pattern_cache = AgentCache(flags=AGENT_FLAGS), PatternCache(settings.pattern_cache_urls)

@@ -1022,8 +1022,8 @@ def test_sigterm_exits_143_and_saves_nothing(logs, monkeypatch):
 
 def test_the_console_script_leaves_at_once_with_everything_written(logs):
     # it ends with os._exit, skipping Python's teardown: its output (more than a pipe's
-    # buffer, held in Python's buffer as a pipe's output is), its report files and its exit
-    # code must all be there
+    # buffer; PYTHONUNBUFFERED unset, as a user's shell runs it), its report files and its
+    # exit code must all be there
     (logs / "many.log").write_text("\n".join(
         line(i % 60, f"/p{i}/x", GOOGLEBOT, "66.249.66.1") for i in range(3000)) + "\n")
     env = {**os.environ, "PYTHONPATH": str(SAMPLES.parent)}
