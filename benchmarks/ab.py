@@ -100,12 +100,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.turns < 2:
         parser.error("--turns must be at least 2")
+    if args.lines < 1:
+        parser.error("--lines must be at least 1")
     with tempfile.TemporaryDirectory(prefix="logtrap-ab-") as tmp:
-        # the versions first: a revision that is none fails before a log is generated
-        names = [_source(args.base, Path(tmp) / "base"), _source(args.new, Path(tmp) / "new")]
-        log = _log(args.lines, gz=False)
         codes = [Path(tmp) / "base", Path(tmp) / "new"]
-        reports = [Path(tmp) / "base.json", Path(tmp) / "new.json"]
+        # the versions first: a revision that is none fails before a log is generated
+        names = [_source(rev, code) for rev, code in zip((args.base, args.new), codes)]
+        log = _log(args.lines, gz=False)
+        reports = [code.with_suffix(".json") for code in codes]
         runs: list[list[tuple[float, float, float]]] = [[], []]
         for turn in range(args.turns):
             for i in (0, 1) if turn % 2 == 0 else (1, 0):
