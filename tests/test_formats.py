@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from logtrap import schema as s
 from logtrap.errors import FormatError, LogtrapError
-from logtrap.formats import (PRESETS, _client, _forwarded, _trusted_clients, compile_format,
-                             detect_format, parse_lines)
+from logtrap.formats import (PRESETS, _client, _for_hops, _forwarded, _trusted_clients,
+                             compile_format, detect_format, parse_lines)
 
 UTC = timezone.utc
 
@@ -643,6 +643,50 @@ def test_a_client_behind_a_proxy_is_the_address_the_proxy_passed_on():
         assert bad == [] and [r[s.CLIENT] for r in rows] == ["203.0.113.9", "2001:db8::7", None]
 
 
+def test_rfc_7239_forwarded_gives_the_client_a_proxy_passed_on():
+    # Apache's `%{Forwarded}i`, quoted: the header's own quotes escaped as Apache writes them
+    apache = '%h %t "%r" %>s %b "%{Forwarded}i"'
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}"'
+    rows, bad = parse(
+        apache,
+        "10.0.0.2" + tail.format("lb", "for=203.0.113.9;proto=https;by=10.0.0.2"),
+        "10.0.0.2" + tail.format("v6", 'proto=https;for=\\"[2001:db8:cafe::17]:4711\\"'),
+        # a scraper's own header, the balancer appending its hop: not Googlebot's
+        "10.0.0.2" + tail.format("spoof", "for=66.249.66.1, for=198.51.100.20"),
+        # a hidden hop (`_hidden`) and the site's own proxy passed over
+        "10.0.0.2" + tail.format("hidden", "for=198.51.100.20, for=_hidden, for=10.0.0.9"),
+        "198.51.100.1" + tail.format("direct", "for=66.249.66.1"),  # a public address stays
+        "10.0.0.2" + tail.format("none", "-"),  # no header: the connection's
+        "10.0.0.2" + tail.format("unknown", "for=unknown;proto=http"),  # no address told
+    )
+    assert bad == [] and [(r[s.PATH], r[s.CLIENT]) for r in rows] == [
+        ("/lb", "203.0.113.9"), ("/v6", "2001:db8:cafe::17"), ("/spoof", "198.51.100.20"),
+        ("/hidden", "198.51.100.20"), ("/direct", "198.51.100.1"), ("/none", "10.0.0.2"),
+        ("/unknown", "10.0.0.2")]
+    # nginx's `$http_forwarded` (quotes escaped `\x22`), beside X-Forwarded-For: that one
+    # where it holds an address, else Forwarded's
+    nginx = ('$remote_addr [$time_local] "$request" $status $body_bytes_sent '
+             '"$http_x_forwarded_for" "$http_forwarded"')
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}" "{}"'
+    rows, bad = parse(
+        nginx,
+        "127.0.0.1" + tail.format("both", "198.51.100.5", "for=203.0.113.9"),
+        "127.0.0.1" + tail.format("fwd", "-", r"for=\x22[2001:db8::7]:443\x22;proto=https"),
+    )
+    assert bad == [] and [(r[s.PATH], r[s.CLIENT]) for r in rows] == [
+        ("/both", "198.51.100.5"), ("/fwd", "2001:db8::7")]
+    # behind a CDN whose ranges are given: its edge's Forwarded header is believed too
+    fmt = compile_format('%h %t "%r" %>s %b "%{Forwarded}i"')
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}"'
+    lines = pl.DataFrame({"line": [
+        "173.245.49.7" + tail.format("edge", "for=66.249.66.1, for=198.51.100.20"),
+        "198.51.100.1" + tail.format("direct", "for=66.249.66.1"),
+    ]})
+    req, bad = parse_lines(lines, fmt.trusting(("173.245.48.0/20",)))
+    assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == [
+        ("/edge", "198.51.100.20"), ("/direct", "198.51.100.1")]
+
+
 # loopback, private (RFC 1918, RFC 4193), link-local: not `is_private`, which takes in the
 # documentation ranges too (203.0.113.0/24, 2001:db8::/32)
 _OWN_NETWORKS = [ipaddress.ip_network(n) for n in (
@@ -681,6 +725,14 @@ _HOPS = ["66.249.66.1", "203.0.113.9", "10.0.0.1", "192.168.1.4", "172.16.5.5", 
 def test_a_chains_client_is_the_last_address_outside_the_sites_network(hops, sep):
     chain = sep.join(hops)
     assert pl.select(_forwarded(pl.lit(chain))).item() == _chain_client(chain)
+
+
+@given(hops=st.lists(st.sampled_from(_HOPS), min_size=1, max_size=5),
+       pairs=st.sampled_from(["for={}", "for={};proto=https", "by=10.0.0.2;for={}", "proto=http;FOR={};host=a"]))
+def test_a_forwarded_header_reads_as_its_x_forwarded_for_chain(hops, pairs):
+    # RFC 7239: each hop an element of pairs, its address quoted where it holds `:` or `[`
+    header = ", ".join(pairs.format(f'"{h}"' if ":" in h or "[" in h else h) for h in hops)
+    assert pl.select(_forwarded(_for_hops(pl.lit(header)))).item() == _chain_client(", ".join(hops))
 
 
 # connections as servers log them (`%h`, `$remote_addr`): bare, a host name where resolved
