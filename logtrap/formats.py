@@ -211,6 +211,7 @@ def _escape(text: str) -> str:
 # Headers a proxy sets to the one address that connected to it (nginx's X-Real-IP, Cloudflare's
 # and Akamai's): the client where the format logs no address of its own (`_client`)
 _PROXIED_CLIENT_HEADERS = ("x-real-ip", "cf-connecting-ip", "true-client-ip")
+_PROXIED = "proxied_client"  # their role; a format's second such header is `proxied_client_2`
 
 
 def _apache_role(arg: str | None, letter: str, when: str = "") -> tuple[str | None, str | None]:
@@ -266,7 +267,7 @@ def _apache_role(arg: str | None, letter: str, when: str = "") -> tuple[str | No
     if letter == "i" and a == "x-forwarded-for":
         return "forwarded_for", _LIST  # a proxy chain, "203.0.113.9, 10.0.0.1" (`_client`)
     if letter == "i" and a in _PROXIED_CLIENT_HEADERS:
-        return "proxied_client", _TOKEN
+        return _PROXIED, _TOKEN
     if letter == "i" and a == "forwarded":
         return "forwarded", _LIST  # RFC 7239's: "for=203.0.113.9;proto=https, for=10.0.0.1"
     return None, None
@@ -320,7 +321,7 @@ _NGINX_ROLES: dict[str, tuple[str | None, str | None]] = {
     "http_x_forwarded_for": ("forwarded_for", _LIST),
     "proxy_add_x_forwarded_for": ("forwarded_for", _LIST),
     "http_forwarded": ("forwarded", _LIST),
-    **{"http_" + h.replace("-", "_"): ("proxied_client", _TOKEN) for h in _PROXIED_CLIENT_HEADERS},
+    **{"http_" + h.replace("-", "_"): (_PROXIED, _TOKEN) for h in _PROXIED_CLIENT_HEADERS},
 }
 
 
@@ -429,6 +430,9 @@ def _parts(items: list[_Item]) -> list[_Part]:
             if it.free == "user" and len(follow) > 1 and follow[0] == " " and follow[1] != " ":
                 full, took_space = _loose_user(follow[1]), True
         role = it.text if it.text is not None and it.text not in seen else None
+        if it.text == _PROXIED and role is None:
+            # every such header is read (X-Real-IP, then CF-Connecting-IP...): numbered
+            role = f"{_PROXIED}_{sum(r.startswith(_PROXIED) for r in seen) + 1}"
         if role is not None:
             seen.add(role)
         parts.append(_Part("field", body, role, full))
@@ -911,7 +915,8 @@ def _forwarded(chain: pl.Expr) -> pl.Expr:
 
 
 # A hop of RFC 7239's Forwarded header (`for=192.0.2.60;proto=http;by=203.0.113.43`, pairs in
-# any order): its `for=` (group 1, quotes off, as the server escaped them too: `\"`, `\x22`)
+# any order): its `for=` and an opening quote (as the server escaped it too: `\"`, `\x22`),
+# then the value up to the closing one
 _FOR_PAIR = r'(?i)(?:^|[;,])\s*for\s*=\s*(?:\\?"|\\x22)?'
 _FOR_VALUE = r'[^";,\\]*'
 
@@ -940,6 +945,12 @@ def _chains(cols: set[str]) -> list[pl.Expr]:
             if role in cols]
 
 
+def _proxied(cols: set[str]) -> list[str]:
+    """The columns of the single-address headers a proxy sets (X-Real-IP and the like), in
+    the format's order: `proxied_client`, then `proxied_client_2`..."""
+    return sorted((c for c in cols if c.startswith(_PROXIED)), key=lambda c: (len(c), c))
+
+
 def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     """The client's address: the connection's (`%a`, `%h`, `$remote_addr`); where the format
     logs none, or the connection's is one of the site's own network (a load balancer's, a
@@ -947,20 +958,19 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     X-Forwarded-For or else RFC 7239's Forwarded; else a header it set to it, X-Real-IP and
     the like)."""
     connection = _first(cols, "client_ip", "client")
-    chains = _chains(cols)
-    if trusted and (chains or "proxied_client" in cols):
+    chains, headers = _chains(cols), _proxied(cols)
+    if trusted and (chains or headers):
         none = pl.lit(None, pl.String)
         chain = none if not chains else chains[0] if len(chains) == 1 else (
             pl.when(_forwarded(chains[0]).is_not_null()).then(chains[0]).otherwise(chains[1]))
+        header = none if not headers else pl.col(headers[0]) if len(headers) == 1 else (
+            pl.coalesce(_hop(pl.col(c)) for c in headers))
         parts = [_first(cols, "client_ip", "client", default=none).alias("c"),
-                 chain.alias("f"),
-                 _first(cols, "proxied_client", default=none).alias("h")]
+                 chain.alias("f"), header.alias("h")]
         networks = trusted_networks(trusted)
         return pl.struct(parts).map_batches(lambda rows: _trusted_clients(rows, networks),
                                             return_dtype=pl.String, is_elementwise=True)
-    passed = [_forwarded(chain) for chain in chains]
-    if "proxied_client" in cols:
-        passed.append(_hop(pl.col("proxied_client")))
+    passed = [_forwarded(chain) for chain in chains] + [_hop(pl.col(c)) for c in _proxied(cols)]
     if not passed:
         return connection if connection is not None else pl.lit(None, dtype=pl.String)
     proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]

@@ -643,6 +643,26 @@ def test_a_client_behind_a_proxy_is_the_address_the_proxy_passed_on():
         assert bad == [] and [r[s.CLIENT] for r in rows] == ["203.0.113.9", "2001:db8::7", None]
 
 
+def test_every_single_address_header_a_format_logs_is_read_in_its_order():
+    # a balancer's X-Real-IP beside a CDN's CF-Connecting-IP and True-Client-IP: the first
+    # that holds an address (only the first was read before: `-` there left the balancer's)
+    fmt = ("$remote_addr [$time_local] \"$request\" $status $body_bytes_sent "
+           "$http_x_real_ip $http_cf_connecting_ip $http_true_client_ip")
+    assert compile_format(fmt).fields[-3:] == ("proxied_client", "proxied_client_2", "proxied_client_3")
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 {} {} {}'
+    lines = ["10.0.0.2" + tail.format("second", "-", "203.0.113.9", "-"),
+             "10.0.0.2" + tail.format("first", "198.51.100.1", "203.0.113.9", "-"),
+             "10.0.0.2" + tail.format("third", "-", "-", "2001:db8::1"),
+             "10.0.0.2" + tail.format("none", "-", "-", "-")]
+    expected = [("/second", "203.0.113.9"), ("/first", "198.51.100.1"), ("/third", "2001:db8::1"),
+                ("/none", "10.0.0.2")]
+    rows, bad = parse(fmt, *lines)
+    assert bad == [] and [(r[s.PATH], r[s.CLIENT]) for r in rows] == expected
+    # the same with a CDN's ranges trusted (read by `_trusted_clients`)
+    req, bad = parse_lines(pl.DataFrame({"line": lines}), compile_format(fmt).trusting(("173.245.48.0/20",)))
+    assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == expected
+
+
 def test_rfc_7239_forwarded_gives_the_client_a_proxy_passed_on():
     # Apache's `%{Forwarded}i`, quoted: the header's own quotes escaped as Apache writes them
     apache = '%h %t "%r" %>s %b "%{Forwarded}i"'
