@@ -970,7 +970,7 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
         networks = trusted_networks(trusted)
         return pl.struct(parts).map_batches(lambda rows: _trusted_clients(rows, networks),
                                             return_dtype=pl.String, is_elementwise=True)
-    passed = [_forwarded(chain) for chain in chains] + [_hop(pl.col(c)) for c in _proxied(cols)]
+    passed = [_forwarded(chain) for chain in chains] + [_hop(pl.col(c)) for c in headers]
     if not passed:
         return connection if connection is not None else pl.lit(None, dtype=pl.String)
     proxied = pl.coalesce(passed) if len(passed) > 1 else passed[0]

@@ -648,7 +648,8 @@ def test_every_single_address_header_a_format_logs_is_read_in_its_order():
     # that holds an address (only the first was read before: `-` there left the balancer's)
     fmt = ("$remote_addr [$time_local] \"$request\" $status $body_bytes_sent "
            "$http_x_real_ip $http_cf_connecting_ip $http_true_client_ip")
-    assert compile_format(fmt).fields[-3:] == ("proxied_client", "proxied_client_2", "proxied_client_3")
+    assert compile_format(fmt).fields[-3:] == (
+        "proxied_client", "proxied_client_2", "proxied_client_3")
     tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 {} {} {}'
     lines = ["10.0.0.2" + tail.format("second", "-", "203.0.113.9", "-"),
              "10.0.0.2" + tail.format("first", "198.51.100.1", "203.0.113.9", "-"),
@@ -659,7 +660,8 @@ def test_every_single_address_header_a_format_logs_is_read_in_its_order():
     rows, bad = parse(fmt, *lines)
     assert bad == [] and [(r[s.PATH], r[s.CLIENT]) for r in rows] == expected
     # the same with a CDN's ranges trusted (read by `_trusted_clients`)
-    req, bad = parse_lines(pl.DataFrame({"line": lines}), compile_format(fmt).trusting(("173.245.48.0/20",)))
+    trusting = compile_format(fmt).trusting(("173.245.48.0/20",))
+    req, bad = parse_lines(pl.DataFrame({"line": lines}), trusting)
     assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == expected
 
 
@@ -748,7 +750,8 @@ def test_a_chains_client_is_the_last_address_outside_the_sites_network(hops, sep
 
 
 @given(hops=st.lists(st.sampled_from(_HOPS), min_size=1, max_size=5),
-       pairs=st.sampled_from(["for={}", "for={};proto=https", "by=10.0.0.2;for={}", "proto=http;FOR={};host=a"]))
+       pairs=st.sampled_from(["for={}", "for={};proto=https", "by=10.0.0.2;for={}",
+                              "proto=http;FOR={};host=a"]))
 def test_a_forwarded_header_reads_as_its_x_forwarded_for_chain(hops, pairs):
     # RFC 7239: each hop an element of pairs, its address quoted where it holds `:` or `[`
     header = ", ".join(pairs.format(f'"{h}"' if ":" in h or "[" in h else h) for h in hops)
