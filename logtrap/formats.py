@@ -41,7 +41,7 @@ import difflib
 import ipaddress
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -951,6 +951,17 @@ def _proxied(cols: set[str]) -> list[str]:
     return sorted((c for c in cols if c.startswith(_PROXIED)), key=lambda c: (len(c), c))
 
 
+def _first_with_address(texts: list[pl.Expr], address: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """Per row, the first of `texts` in which `address` finds one (else the last), as
+    written: `_trusted_clients` reads it again. Null where there are no texts."""
+    if not texts:
+        return pl.lit(None, pl.String)
+    first = texts[-1]
+    for text in reversed(texts[:-1]):
+        first = pl.when(address(text).is_not_null()).then(text).otherwise(first)
+    return first
+
+
 def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     """The client's address: the connection's (`%a`, `%h`, `$remote_addr`); where the format
     logs none, or the connection's is one of the site's own network (a load balancer's, a
@@ -960,13 +971,9 @@ def _client(cols: set[str], trusted: tuple[str, ...] = ()) -> pl.Expr:
     connection = _first(cols, "client_ip", "client")
     chains, headers = _chains(cols), _proxied(cols)
     if trusted and (chains or headers):
-        none = pl.lit(None, pl.String)
-        chain = none if not chains else chains[0] if len(chains) == 1 else (
-            pl.when(_forwarded(chains[0]).is_not_null()).then(chains[0]).otherwise(chains[1]))
-        header = none if not headers else pl.col(headers[0]) if len(headers) == 1 else (
-            pl.coalesce(_hop(pl.col(c)) for c in headers))
-        parts = [_first(cols, "client_ip", "client", default=none).alias("c"),
-                 chain.alias("f"), header.alias("h")]
+        parts = [_first(cols, "client_ip", "client", default=pl.lit(None, pl.String)).alias("c"),
+                 _first_with_address(chains, _forwarded).alias("f"),
+                 _first_with_address([pl.col(c) for c in headers], _hop).alias("h")]
         networks = trusted_networks(trusted)
         return pl.struct(parts).map_batches(lambda rows: _trusted_clients(rows, networks),
                                             return_dtype=pl.String, is_elementwise=True)

@@ -707,6 +707,16 @@ def test_rfc_7239_forwarded_gives_the_client_a_proxy_passed_on():
     req, bad = parse_lines(lines, fmt.trusting(("173.245.48.0/20",)))
     assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == [
         ("/edge", "198.51.100.20"), ("/direct", "198.51.100.1")]
+    # and beside X-Forwarded-For there, that one first where it holds an address
+    both = compile_format('%h %t "%r" %>s %b "%{X-Forwarded-For}i" "%{Forwarded}i"')
+    tail = ' [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "{}" "{}"'
+    lines = pl.DataFrame({"line": [
+        "173.245.49.7" + tail.format("xff", "198.51.100.5", "for=203.0.113.9"),
+        "173.245.49.7" + tail.format("fwd", "-", "for=203.0.113.9"),
+    ]})
+    req, bad = parse_lines(lines, both.trusting(("173.245.48.0/20",)))
+    assert bad.height == 0 and req.select(s.PATH, s.CLIENT).rows() == [
+        ("/xff", "198.51.100.5"), ("/fwd", "203.0.113.9")]
 
 
 # loopback, private (RFC 1918, RFC 4193), link-local: not `is_private`, which takes in the
