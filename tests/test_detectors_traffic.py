@@ -628,6 +628,26 @@ def test_aggressive_bot_fires_on_a_bot_hammering_a_few_routes():
     assert all(u.startswith("/asl/") for u in out[s.EXAMPLES][0].to_list())
 
 
+def test_aggressive_bot_names_and_shows_its_routes_not_its_most_fetched_page_elsewhere():
+    # meta-externalagent on a relative-link loop under /docs/: a pattern per URL, each fetched
+    # once, and 60 fetches of the home page besides: its most fetched pattern is "/", off the
+    # route its rule takes; the finding names the loop's patterns and shows their URLs
+    names = ("api", "css", "img")
+    loop = [f"/docs/{a}/{b}/{c}/" for a in names for b in names for c in names] * 20
+    rows = [r for r in meta_hammering() if r[s.BOT_NAME] != META[0]]
+    rows += [req(url, url, bot=META, client="57.141.0.9", at=T0 + timedelta(seconds=i))
+             for i, url in enumerate(loop[:540])]
+    rows += [req("/", "/", bot=META, client="57.141.0.9", at=T0 + timedelta(seconds=600 + i))
+             for i in range(60)]
+    out = aggressive_bot.detect(traffic_of(rows), Settings())
+    ev = evidence(out)
+    assert (ev["routes"], ev["route_requests"], ev["requests"]) == (["/docs/"], 540, 600)
+    assert out[s.PATTERN].to_list() == ["/docs/api/api/api/"]  # 20 fetches, the first by name
+    assert ev["patterns"] == ["/docs/api/api/api/", "/docs/api/api/css/", "/docs/api/api/img/",
+                              "/docs/api/css/api/", "/docs/api/css/css/"]
+    assert out[s.EXAMPLES][0].to_list() == ev["patterns"]  # a URL each, the pattern its own
+
+
 def test_aggressive_bot_leaves_the_fastest_search_engine_alone():
     # the same hammering from Googlebot: the biggest crawler is not flagged by user agent
     rows = [{**r, s.BOT_NAME: "Googlebot", s.BOT_KIND: "search"} if r[s.BOT_NAME] == META[0] else r

@@ -41,8 +41,9 @@ the real engine too. Addresses that only claim to be one are `fake_bot`'s findin
 requests whose log records no user agent (`bots.named_bot`): they are not one bot, and no
 server rule could match an agent the log never showed.
 
-The finding's pattern is the bot's most fetched pattern; evidence names the bot (`bot_name`)
-and its routes (`routes`, path prefixes) for the server rules.
+The finding's pattern is the bot's most fetched pattern on its routes, its examples URLs of
+its most fetched patterns there; evidence names the bot (`bot_name`), its routes (`routes`,
+path prefixes) for the server rules, and its most fetched patterns on them (`patterns`).
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     if rows.height == 0:
         return f.empty_findings()
     rows = (
-        rows.join(_examples(traffic, agents.join(rows.select(_BOT), on=_BOT)), on=_BOT, how="left")
+        rows.join(_examples(traffic, on_routes(agents, rows)), on=_BOT, how="left")
         .join(addresses, on=_BOT, how="left")
         .with_columns(
             pl.col("route_requests").alias(s.WASTED_REQUESTS),
@@ -303,8 +304,7 @@ def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl
     )
     per_route = pl.concat([normal.join(better.select(_BOT), on=_BOT, how="anti"), better])
     top_patterns = (
-        agents.group_by(*_BOT, s.PATTERN)
-        .agg(pl.col(s.REQUESTS).sum())
+        on_routes(agents, per_route)
         .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
         .group_by(_BOT, maintain_order=True)
         .agg(
@@ -313,6 +313,22 @@ def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl
         )
     )
     return per_route.join(top_patterns, on=_BOT).drop("total")
+
+
+def on_routes(agents: pl.DataFrame, routes: pl.DataFrame) -> pl.DataFrame:
+    """Per host+bot, its requests (REQUESTS) by pattern, of the patterns under its `routes`
+    (a list per host+bot, `_routes`' column): what its finding names and shows. Not its most
+    fetched patterns anywhere: a bot on a relative-link loop fetches each of its thousands of
+    patterns once or twice, and its most fetched pattern was an article of the site's, off
+    the route its rule takes."""
+    fetched = agents.group_by(*_BOT, s.PATTERN).agg(pl.col(s.REQUESTS).sum())
+    under = [route_of(pl.col(s.PATTERN)), deep_route_of(pl.col(s.PATTERN)),
+             deep_route_of(pl.col(s.PATTERN), any_second=False)]
+    wanted = routes.select(*_BOT, pl.col("routes").alias("_route")).explode("_route")
+    return pl.concat([
+        fetched.with_columns(where.alias("_route")).join(wanted, on=[*_BOT, "_route"], how="semi")
+        for where in under
+    ]).unique([*_BOT, s.PATTERN]).select(*_BOT, s.PATTERN, s.REQUESTS)
 
 
 def _chosen(routed: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -339,7 +355,8 @@ def _chosen(routed: pl.DataFrame, settings: Settings) -> pl.DataFrame:
 
 
 def _examples(traffic: Traffic, agents: pl.DataFrame) -> pl.DataFrame:
-    """Up to 5 sampled URLs from each flagged bot's most fetched patterns."""
+    """Up to 5 sampled URLs from each flagged bot's most fetched patterns (`agents`: its
+    requests by pattern, those on its routes)."""
     fetched = (
         agents.group_by(*_BOT, s.PATTERN)
         .agg(pl.col(s.REQUESTS).sum().alias("bot_pattern_requests"))
