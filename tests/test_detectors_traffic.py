@@ -824,6 +824,9 @@ def test_aggressive_bot_on_a_site_under_one_folder_is_kept_off_its_views_not_the
     assert [bool(regex.search(p)) for p in ["/cgit/r1.git/tree/src/f1.c", "/cgit/r1.git/blame/x",
                                             "/cgit/r1.git/commit/", "/cgit/r1.git/", "/cgit/tree/"]] == [
         True, True, False, False, False]
+    # its pattern and examples on those routes (a view one level in)
+    assert out[s.PATTERN].to_list() == ["/cgit/r0.git/tree/src/f0.c?id"]  # r0 at even i: tree
+    assert len(out[s.EXAMPLES][0]) == 5 and all(regex.search(u) for u in out[s.EXAMPLES][0])
     # a site with more than the folder (people read /about and /blog/ as much): the folder
     rows = cgit_hammering() + [req(f"/blog/p{i}", "/blog/{name}", bot=None, at=T0 + timedelta(seconds=i))
                                for i in range(300)]

@@ -196,14 +196,14 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if candidates.height == 0:
         return f.empty_findings()
-    routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), site_folders(traffic), settings)
+    routes, on_routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), site_folders(traffic), settings)
     rows = candidates.join(routes, on=_BOT).filter(
         pl.col("route_share") >= settings.aggressive_bot_route_share
     )
     if rows.height == 0:
         return f.empty_findings()
     rows = (
-        rows.join(_examples(traffic, on_routes(agents, rows)), on=_BOT, how="left")
+        rows.join(_examples(traffic, on_routes.join(rows.select(_BOT), on=_BOT, how="semi")), on=_BOT, how="left")
         .join(addresses, on=_BOT, how="left")
         .with_columns(
             pl.col("route_requests").alias(s.WASTED_REQUESTS),
@@ -272,13 +272,16 @@ def _bots(agents: pl.DataFrame, minutes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+def _routes(
+    agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per host+bot: its fewest routes holding `aggressive_bot_route_share` of its requests
-    (at most `aggressive_bot_max_routes`), their share, and its top pattern. Where a route is
-    a folder the whole site lives under (`site_folders`), routes one level in instead, where
-    they hold that share (`/cgit/*/tree/`: the rule keeps the bot off the trap, not off the
-    site). One level in is the second folder (`/en/asl/`), or the third under any second
-    (`/cgit/*/tree/`) where that takes fewer routes (a bot on every repository's views)."""
+    (at most `aggressive_bot_max_routes`), their share, and its top patterns on them; and its
+    requests by pattern on them (`_on_routes`). Where a route is a folder the whole site
+    lives under (`site_folders`), routes one level in instead, where they hold that share
+    (`/cgit/*/tree/`: the rule keeps the bot off the trap, not off the site). One level in
+    is the second folder (`/en/asl/`), or the third under any second (`/cgit/*/tree/`)
+    where that takes fewer routes (a bot on every repository's views)."""
     routed = agents.with_columns(route_of(pl.col(s.PATTERN)).alias("route"))
     normal = _chosen(routed, settings)
     under = routed.join(sites.with_columns(pl.lit(True).alias("_site")), on=[s.HOST, "route"], how="left")
@@ -303,8 +306,9 @@ def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl
         .drop("_n", "_star")
     )
     per_route = pl.concat([normal.join(better.select(_BOT), on=_BOT, how="anti"), better])
+    on_routes = _on_routes(routed, per_route)
     top_patterns = (
-        on_routes(agents, per_route)
+        on_routes
         .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
         .group_by(_BOT, maintain_order=True)
         .agg(
@@ -312,21 +316,25 @@ def _routes(agents: pl.DataFrame, sites: pl.DataFrame, settings: Settings) -> pl
             pl.col(s.PATTERN).head(f.MAX_EXAMPLES).alias("patterns"),
         )
     )
-    return per_route.join(top_patterns, on=_BOT).drop("total")
+    return per_route.join(top_patterns, on=_BOT).drop("total"), on_routes
 
 
-def on_routes(agents: pl.DataFrame, routes: pl.DataFrame) -> pl.DataFrame:
+def _on_routes(routed: pl.DataFrame, routes: pl.DataFrame) -> pl.DataFrame:
     """Per host+bot, its requests (REQUESTS) by pattern, of the patterns under its `routes`
-    (a list per host+bot, `_routes`' column): what its finding names and shows. Not its most
-    fetched patterns anywhere: a bot on a relative-link loop fetches each of its thousands of
-    patterns once or twice, and its most fetched pattern was an article of the site's, off
-    the route its rule takes."""
-    fetched = agents.group_by(*_BOT, s.PATTERN).agg(pl.col(s.REQUESTS).sum())
-    under = [route_of(pl.col(s.PATTERN)), deep_route_of(pl.col(s.PATTERN)),
-             deep_route_of(pl.col(s.PATTERN), any_second=False)]
-    wanted = routes.select(*_BOT, pl.col("routes").alias("_route")).explode("_route")
+    (a list per host+bot): what its finding names and shows. `routed` are its agents' rows
+    with their first folder (`route_of`, column "route"). Not its most fetched patterns
+    anywhere: a bot on a relative-link loop fetches each of its thousands of patterns once or
+    twice, and its most fetched pattern was an article of the site's, off the route its rule
+    takes."""
+    fetched = (routed.join(routes.select(_BOT), on=_BOT, how="semi")
+               .group_by(*_BOT, s.PATTERN).agg(pl.col(s.REQUESTS).sum(), pl.col("route").first()))
+    wanted = routes.select(*_BOT, pl.col("routes").alias("route")).explode("route")
+    under = [pl.col("route")]
+    if wanted.select(pl.col("route").str.count_matches("/", literal=True).max() > 2).item():
+        # routes one level in (`/en/asl/`, `/cgit/*/tree/`), not a first folder's (`/asl/`)
+        under += [deep_route_of(pl.col(s.PATTERN)), deep_route_of(pl.col(s.PATTERN), any_second=False)]
     return pl.concat([
-        fetched.with_columns(where.alias("_route")).join(wanted, on=[*_BOT, "_route"], how="semi")
+        fetched.with_columns(where.alias("route")).join(wanted, on=[*_BOT, "route"], how="semi")
         for where in under
     ]).unique([*_BOT, s.PATTERN]).select(*_BOT, s.PATTERN, s.REQUESTS)
 
