@@ -353,6 +353,8 @@ def routes(trap: Sequence[str], others: Sequence[str]) -> frozenset[str]:
     few = pl.col("value").list.len() <= min(_ROUTE_VALUES, max(1, len(trap) // 2))
     chosen = few & pl.col("name").str.contains(_ROUTE_NAMES.pattern)
     by = dict(pairs.filter((pl.col("n") == len(trap)) & chosen).select("name", "value").iter_rows())
+    if not by:  # no route: every pair of `others` is its own (a third of `suggest` at 1M lines)
+        return frozenset()
     elsewhere = _pairs(others).unique()
     if all(v in by.get(n, (v,)) for n, v in elsewhere.rows()):
         return frozenset()
