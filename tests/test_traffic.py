@@ -260,6 +260,13 @@ def test_names_merged_during_the_tally_are_those_one_merge_at_the_end_makes(monk
     # (bot_minutes has no patterns, and keeps one of a day's tied busiest minutes, any one)
     for table in ("patterns", "sections", "windows", "statuses", "agents", "claims", "urls"):
         assert getattr(many, table).equals(getattr(one, table)), table
+    # a tally spent making its traffic (`analyze`'s own) makes the same, the merges at the end
+    # renamed table by table, and keeps none of its tables
+    spent = tally_of(frames, k=50)
+    released = spent.finish(release=True)
+    assert spent._parts == {}
+    for table in ("patterns", "sections", "windows", "statuses", "agents", "claims", "urls", "names"):
+        assert getattr(released, table).equals(getattr(one, table)), table
 
 
 def test_a_merge_later_patterns_undo_is_not_made_while_reading(monkeypatch):
