@@ -799,10 +799,15 @@ class Tally:
         in 8M lines, peaked 0.7 GB higher without) and is spent: for a caller that keeps only
         the traffic (`analyze`, where it was given no tally to continue)."""
         k = self.settings.url_sample_size
-        frames = self.frames()
+        if release:  # each table merged, then its parts let go; and no stable merge first
+            # (what `frames` makes for cron's state): the merges at the end make them too
+            frames = {}
+            for name in _TABLES:
+                frames[name] = self._merged(name)
+                self._parts.pop(name, None)
+        else:
+            frames = self.frames()
         moves = self._moves(stable_only=False)
-        if release:
-            self._parts = {}
         for name in _BY_PATTERN if moves.height else ():  # a table at a time, as in `_move`
             frames[name] = _renamed({name: frames.pop(name)}, moves, self)[name]
         return _finish(frames, k).replace(
