@@ -37,6 +37,7 @@ from logtrap import schema as s
 from logtrap.bots import NOT_LOGGED_NAME
 from logtrap.detectors import _family as family
 from logtrap.detectors import _param as param
+from logtrap.detectors import _shape
 from logtrap.detectors import _sort as sorts
 from logtrap.detectors import calendar, facets, growing_pattern, pagination, relative_loop, session_id
 from logtrap.patterns import TRACKING, is_tracking_name
@@ -1333,6 +1334,19 @@ def host_rules(
     return HostRules(rules, len({u for u, _ in content}), total)
 
 
+_SEGMENTS = "_segments"
+
+
+def _path_segments(urls: pl.DataFrame, host: str) -> pl.DataFrame:
+    """A host's rows of the URL sample with their path's segments (`_SEGMENTS`), split once
+    for all its loops' rules (a log whose loop nests six names in every order: six findings,
+    each splitting 740,000 URLs)."""
+    def compute() -> pl.DataFrame:
+        path = pl.col(s.URL).str.splitn("?", 2).struct.field("field_0")
+        return urls.filter(pl.col(s.HOST) == host).with_columns(path.str.split("/").alias(_SEGMENTS))
+    return _shape.memo((urls,), (_SEGMENTS, host), compute)
+
+
 def _unsearched(finding: f.Finding, content: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`content` without, for an internal search's finding, the log's pages of its own search:
     its path, a search parameter with a term (`/search?q=shoes&page=2` people read beside the
@@ -1473,10 +1487,10 @@ def _rule(
         host_urls = traffic.urls.filter(pl.col(s.HOST) == finding.host)
         if pattern:  # `<root>/<segment>/<segment>/{loop}`: the URLs repeating the segment,
             # as many as a pattern's sample holds, by the sample's order (the URL hash)
-            segments = pl.col(s.URL).str.splitn("?", 2).struct.field("field_0").str.split("/")
-            repeats = segments.list.count_matches(pattern.split("/")[-2]) >= 2
+            repeats = pl.col(_SEGMENTS).list.count_matches(pattern.split("/")[-2]) >= 2
             rows = (
-                host_urls.filter(repeats)
+                _path_segments(traffic.urls, finding.host).filter(repeats)
+                .drop(_SEGMENTS)
                 .unique(s.URL_HASH)
                 .sort(s.URL_HASH)
                 .head(settings.url_sample_size)

@@ -27,7 +27,7 @@ SAMPLED_BOT_REQUESTS = "sampled_bot_requests"
 PLACEHOLDER = r"\{[a-z]+\}"
 
 
-def _memo(
+def memo(
     frames: Sequence[pl.DataFrame], key: tuple[object, ...], compute: Callable[[], pl.DataFrame]
 ) -> pl.DataFrame:
     """`compute()`, once per `key` and set of `frames` (tables of a Traffic) it is made from:
@@ -48,7 +48,7 @@ _MEMO: dict[tuple[object, ...], pl.DataFrame] = {}
 def pattern_totals(traffic: Traffic) -> pl.DataFrame:
     """One row per host+pattern: requests, bot/human requests, unique URLs, host bot requests,
     and the bot requests the URL sample covers (for scaling)."""
-    return _memo((traffic.patterns, traffic.urls), ("totals",), lambda: _totals(traffic))
+    return memo((traffic.patterns, traffic.urls), ("totals",), lambda: _totals(traffic))
 
 
 def _totals(traffic: Traffic) -> pl.DataFrame:
@@ -94,7 +94,7 @@ def monitored(traffic: Traffic) -> pl.DataFrame:
             .filter("_monitored")
             .select(KEYS)
         )
-    return _memo((traffic.agents,), ("monitored",), compute)
+    return memo((traffic.agents,), ("monitored",), compute)
 
 
 SHELL = "shell"  # per_url with `shell`: answered 200 with the host's shell size
@@ -107,7 +107,7 @@ def per_url(urls: pl.DataFrame, shell: pl.DataFrame | None = None) -> pl.DataFra
     With `shell` (`shell_sizes`), a URL answered 200 with its host's shell size has no size
     (BYTES null: it says nothing about the page) and SHELL true.
     """
-    out = _memo((urls,), ("per_url",), lambda: _per_url(urls))
+    out = memo((urls,), ("per_url",), lambda: _per_url(urls))
     if shell is None:
         return out
     marked = out.join(
@@ -360,7 +360,7 @@ def shell_sizes(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     plain = ~pl.col(s.PATTERN).str.contains("?", literal=True) & ~pl.col(s.PATTERN).str.contains(
         VALUE, literal=True
     )
-    return _memo(
+    return memo(
         (traffic.urls,),
         ("shell", settings.shell_min_patterns),
         lambda: per_url(traffic.urls)
