@@ -163,6 +163,40 @@ def test_families_group_literal_segments_below_the_first_level():
     ]
 
 
+def family_by_hand(pattern: str) -> str | None:
+    """`family_of` for one pattern, segment by segment: below the first, each run of literal
+    segments (not empty, no placeholder) one `{path}`, a trailing slash kept."""
+    path, asked, query = pattern.partition("?")
+    head = re.match(r"/[^/]*", path)
+    if head is None:
+        return None
+    rest = path[head.end():]
+    body = rest.removesuffix("/")
+    out: list[str | None] = []  # None: a run of literal segments
+    for segment in body.split("/")[1:]:
+        literal = segment != "" and "{" not in segment and "}" not in segment
+        if not (literal and out and out[-1] is None):
+            out.append(None if literal else segment)
+    runs = "".join("/" + ("{path}" if x is None else x) for x in out) + ("/" if rest.endswith("/") else "")
+    return head.group() + runs + asked + query if "{path}" in runs else None
+
+
+_SEGMENT = st.sampled_from(["a", "r.git", "tree", "{n}", "{hex}", "x{n}", "{n}.html", "", "-", "~u",
+                            "{path}", "a;b", "%2F", "{token}"])
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(_SEGMENT, max_size=6), st.booleans(),
+                          st.sampled_from(["", "?id", "?", "?q&{n}"]), st.booleans()), min_size=1, max_size=40))
+def test_family_of_takes_each_run_of_literal_segments_as_one(shapes):
+    # in one query, as the detector takes a log's patterns (each run taken once: 2.3 s of
+    # 700,000 patterns against 0.8)
+    patterns = [("/" if rooted else "") + "/".join(segments) + ("/" if slash and segments else "") + query
+                for segments, slash, query, rooted in shapes]
+    got = pl.DataFrame({"pattern": patterns}).select(_family.family_of(pl.col("pattern"))).to_series()
+    assert got.to_list() == [family_by_hand(p) for p in patterns]
+
+
 def test_empty_traffic_has_no_family():
     from builders import empty_traffic
 

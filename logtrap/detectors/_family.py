@@ -134,8 +134,9 @@ def family_of(pattern: pl.Expr) -> pl.Expr:
     path = _shape.path_of(pattern)
     head = path.str.extract(r"^(/[^/]*)", 1)
     runs = _gapped(path.str.slice(head.str.len_chars()))
-    family = pl.concat_str(head, runs) + _query(pattern)
-    return pl.when(runs.str.contains(PATH, literal=True)).then(family)
+    # null where the runs hold no PATH: they are taken once (a `when` on them, then them,
+    # made them twice, Polars sharing no subexpression there: 2.3 s of 700,000 patterns)
+    return pl.concat_str(head, runs.str.extract(rf"(?s)^(.*{re.escape(PATH)}.*)$", 1), _query(pattern))
 
 
 def wide_of(pattern: pl.Expr) -> pl.Expr:
@@ -177,8 +178,10 @@ def _gapped(rest: pl.Expr) -> pl.Expr:
         .str.strip_suffix("/")
     )
     runs = gaps.str.replace_all(f"{_GAP}(?:/{_GAP})*", PATH, literal=False)
-    # a trailing slash the doubling dropped comes back: a listing is not a file
-    return pl.when(rest.str.ends_with("/") & ~runs.str.ends_with("/")).then(runs + "/").otherwise(runs)
+    # a trailing slash the doubling dropped comes back: a listing is not a file (`runs` taken
+    # once, as in `family_of`)
+    slash = pl.when(rest.str.ends_with("/")).then(pl.lit("/")).otherwise(pl.lit(""))
+    return pl.concat_str(runs.str.strip_suffix("/"), slash)
 
 
 def _query(pattern: pl.Expr) -> pl.Expr:
