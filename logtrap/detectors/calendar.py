@@ -121,29 +121,38 @@ def dated(urls: pl.DataFrame) -> pl.DataFrame:
     >>> out["day"].to_list()
     [None, None, 1, None, None, None, None, None, None, None, None, None, 2]
     """
+    # each regex over the URLs once, in a step of its own: an expression used in several
+    # others was made as often, Polars sharing no subexpression across these `when`s
+    # (960,000 URLs: 0.58 s against 0.2)
     # a season's `2000-01` is no year and month: read apart (a date beside it is the date)
     seasonless = pl.col(s.URL).str.replace_all(_SEASON_VALUE, "$1")
-    parts = seasonless.str.extract_groups(_DATE)
+    read = urls.with_columns(
+        seasonless.str.extract_groups(_DATE).alias("_parts"),
+        # or each in a parameter of its own: `?year=2071&month=4`
+        pl.col(s.URL).str.extract(_YEAR_PARAM).cast(pl.Int32, strict=False).alias("_year_param"),
+        pl.col(s.URL).str.extract(_MONTH_PARAM).cast(pl.Int32, strict=False).alias("_month_param"),
+        # or a year alone: `?year=2150`, `?season=2150-51`
+        pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False).alias("_alone"),
+    )
+    parts = pl.col("_parts")
+    split = pl.col("_year_param").is_not_null() & pl.col("_month_param").is_not_null()
     year = parts.struct.field("1").cast(pl.Int32, strict=False)
-    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("4"))
-    month = month.cast(pl.Int32, strict=False)
+    month = pl.coalesce(parts.struct.field("2"), parts.struct.field("4")).cast(pl.Int32, strict=False)
     day = pl.coalesce(parts.struct.field("3"), parts.struct.field("5")).cast(pl.Int32, strict=False)
-    # or each in a parameter of its own: `?year=2071&month=4`
-    year_param = pl.col(s.URL).str.extract(_YEAR_PARAM).cast(pl.Int32, strict=False)
-    month_param = pl.col(s.URL).str.extract(_MONTH_PARAM).cast(pl.Int32, strict=False)
-    split = year_param.is_not_null() & month_param.is_not_null()
-    year = pl.when(split).then(year_param).otherwise(year)
-    month = pl.when(split).then(month_param).otherwise(month)
-    day = pl.when(split).then(None).otherwise(day)
-    # or a year alone: `?year=2150`, `?season=2150-51`
-    alone = pl.col(s.URL).str.extract(_YEAR_ONLY_PARAM).cast(pl.Int32, strict=False)
-    year_only = year.is_null() & alone.is_not_null()
-    return urls.with_columns(
-        pl.when(year_only).then(alone).otherwise(year).alias("year"),
-        pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(month).alias("month"),
+    read = read.with_columns(
+        pl.when(split).then(pl.col("_year_param")).otherwise(year).alias("_year"),
+        pl.when(split).then(pl.col("_month_param")).otherwise(month).alias("_month"),
+        pl.when(split).then(None).otherwise(day).alias("_day"),
+    )
+    year_only = pl.col("_year").is_null() & pl.col("_alone").is_not_null()
+    return read.with_columns(
+        pl.when(year_only).then(pl.col("_alone")).otherwise(pl.col("_year")).alias("year"),
+        pl.when(year_only).then(pl.lit(1, pl.Int32)).otherwise(pl.col("_month")).alias("month"),
         year_only.alias("year_only"),
-        pl.when(year_only).then(None).otherwise(day).alias("day"),
-    ).with_columns((pl.col("year") * 12 + pl.col("month") - 1).alias("months"))
+        pl.when(year_only).then(None).otherwise(pl.col("_day")).alias("day"),
+    ).with_columns((pl.col("year") * 12 + pl.col("month") - 1).alias("months")).drop(
+        "_parts", "_year_param", "_month_param", "_alone", "_year", "_month", "_day"
+    )
 
 
 def _label(months: pl.Expr, years_only: pl.Expr) -> pl.Expr:
