@@ -246,10 +246,14 @@ def budget_view(
                           _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(_fit_folding(table))
-        rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).height - shown.height
-        if rest > 0:
-            out.append(f"  ... {_n(rest)} more patterns with bot requests "
-                       "(all of them: logtrap patterns --json)")
+        rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).slice(shown.height)
+        if rest.height:
+            # what they hold together: a loop's 400,000 patterns of two requests each took
+            # 70% of the budget, and the table's top ten said nothing of it
+            held = rest[s.BOT_REQUESTS].sum()
+            out.append(f"  ... {count(rest.height, 'more pattern')} with {count(held, 'bot request')} "
+                       f"({_pct(held / bots)}; all of them: logtrap patterns --json, by section: "
+                       "logtrap patterns --sections)")
     others = by_host.slice(hosts)
     if others.height:
         out.append(
