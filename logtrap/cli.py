@@ -1013,7 +1013,8 @@ def patterns(logs: list[str], settings: Settings, *, json_out: str | None,
     notes = _not_logged_note(analysis)
     if shown.height < table.height:  # rich lays out 400 rows a second
         rest, what = table.height - shown.height, "section" if sections else "pattern"
-        notes = [report.more_patterns(rest, "--json, or --limit N", what), *notes]
+        notes = [report.more_patterns(rest, "--json, or --limit N", what,
+                                      **report.rest_held(table, shown.height)), *notes]
     report.print_lines(_console(), [view, *notes])
     _check_rejected(analysis.stats)
 

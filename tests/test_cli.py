@@ -660,6 +660,11 @@ def test_patterns_table_stops_at_report_rows_unless_a_limit_asks_for_more(logs, 
         "... and 1 more pattern, with fewer bot requests (all of them: --json, or --limit N)",
     ]
     assert run("patterns", "trap.log", "-q", "--limit", "3").stdout.splitlines()[-1].startswith("/ ")
+    monkeypatch.setattr(report, "REPORT_ROWS", 1)  # the article's two bot requests left out
+    assert run("patterns", "trap.log", "-q").stdout.splitlines()[-1] == (
+        "... and 2 more patterns, with fewer bot requests each, 2 together (33.3%) (all of them: "
+        "--json, or --limit N)")
+    monkeypatch.setattr(report, "REPORT_ROWS", 2)
     sections = run("patterns", "trap.log", "-q", "--sections").stdout.splitlines()
     assert sections[-1] == (
         "... and 1 more section, with fewer bot requests (all of them: --json, or --limit N)")

@@ -458,6 +458,12 @@ def test_the_reports_people_read_list_the_patterns_with_most_bot_requests(monkey
     assert "... and 1 more pattern, with fewer bot requests (all of them: --json" in md
     page = report.to_html(run, SUGGESTIONS, charts=[])
     assert page.count("<code>/article/{n}</code>") == 0 and "and 1 more pattern," in page
+    # with the bot requests the patterns left out hold, where they hold any
+    monkeypatch.setattr(markdown, "REPORT_ROWS", 1)
+    monkeypatch.setattr(html, "REPORT_ROWS", 1)
+    held = "... and 2 more patterns, with fewer bot requests each, 1 together (14.3%) (all of them: --json"
+    assert held in report.to_markdown(run, SUGGESTIONS)
+    assert held in report.to_html(run, SUGGESTIONS, charts=[])
     assert len(json.loads(report.to_json(run, SUGGESTIONS))["patterns"]) == 3
 
 

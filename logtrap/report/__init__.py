@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from logtrap.report._common import REPORT_ROWS, SHOWN_CHARS, clean, more_patterns, safe
+from logtrap.report._common import REPORT_ROWS, SHOWN_CHARS, clean, more_patterns, rest_held, safe
 from logtrap.report.data import (
     SCHEMA,
     JsonRows,
@@ -114,6 +114,7 @@ __all__ = [
     "print_lines",
     "read_summary",
     "render",
+    "rest_held",
     "safe",
     "section_dicts",
     "section_rows",

@@ -61,13 +61,25 @@ REPORT_ROWS = 1000
 
 
 def more_patterns(n: int, where: str = "--json, --parquet or logtrap patterns --json",
-                  what: str = "pattern") -> str:
-    """The line under a pattern (or section) table cut at `REPORT_ROWS`.
+                  what: str = "pattern", held: int = 0, total: int = 0) -> str:
+    """The line under a pattern (or section) table cut at `REPORT_ROWS`, with the bot
+    requests those left out `held` of the table's `total`, where they hold any (a loop's
+    400,000 patterns of two requests each held most of the budget).
 
     >>> more_patterns(69_273)[:46], more_patterns(1)[:28]
     ('... and 69,273 more patterns, with fewer bot r', '... and 1 more pattern, with')
+    >>> more_patterns(397_712, "--json", held=1_035_271, total=1_449_830)
+    '... and 397,712 more patterns, with fewer bot requests each, 1,035,271 together (71.4%) (all of them: --json)'
     """
-    return f"... and {count(n, f'more {what}')}, with fewer bot requests (all of them: {where})"
+    together = f" each, {_n(held)} together ({_pct(held / total)})" if held and total else ""
+    return f"... and {count(n, f'more {what}')}, with fewer bot requests{together} (all of them: {where})"
+
+
+def rest_held(table: pl.DataFrame, shown: int) -> dict[str, int]:
+    """`more_patterns`' `held` and `total`: the bot requests of `table`'s rows past the first
+    `shown`, and of them all."""
+    bots = table[s.BOT_REQUESTS]
+    return {"held": int(bots.slice(shown).sum() or 0), "total": int(bots.sum() or 0)}
 
 
 def safe(value: object, limit: int | None = None) -> str:

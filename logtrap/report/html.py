@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    finding_subject, more_patterns, pattern_label, server_own_note, waste_sentence,
+    finding_subject, more_patterns, pattern_label, rest_held, server_own_note, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -139,7 +139,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
          for p in report["patterns"]),
     ))
     if analysis.patterns.height > REPORT_ROWS:
-        parts.append(f"<p>{h(more_patterns(analysis.patterns.height - REPORT_ROWS))}</p>")
+        rest = more_patterns(analysis.patterns.height - REPORT_ROWS, **rest_held(analysis.patterns, REPORT_ROWS))
+        parts.append(f"<p>{h(rest)}</p>")
     parts.append("<h2>Bots</h2>")
     parts.append(_html_table(
         ["Bot", "Kind", "Requests", "Share", "Verified", "Fake", "Unverified", "Peak/min"],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, REPORT_ROWS, _n, _pct, _urls, clean, evidence_line,
-    finding_subject, more_patterns, pattern_label, server_own_note, waste_sentence,
+    finding_subject, more_patterns, pattern_label, rest_held, server_own_note, waste_sentence,
 )
 from logtrap.report.data import to_dict
 
@@ -106,7 +106,8 @@ def to_markdown(analysis: "Analysis", suggestions: "Suggestions | None" = None) 
                               _n(p["bot_requests"]), _pct(p["bot_share"]),
                               _urls(p["unique_urls"], p.get("unique_urls_exact")), bots or "-"]))
     if analysis.patterns.height > REPORT_ROWS:
-        lines += ["", more_patterns(analysis.patterns.height - REPORT_ROWS)]
+        lines += ["", more_patterns(analysis.patterns.height - REPORT_ROWS,
+                                    **rest_held(analysis.patterns, REPORT_ROWS))]
     for title, key, lang in (("robots.txt", "robots_txt", "text"),
                              (".htaccess", "htaccess", "apache"), ("nginx", "nginx", "nginx")):
         if report[key]:
