@@ -796,7 +796,7 @@ class Tally:
 
         With `release`, the tally lets go of its tables as the traffic is made from them (a
         copy of each fewer at a time: a log whose trap mints a pattern per URL, 1.2M patterns
-        in 8M lines, peaked 0.7 GB higher without) and is spent: for a caller that keeps only
+        in 8M lines, peaked 0.8 GB higher without) and is spent: for a caller that keeps only
         the traffic (`analyze`, where it was given no tally to continue)."""
         k = self.settings.url_sample_size
         if release:  # each table merged, then its parts let go; and no stable merge first

@@ -196,14 +196,16 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     )
     if candidates.height == 0:
         return f.empty_findings()
-    routes, on_routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), site_folders(traffic), settings)
+    routes, on_routes = _routes(agents.join(candidates.select(_BOT), on=_BOT), site_folders(traffic),
+                                settings)
     rows = candidates.join(routes, on=_BOT).filter(
         pl.col("route_share") >= settings.aggressive_bot_route_share
     )
     if rows.height == 0:
         return f.empty_findings()
     rows = (
-        rows.join(_examples(traffic, on_routes.join(rows.select(_BOT), on=_BOT, how="semi")), on=_BOT, how="left")
+        rows.join(_examples(traffic, on_routes.join(rows.select(_BOT), on=_BOT, how="semi")), on=_BOT,
+                  how="left")
         .join(addresses, on=_BOT, how="left")
         .with_columns(
             pl.col("route_requests").alias(s.WASTED_REQUESTS),

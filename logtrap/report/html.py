@@ -139,7 +139,8 @@ def to_html(analysis: "Analysis", suggestions: "Suggestions | None" = None,
          for p in report["patterns"]),
     ))
     if analysis.patterns.height > REPORT_ROWS:
-        rest = more_patterns(analysis.patterns.height - REPORT_ROWS, **rest_held(analysis.patterns, REPORT_ROWS))
+        rest = more_patterns(analysis.patterns.height - REPORT_ROWS,
+                             **rest_held(analysis.patterns, REPORT_ROWS))
         parts.append(f"<p>{h(rest)}</p>")
     parts.append("<h2>Bots</h2>")
     parts.append(_html_table(
