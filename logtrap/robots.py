@@ -1250,8 +1250,7 @@ def host_rules(
     loops = {x.pattern: x for x in f.to_records(mine.filter(appended.fill_null(False))) if x.pattern}
     own = {p: _own_pages(traffic, host, p) for p in own_patterns.unique().sort().to_list()}
     traps = pl.concat([mine.select(s.HOST, s.PATTERN), covered]).unique()
-    traffic = traffic.replace(urls=traffic.urls.filter(HAS_URL),
-                              people_urls=traffic.people_urls.filter(HAS_URL))
+    traffic = traffic.replace(urls=_with_urls(traffic.urls), people_urls=_with_urls(traffic.people_urls))
     # each calendar's dates, once (its rule reads them, and a pass is 50 ms a calendar); and
     # those with pages of their own, which only bots may have fetched: no other rule may block
     # them either (the month's `.ics` calendar `/events/month/{date}/?ical` called June's few
@@ -1332,6 +1331,19 @@ def host_rules(
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
     return HostRules(rules, len({u for u, _ in content}), total)
+
+
+def _with_urls(rows: pl.DataFrame) -> pl.DataFrame:
+    """`rows` with a URL (HAS_URL): the same frame where all have one, as in nearly every log,
+    so the tables the detectors derived from it once (`_shape.memo`: the URLs one row each,
+    the site's shell sizes, the patterns' totals) serve the rules too.
+
+    >>> rows = pl.DataFrame({"url": ["/a", "/b"]})
+    >>> _with_urls(rows) is rows, _with_urls(pl.DataFrame({"url": ["/a", "", None]})).height
+    (True, 1)
+    """
+    kept = rows.filter(HAS_URL)
+    return rows if kept.height == rows.height else kept
 
 
 _SEGMENTS = "_segments"
