@@ -186,8 +186,9 @@ Rules for these traps (robots.txt, .htaccess, nginx), each checked not to block 
 
 def test_budget_view_says_what_the_patterns_not_shown_hold():
     text = _render(report.budget_view(sample_analysis().patterns, top=1), width=200)
-    assert text.splitlines()[-1] == ("  ... 1 more pattern with 1 bot request (14.3%; all of them: "
-                                     "logtrap patterns --json, by section: logtrap patterns --sections)")
+    assert text.splitlines()[-1] == (
+        "  ... and 1 more pattern, with fewer bot requests each, 1 together (14.3%) (all of them: "
+        "logtrap patterns --json; by section: logtrap patterns --sections)")
 
 
 def test_text_without_findings():

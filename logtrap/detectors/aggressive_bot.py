@@ -130,12 +130,14 @@ def deep_route_of(pattern: pl.Expr, any_second: bool = True) -> pl.Expr:
 
 
 def in_routes(pattern: pl.Expr, routes: list[str]) -> pl.Expr:
-    """Whether a pattern lives under one of `routes` (`route_of` or `deep_route_of`'s)."""
-    return (
-        route_of(pattern).is_in(routes)
-        | deep_route_of(pattern).is_in(routes).fill_null(False)
-        | deep_route_of(pattern, any_second=False).is_in(routes).fill_null(False)
-    )
+    """Whether a pattern lives under one of `routes` (`route_of` or `deep_route_of`'s; the
+    latter's only where a route is one level in, `/en/asl/` or `/cgit/*/tree/`: a first
+    folder's, `/asl/`, is none of them)."""
+    under = route_of(pattern).is_in(routes)
+    if any(route.count("/") > 2 for route in routes):
+        under = (under | deep_route_of(pattern).is_in(routes).fill_null(False)
+                 | deep_route_of(pattern, any_second=False).is_in(routes).fill_null(False))
+    return under
 
 
 def site_folders(traffic: Traffic) -> pl.DataFrame:
@@ -308,7 +310,7 @@ def _routes(
         .drop("_n", "_star")
     )
     per_route = pl.concat([normal.join(better.select(_BOT), on=_BOT, how="anti"), better])
-    on_routes = _on_routes(routed, per_route)
+    on_routes = _on_routes(agents, per_route)
     top_patterns = (
         on_routes
         .sort(s.REQUESTS, s.PATTERN, descending=[True, False])
@@ -321,24 +323,18 @@ def _routes(
     return per_route.join(top_patterns, on=_BOT).drop("total"), on_routes
 
 
-def _on_routes(routed: pl.DataFrame, routes: pl.DataFrame) -> pl.DataFrame:
-    """Per host+bot, its requests (REQUESTS) by pattern, of the patterns under its `routes`
-    (a list per host+bot): what its finding names and shows. `routed` are its agents' rows
-    with their first folder (`route_of`, column "route"). Not its most fetched patterns
-    anywhere: a bot on a relative-link loop fetches each of its thousands of patterns once or
-    twice, and its most fetched pattern was an article of the site's, off the route its rule
-    takes."""
-    fetched = (routed.join(routes.select(_BOT), on=_BOT, how="semi")
-               .group_by(*_BOT, s.PATTERN).agg(pl.col(s.REQUESTS).sum(), pl.col("route").first()))
-    wanted = routes.select(*_BOT, pl.col("routes").alias("route")).explode("route")
-    under = [pl.col("route")]
-    if wanted.select(pl.col("route").str.count_matches("/", literal=True).max() > 2).item():
-        # routes one level in (`/en/asl/`, `/cgit/*/tree/`), not a first folder's (`/asl/`)
-        under += [deep_route_of(pl.col(s.PATTERN)), deep_route_of(pl.col(s.PATTERN), any_second=False)]
+def _on_routes(agents: pl.DataFrame, routes: pl.DataFrame) -> pl.DataFrame:
+    """Per host+bot of `routes` (its list of them), its requests (REQUESTS) by pattern, of
+    the patterns under them (`in_routes`): what its finding names and shows. Not its most
+    fetched patterns anywhere: a bot on a relative-link loop fetches each of its thousands of
+    patterns once or twice, and its most fetched pattern was an article of the site's, off
+    the route its rule takes."""
+    fetched = agents.group_by(*_BOT, s.PATTERN).agg(pl.col(s.REQUESTS).sum())
     return pl.concat([
-        fetched.with_columns(where.alias("route")).join(wanted, on=[*_BOT, "route"], how="semi")
-        for where in under
-    ]).unique([*_BOT, s.PATTERN]).select(*_BOT, s.PATTERN, s.REQUESTS)
+        fetched.filter(pl.col(s.HOST) == host, pl.col(s.BOT_NAME) == name,
+                       in_routes(pl.col(s.PATTERN), list(routed)))
+        for host, name, routed in routes.select(*_BOT, "routes").iter_rows()
+    ] or [fetched.clear()])
 
 
 def _chosen(routed: pl.DataFrame, settings: Settings) -> pl.DataFrame:

@@ -62,9 +62,9 @@ REPORT_ROWS = 1000
 
 def more_patterns(n: int, where: str = "--json, --parquet or logtrap patterns --json",
                   what: str = "pattern", held: int = 0, total: int = 0) -> str:
-    """The line under a pattern (or section) table cut at `REPORT_ROWS`, with the bot
-    requests those left out `held` of the table's `total`, where they hold any (a loop's
-    400,000 patterns of two requests each held most of the budget).
+    """The line under a pattern (or section) table cut short, and, where the rows left out
+    hold bot requests, how many (`held`) and their share of the table's (`total`): a loop's
+    400,000 patterns of two requests each held most of the budget.
 
     >>> more_patterns(69_273)[:46], more_patterns(1)[:28]
     ('... and 69,273 more patterns, with fewer bot r', '... and 1 more pattern, with')

@@ -23,8 +23,8 @@ from logtrap import schema as s
 from logtrap.detectors import _family
 from logtrap.report._common import (
     CROWD_LEAD, CROWD_NOTE, NOT_LOGGED_NOTE, SHOWN_CHARS, _bytes, _n, _pct, _urls, _when, count,
-    evidence_line, finding_subject, not_logged_requests, pattern_label, safe, server_own_note,
-    waste_sentence,
+    evidence_line, finding_subject, more_patterns, not_logged_requests, pattern_label, rest_held,
+    safe, server_own_note, waste_sentence,
 )
 
 if TYPE_CHECKING:  # imported for types only: the report sits below the pipeline
@@ -246,14 +246,13 @@ def budget_view(
                           _pct(row[s.BOT_SHARE]), _unique(row),
                           _top(row[s.BOTS], s.BOT_NAME))
         out.append(_fit_folding(table))
-        rest = rows.filter(pl.col(s.BOT_REQUESTS) > 0).slice(shown.height)
-        if rest.height:
-            # what they hold together: a loop's 400,000 patterns of two requests each took
-            # 70% of the budget, and the table's top ten said nothing of it
-            held = rest[s.BOT_REQUESTS].sum()
-            out.append(f"  ... {count(rest.height, 'more pattern')} with {count(held, 'bot request')} "
-                       f"({_pct(held / bots)}; all of them: logtrap patterns --json, by section: "
-                       "logtrap patterns --sections)")
+        fetched = rows.filter(pl.col(s.BOT_REQUESTS) > 0)
+        if fetched.height > shown.height:
+            # with what they hold together: a loop's 400,000 patterns of two requests each
+            # took 70% of the budget, and the table's top ten said nothing of it
+            where = "logtrap patterns --json; by section: logtrap patterns --sections"
+            out.append("  " + more_patterns(fetched.height - shown.height, where,
+                                            **rest_held(fetched, shown.height)))
     others = by_host.slice(hosts)
     if others.height:
         out.append(
