@@ -1154,7 +1154,7 @@ def test_pagination_evidence_is_one_listings_last_page_and_first_past_it():
                  + [f"/search?q=hats&page={p}" for p in range(4, 71)], bytes=1500)
     ev = _one(_findings(pagination, content_rows() + rows))["evidence"]
     assert (ev["example_listing"], ev["last_page_with_content"], ev["first_page_past_last"]) == (
-        "/search?q=hats&page=", 3, 4)
+        "/search?q=hats&page={n}", 3, 4)
     assert (ev["max_page_requested"], ev["pages_past_last"], ev["listings"]) == (70, 72, 2)
 
 
@@ -1306,6 +1306,20 @@ def test_relative_loop_fires_on_nesting_segments():
         "relative_loop", "/docs/related/related/{loop}", 39, 39)  # fmt: skip
     ev = row["evidence"]
     assert (ev["repeated_segment"], ev["max_repeats"], ev["max_depth"], ev["site_depth"]) == ("related", 40, 41, 4)
+
+
+
+def test_relative_loop_silent_on_a_real_tree_that_names_a_segment_again():
+    # a docs site's module `api` with functions, one of them `api` too: the segment three
+    # times in `/docs/v3/api/reference/modules/api/functions/api/`, pages people read half the
+    # time (a scenario review: 21 sitemap pages called a loop, WARNING, "answer 404")
+    functions = ["api", "retry", "fetch", "parse", "load", "dump", "open"]
+    pages = [f"/docs/v{v}/api/reference/modules/api/functions/{fn}/" for v in (1, 2, 3) for fn in functions]
+    rows = [{**who, s.URL: u, s.BYTES: 12000 + 131 * i} for i, u in enumerate(pages) for who in (BOT, HUMAN)]
+    assert _findings(relative_loop, content_rows() + rows).height == 0
+    # the same pages, crawlers' alone: their deep nestings are crawlers' URLs, and a loop
+    bots_only = [r for r in rows if r[s.IS_BOT]]
+    assert _one(_findings(relative_loop, content_rows() + bots_only))["evidence"]["repeated_segment"] == "api"
 
 
 LANGS, CURRENCIES = ["de", "fr", "sv", "it"], ["EUR", "SEK", "CHF"]

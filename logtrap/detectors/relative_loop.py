@@ -4,8 +4,9 @@ Each pattern's path is split into segments; its loop segment is the literal segm
 placeholder) it repeats most. Patterns of a host looping on the same segment are one loop (one
 relative link in a template, nesting under every page that uses it): every nesting depth is its
 own pattern, so they are summed. A loop is reported when its deepest path repeats the segment at
-least `relative_loop_min_repeats` times and it holds at least `relative_loop_min_urls` distinct
-URLs. Evidence compares the loop's depth with the site's real depth (the deepest path people
+least `relative_loop_min_repeats` times, it holds at least `relative_loop_min_urls` distinct
+URLs, and people made at most `_LOOP_MAX_HUMAN_SHARE` of the requests to its paths that repeat
+the segment that often (a docs site's real `/api/.../api/functions/api/` people read). Evidence compares the loop's depth with the site's real depth (the deepest path people
 requested outside loops).
 
 Wasted requests: every bot request to a path that repeats the segment (all copies past the
@@ -57,6 +58,9 @@ _LOOP_KEYS = [s.HOST, "seg"]
 # People make at most this share of the requests to a pattern's doubled URLs (judgement, as
 # for session ids found by their values: such links are crawlers' URLs)
 _APPEND_MAX_HUMAN_SHARE = 0.1
+# ...and at most this share of the requests to a path loop's deep nestings (judgement: people
+# clicking a broken relative menu link nest a level or two; a crawler every level)
+_LOOP_MAX_HUMAN_SHARE = 0.25
 
 
 def doubled(url: pl.Expr) -> pl.Expr:
@@ -127,6 +131,7 @@ def _loops(traffic: Traffic, settings: Settings) -> tuple[pl.DataFrame, pl.DataF
     if looping is None or looping.height == 0:
         return pl.DataFrame(), pl.DataFrame()
     members = looping.join(totals, on=_shape.KEYS)
+    deep = pl.col("repeats") >= settings.relative_loop_min_repeats
     rows = (
         members.group_by(_LOOP_KEYS)
         .agg(
@@ -139,12 +144,22 @@ def _loops(traffic: Traffic, settings: Settings) -> tuple[pl.DataFrame, pl.DataF
             (pl.col("depth") - 1).max().alias("max_depth"),
             pl.col(_shape.HOST_BOT_REQUESTS).first(),
             pl.col("root").unique().sort().alias("roots"),
+            # the requests to its deep nestings, the segment `relative_loop_min_repeats` times
+            # or more in their path, and people's part of them
+            pl.col(s.REQUESTS).filter(deep).sum().alias("_deep_requests"),
+            pl.col(s.HUMAN_REQUESTS).filter(deep).sum().alias("_deep_human"),
         )
         .filter(
             (pl.col("max_repeats") >= settings.relative_loop_min_repeats)
             & (pl.col("unique_urls") >= settings.relative_loop_min_urls)
             & (pl.col(s.WASTED_REQUESTS) > 0)
+            # a loop's deep copies are crawlers' URLs: people follow a broken relative link a
+            # level or two. A docs site's module `api` with a function `api`
+            # (`/docs/v3/api/reference/modules/api/functions/api/`) is pages people read half
+            # the time (a scenario review: 21 sitemap pages called a loop)
+            & (pl.col("_deep_human") <= _LOOP_MAX_HUMAN_SHARE * pl.col("_deep_requests"))
         )
+        .drop("_deep_requests", "_deep_human")
     )
     return rows, members
 
