@@ -275,8 +275,8 @@ def test_a_sorted_view_people_land_on_stays_open(rows):
     sug = suggest(result)
     [(status, rule, reason)] = sug.rules.select("status", "rule", "reason").rows()
     assert (status, rule) == ("narrowed", f"{SITE_WIDE}\nAllow: {arrivals}$")
-    assert reason.startswith(f"{arrivals} (log, a list's first page sorted, which people read as a page "
-                             "of its own: a page they land on): Allow lines keep it open")
+    assert reason.startswith(f"{arrivals} (log, a list's first page sorted, which people read as often as "
+                             "a page of its own: it may be a page they land on): Allow lines keep it open")
     assert allowed(sug.robots_txt, arrivals)
     assert not allowed(sug.robots_txt, "/collections/new?sort_by=price-ascending")
     # read four times: a sorted view a few people opened

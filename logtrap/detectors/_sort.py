@@ -103,7 +103,8 @@ MEMBERS = "member_patterns"
 # parameter of the name that is no sort there (`robots_rule`)
 UNLISTED = "unlisted_patterns"
 OWN_PAGE = "log, a page carrying the parameter whose list without it is no pattern: a page of its own"
-LANDING = "log, a list's first page sorted, which people read as a page of its own: a page they land on"
+LANDING = ("log, a list's first page sorted, which people read as often as a page of its own: it may "
+           "be a page they land on")
 _LANDING_READS = 5  # judgement: a sorted view a few people opened is no landing page
 # ...and one read this share of its list's reads at least (judgement: a "Shop all" menu link to
 # the whole catalogue by best sellers, read 57 times beside its list's 884, is a page; a

@@ -79,10 +79,15 @@ def page_number(url: pl.Expr) -> pl.Expr:
 
 
 def _listing(url: pl.Expr) -> pl.Expr:
-    """The URL without its page number: the listing a page belongs to."""
+    """The URL with `{n}` for its page number: the listing a page belongs to (as the
+    evidence shows it: `/shop/page/{n}/`, not `/shop/page//`).
+
+    >>> pl.select(_listing(pl.lit("/shop/page/7/?orderby=price&paged=2"))).item()
+    '/shop/page/{n}/?orderby=price&paged={n}'
+    """
     return url.str.replace(
-        rf"([?&](?:{_NAMES})=)[0-9]{{1,9}}", "${1}"
-    ).str.replace(r"/page([/-])[0-9]{1,9}", "/page${1}")
+        rf"([?&](?:{_NAMES})=)[0-9]{{1,9}}", "${1}{n}"
+    ).str.replace(r"/page([/-])[0-9]{1,9}", "/page${1}{n}")
 
 
 def _marked(traffic: Traffic, settings: Settings, only: pl.Expr | None = None) -> pl.DataFrame | None:
