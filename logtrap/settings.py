@@ -177,6 +177,7 @@ class Settings:
     budget_hog_min_bot_requests: int = 200  # host bot requests below this say nothing (judgement)
     budget_hog_min_urls: int = 10  # distinct URLs: a trap is a URL space; one URL fetched over and over (an uptime monitor's /health, a feed) is a rate, not a trap (judgement)
     budget_hog_urls_per_size: float = 2.0  # sampled 200-URLs per distinct size: most repeat a response (judgement)
+    budget_hog_repeated_max_human_share: float = 0.1  # ...where people make at most this share of the pattern's requests: a route people read a tenth of the time, every URL one answer, is an app's (its shell on too few patterns to be found site-wide) (judgement)
     budget_hog_error_share: float = 0.5  # most fetches answered with a redirect or error (judgement)
     budget_hog_max_human_share: float = 0.01  # humans practically never go there (judgement)
     budget_hog_min_human_requests: int = 100  # ...on a host humans do use (judgement)

@@ -227,6 +227,23 @@ def test_budget_hog_silent_on_a_single_page_app_whose_pages_share_one_size():
     assert budget_hog.detect(traffic, Settings()).height == 0
 
 
+def test_budget_hog_silent_on_app_routes_people_read_whose_shell_is_no_shell_site_wide():
+    # the products answer the app's shell, the home page and categories are rendered on the
+    # server: no size is shared by three patterns, and the products, people's a third of their
+    # requests, were called waste ("disallow the pattern"; a scenario review of a recipe site)
+    rendered = ("/", "/category/shoes", "/category/hats")
+    rows = [r for r in single_page_app(shell_routes=True) if r[s.PATTERN] not in rendered]
+    rows += [req(u, u, bot=None, size=7000 + len(u)) for u in rendered] * 20
+    traffic = traffic_of(rows)
+    assert _shape.shell_sizes(traffic, Settings()).height == 0
+    assert budget_hog.detect(traffic, Settings()).height == 0
+    # the same products, people's a tenth of their requests: one page behind many URLs
+    few = [r for r in rows if not (r[s.PATTERN] == "/product/{n}" and r[s.IS_BOT] is False)]
+    few += [req(f"/product/{i}", "/product/{n}", bot=None, size=SHELL) for i in range(60)]
+    ev = evidence(budget_hog.detect(traffic_of(few), Settings()))
+    assert (ev["human_share"], ev["wasteful_because"]) == (0.0909, ["repeated_answers"])
+
+
 def test_the_shell_is_found_once_per_url_sample_and_let_go_with_it():
     traffic = traffic_of(single_page_app(shell_routes=True))
     first = _shape.shell_sizes(traffic, Settings())

@@ -12,7 +12,11 @@ The rule (DESIGN.md: "one pattern takes more than half of a host's bot fetches")
      `budget_hog_urls_per_size` URLs per distinct page (many URLs, one page; a page's sizes
      may spread over a few bytes, a catalog's pages are pages apiece: `_shape.with_answers`); URLs
      answered with the size of the site's shell (`_shape.shell_sizes`: a single-page app
-     answers every route with one page) are left out, counted as `shell_urls`;
+     answers every route with one page) are left out, counted as `shell_urls`; and people
+     made at most `budget_hog_repeated_max_human_share` of the pattern's requests (an app
+     whose shell only two routes answer, `/recipes/{slug}` and `/cooks/{name}` beside a
+     server-rendered home page, is no shell site-wide: its recipes, a quarter of their
+     requests people's, were called waste);
    - *failing answers*: at least `budget_hog_error_share` of its bot requests were answered
      with a temporary redirect or an error (302, 303, 307, 4xx, 5xx). Not a permanent
      redirect (301, 308): a moved site's old URLs are fetched by crawlers to follow them to
@@ -194,7 +198,8 @@ def _error_shares(traffic: Traffic) -> pl.DataFrame:
 
 def _reasons(settings: Settings) -> pl.Expr:
     """The wasteful signals a pattern shows, by name (empty list = looks like real content)."""
-    repeated = pl.col("urls_per_size").fill_null(0.0) >= settings.budget_hog_urls_per_size
+    repeated = (pl.col("urls_per_size").fill_null(0.0) >= settings.budget_hog_urls_per_size) & (
+        pl.col("human_share") <= settings.budget_hog_repeated_max_human_share)
     failing = pl.col("error_share") >= settings.budget_hog_error_share
     distinct_pages = (pl.col("sampled_ok_urls") >= _MIN_SAMPLED) & (
         pl.col("urls_per_size").fill_null(0.0) <= settings.budget_hog_distinct_urls_per_size
