@@ -477,7 +477,7 @@ def candidates(
         # a session's name (sid, jsessionid, WordPress's replytocom) is appended to every
         # link, whatever the path: a rule for the whole site; a parameter found by its values
         # alone (`?id=` a code browser's commit) may name content elsewhere: its path's rules
-        sessions = session_id.named_params(settings)
+        sessions = session_id.named_params(settings) | set(session_id.named_by_values(pairs))
         names = [n for n, _ in _params(pairs) if n.lower() in sessions]
         for name in names:
             value = escape_value(name)

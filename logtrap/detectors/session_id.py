@@ -1,7 +1,8 @@
 """session_id: one page copied under a new session-id value on nearly every request.
 
 Candidate parameters of a pattern are the session names (`patterns.session_params`: sid,
-phpsessid, jsessionid... plus the site's own), matrix parameters (`;jsessionid=`), and any
+phpsessid, jsessionid... plus the site's own; vBulletin's `s` where its values are 32 hex
+digits, `_SESSION_VALUED`), matrix parameters (`;jsessionid=`), and any
 parameter whose sampled values all look like minted ids: letters and digits, at least
 `session_id_min_value_length` long, letters in most of them (numbers alone are database ids
 that select content, such as a product's `?variant=40123456789`). Removing the parameter from each sampled URL gives the page
@@ -138,6 +139,11 @@ _PATH_VALUE = r"^(?:/|%2[Ff]|https?(?::|%3[Aa]))"
 # 90%): `?destination=/news/5` is a login link's, `?destination=paris` a trip's;
 # `?share=facebook` a sharing button's, `?share=k3x9w` a document's
 _VALUED = {"destination": _PATH_VALUE, SHARE_PARAM: _NETWORK_VALUE}
+# ...and a session's name only with a session hash's values, most of a pattern's (90%):
+# vBulletin's and Invision's `?s=` (32 hex digits, on every link for a visitor without
+# cookies), which is WordPress's search `?s=query` on another site
+_SESSION_VALUED = {"s": r"^[0-9a-f]{32}$"}
+_HASHED = "_session_valued"  # a parameter named as a session by its values (`_SESSION_VALUED`)
 RETURN_ADVICE = (
     "Links to the login (or account) page carry the page they were clicked on, to return "
     "there after: the same form again for every page of the site. Link it without the "
@@ -153,6 +159,21 @@ def named_params(settings: Settings) -> frozenset[str]:
     login links (`RETURN_PARAMS`). Appended to links whatever the path, unlike a parameter
     found by its values alone."""
     return frozenset(session_params(settings) | {REPLY_PARAM, SHARE_PARAM} | ACTION_PARAMS | RETURN_PARAMS)
+
+
+def named_by_values(pairs: pl.DataFrame) -> list[str]:
+    """The parameters of these (name, value) pairs (`robots._pairs` of a trap's URLs) named
+    as a session by their values (`_SESSION_VALUED`), as `detect` names them: their rules are
+    for the whole site, as a session name's are.
+
+    >>> named_by_values(pl.DataFrame({"name": ["s", "s", "t"], "value": ["0" * 32, "a1" * 16, "5"]}))
+    ['s']
+    >>> named_by_values(pl.DataFrame({"name": ["s", "s"], "value": ["boots", "a1" * 16]}))
+    []
+    """
+    return [name for name, kind in _SESSION_VALUED.items()
+            if pairs.filter(pl.col("name").str.to_lowercase() == name)
+            .select(pl.col("value").str.contains(kind).mean() >= 0.9).item() is True]
 
 
 _NAME, _BASE = "session_param", "page"
@@ -197,7 +218,11 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
     named = name.is_in(known)
     for valued, kind in _VALUED.items():
         named &= (name != valued) | (value.str.contains(kind).mean().over(*_shape.KEYS, _NAME) >= 0.9)
+    hashed = pl.lit(False)
+    for valued, kind in _SESSION_VALUED.items():
+        hashed |= (name == valued) & (value.str.contains(kind).mean().over(*_shape.KEYS, _NAME) >= 0.9)
     query = query.filter(named | looks_like_id).with_columns(
+        hashed.alias(_HASHED),
         pl.concat_str(_shape.path_of(pl.col(s.URL)), pl.when(kept != "").then(pl.lit("?") + kept))
         .fill_null(_shape.path_of(pl.col(s.URL)))
         .alias(_BASE)
@@ -208,10 +233,11 @@ def _candidates(urls: pl.DataFrame, settings: Settings) -> pl.DataFrame:
             pl.col(s.URL).str.extract(r";([^/?;=]+)=", 1).alias(_NAME),
             pl.col(s.URL).str.replace(r";[^/?;=]+=[^/?;]*", "").alias(_BASE),
             pl.col(s.URL).str.extract(r";[^/?;=]+=([^/?;]*)", 1).alias("value"),
+            pl.lit(False).alias(_HASHED),
         )
         .filter(pl.col(_NAME).str.to_lowercase().is_in(known))
     )
-    cols = [*urls.columns, _NAME, _BASE, "value"]
+    cols = [*urls.columns, _NAME, _BASE, "value", _HASHED]
     return pl.concat([query.select(cols), matrix.select(cols)])
 
 
@@ -257,7 +283,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     pairs = _candidates(urls, settings)
     if pairs.height == 0:
         return f.empty_findings()
-    keys = [*_shape.KEYS, _NAME]
+    keys = [*_shape.KEYS, _NAME, _HASHED]  # (_HASHED: one value per parameter of a pattern)
     sized = pl.col(s.BYTES).filter(_shape.sized_ok())
     acting = pl.col(_NAME).str.to_lowercase().is_in(sorted(ACTION_PARAMS))
     sharing = pl.col(_NAME).str.to_lowercase() == SHARE_PARAM
@@ -267,7 +293,7 @@ def detect(traffic: Traffic, settings: Settings) -> pl.DataFrame:
     # a session parameter by its name: its copies may spread over the few bytes a token or
     # nonce takes; one found by its values only must be one exact size (a product's variant
     # pages are one template a few bytes apart, and their ids look minted too)
-    named = pl.col(_NAME).str.to_lowercase().is_in(sorted(session_params(settings)))
+    named = pl.col(_NAME).str.to_lowercase().is_in(sorted(session_params(settings))) | pl.col(_HASHED)
     # named for what it copies, as a session's name is: a post's reply links are copies
     # whatever their number and however often crawlers come back to them
     copy_named = named | reply  # (people's share still limited: below)
