@@ -363,6 +363,9 @@ def litespeed(rules: Sequence[ServerRule]) -> str:
         "# [E=blockbot:1] sets LiteSpeed's blockbot variable: LiteSpeed denies the request",
         "# (403) before it reaches the site.",
     ]
+    if any(r.addresses for r in emitted):
+        out += ["# Behind a proxy or CDN, REMOTE_ADDR is its address: set \"Use Client IP in Header\"",
+                "# (Server Configuration > General) so that it is the client's."]
     for rule in emitted:
         out += [f"# {rule.describe()} ({_counts(rule)})", "<IfModule LiteSpeed>", "RewriteEngine On"]
         out += _conditions(rule, by_host)
@@ -412,7 +415,11 @@ def nginx_http(rules: Sequence[ServerRule]) -> str:
     ids = {rx: f"b{i + 1}" for i, rx in enumerate(dict.fromkeys(r.agent_regex for r in emitted))}
     out = ["map $http_user_agent $logtrap_bot {", '    default "";']
     out += [f'    "~*{rx}" "{bot}";' for rx, bot in ids.items()]
-    out += ["}", "geo $logtrap_fake_addr {", "    default 0;"]
+    out += ["}"]
+    if any(r.addresses for r in emitted):  # geo reads $remote_addr
+        out += ["# Behind a proxy or CDN, $remote_addr is its address: make it the client's with",
+                "# ngx_http_realip_module (set_real_ip_from <its ranges>; real_ip_header X-Forwarded-For;)."]
+    out += ["geo $logtrap_fake_addr {", "    default 0;"]
     out += [f"    {a} 1;" for a in dict.fromkeys(a for r in emitted for a in r.addresses)]
     key = "$host:" if by_host else ""
     out += ["}", f'map "{key}$logtrap_bot:$logtrap_fake_addr:$uri" $logtrap_block {{', "    default 0;"]

@@ -152,6 +152,12 @@ def test_fake_bot_rule_by_address_scoped_to_the_claimed_agent():
     ]
     wrong = sr.check(sr.rule_for("-", "fake_bot", "Googlebot", addresses=["66.249.66.1"]), traffic)
     assert (wrong.status, wrong.reason) == ("withheld", "would deny 1 request of the verified Googlebot")
+    # by address, behind a proxy or CDN, each server must first take the client's address
+    # from its header (Apache's mod_remoteip is named in every Apache block)
+    assert "(set_real_ip_from <its ranges>; real_ip_header X-Forwarded-For;)" in sr.nginx_http([rule])
+    assert '"Use Client IP in Header"' in sr.litespeed([rule])
+    by_agent = sr.rule_for("-", "aggressive_bot", "AhrefsBot", ["/calendar/"])
+    assert "real_ip" not in sr.nginx_http([by_agent]) and "Client IP" not in sr.litespeed([by_agent])
 
 
 def test_a_fake_bot_logged_by_a_dual_stack_socket_is_denied_in_both_forms():
