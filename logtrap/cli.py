@@ -946,6 +946,13 @@ def analyze(logs: list[str], settings: Settings, *, json_out: str | None,
             })
 
         _read_summary(analysis, quiet)
+        # lines no run will read, said under --quiet too (as a file mostly rejected is)
+        for left in increment.left if increment is not None else ():
+            lost = (f"its {left.unread:,} bytes written after that run" if left.unread is not None
+                    else "lines written to it after that run")
+            click.echo(f"{left.path} was rotated since the last run, to {left.rotated}, which is "
+                       f"not among the logs given: {lost} are not read; give the rotated files "
+                       f"too ({left.path}*: each line is read once)", err=True)
         for path in increment.waiting if increment is not None and not quiet else ():
             click.echo(f"{path}: logrotate is still writing it; its lines are read next run", err=True)
         for path in analysis.stats.moved if analysis.stats is not None and not quiet else ():

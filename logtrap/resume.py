@@ -240,6 +240,75 @@ def _is_copy(f: _OnDisk, g: _OnDisk, heads: dict[str, bytes]) -> bool:
     return heads[g.path].startswith(heads[f.path])
 
 
+@dataclass(frozen=True)
+class Left:
+    """A log given by a name whose file, at an earlier run, was rotated to another name that is
+    not given: what was written to it after that run is not read."""
+
+    path: str  # the name given (`access.log`)
+    rotated: str  # where the file it named is now (`access.log.1`, `access.log.1.gz`)
+    unread: int | None  # bytes of it not read (None: compressed by another tool than gzip)
+
+
+def rotated_away(paths: Sequence[str | Path], marks: Sequence[FileMark],
+                 resumed: Mapping[str, FileMark]) -> list[Left]:
+    """The logs given whose earlier file, under its name at the last run, was rotated beside
+    it to a name not given and holds lines not read (a cron run given `access.log`, not
+    `access.log*`). Found in the log's folder by inode, or for a compressed copy by its first
+    line; a gzip file's unread bytes by its trailer's size (mod 4 GiB, as gzip keeps it)."""
+    given = {os.path.abspath(p) for p in expand_sources(paths) if p != "-"}
+    used = {id(m) for m in resumed.values()}
+    out = []
+    seen: set[str] = set()
+    for mark in marks:  # the last run's mark of a name first (`new_marks`): once per rotation
+        where = os.path.abspath(mark.path)
+        if where in seen:
+            continue
+        seen.add(where)
+        if id(mark) in used or where not in given:
+            continue  # resumed: its file, under whichever name, is read on from the mark
+        found = _beside(mark, given)
+        if found is not None and (found.unread is None or found.unread > 0):
+            out.append(found)
+    return out
+
+
+def _beside(mark: FileMark, given: set[str]) -> Left | None:
+    """Where the mark's file went in its folder (`access.log` -> `access.log.1`, `.1.gz`,
+    `-20261128`), among names not given: by inode (renamed), else by its first line (compressed,
+    or copied before the log was truncated)."""
+    folder, name = os.path.split(os.path.abspath(mark.path))
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith(name) and n != name)
+    except OSError:
+        return None
+    for other in names:
+        path = os.path.join(folder, other)
+        if path in given:
+            continue
+        try:
+            st = os.stat(path)
+            shown = os.path.join(os.path.dirname(mark.path), other)  # as the log was given
+            if (st.st_dev, st.st_ino) == (mark.device, mark.inode):
+                return Left(mark.path, shown, st.st_size - mark.offset)
+            if file_fingerprint(path) == mark.fingerprint:
+                with open(path, "rb") as f:
+                    kind = compression(f.read(3))
+                unread = (st.st_size - mark.offset if kind is None
+                          else (_gzip_size(path) - mark.offset) % 2**32 if kind == "gzip" else None)
+                return Left(mark.path, shown, unread)
+        except (OSError, LogtrapError):
+            continue
+    return None
+
+
+def _gzip_size(path: str) -> int:
+    """A gzip file's decompressed size mod 4 GiB (its trailer's ISIZE)."""
+    with open(path, "rb") as f:
+        f.seek(-4, os.SEEK_END)
+        return int.from_bytes(f.read(4), "little")
+
+
 def new_marks(
     sources: Sequence[Source],
     files: Sequence[FileRead],

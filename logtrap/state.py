@@ -34,7 +34,7 @@ from logtrap.detectors import BOT_KINDS
 from logtrap.errors import StateError
 from logtrap.logs import Source, log_set
 from logtrap.patterns import rules_id
-from logtrap.resume import FileMark, new_marks, plan_sources
+from logtrap.resume import FileMark, Left, new_marks, plan_sources, rotated_away
 from logtrap.settings import Settings
 from logtrap.traffic import ADDRESS_SAMPLE, KEYS, OLD_ADDRESS_SAMPLE, Tally
 
@@ -346,6 +346,8 @@ class Increment:
     waiting: list[str] = field(default_factory=list)  # .gz files logrotate is still writing
     # the findings remembered before this run (`_KNOWN_SCHEMA`)
     known: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_KNOWN_SCHEMA))
+    # logs given by a name whose file was rotated since the last run to one not given
+    left: list[Left] = field(default_factory=list)
 
     def is_new(self) -> pl.Series:
         """Per row of `analysis.findings`, whether it is in `new` (a boolean Series)."""
@@ -454,6 +456,7 @@ def read_incremental(
             hint="give each --host its own --state file, or delete it to start over",
         )
     sources, resumed, waiting = plan_sources(paths, state.marks)
+    left = rotated_away(paths, state.marks, resumed)
     _check_same_logs(state_path, state, sources, resumed)
     tally = Tally.from_frames(state.tally, settings, state.address_sample)
     analysis = analyze(sources, settings, tally=tally, on_progress=on_progress)
@@ -479,6 +482,7 @@ def read_incremental(
         path=Path(state_path),
         waiting=waiting,
         known=known,
+        left=left,
     )
 
 

@@ -575,6 +575,22 @@ def test_state_alerts_once_then_stays_quiet_until_something_new(logs, stub_regis
     assert doc["patterns"][0]["requests"] == 4  # the remembered window still counts
 
 
+def test_a_cron_run_given_the_live_log_alone_says_what_rotation_left_unread(logs):
+    # under --quiet too: the lines are lost to every later run, as a mostly rejected file's are
+    assert run("analyze", "clean.log", "--state", "st.zip", "-q").exit_code == 0
+    with open(logs / "clean.log", "a") as f:
+        f.write(CLEAN[0] + "\n")
+    os.rename(logs / "clean.log", logs / "clean.log.1")
+    (logs / "clean.log").write_text(CLEAN[1] + "\n")
+    rotated = run("analyze", "clean.log", "--state", "st.zip", "-q")
+    assert (rotated.exit_code, rotated.stdout) == (0, "")
+    assert rotated.stderr == (
+        f"clean.log was rotated since the last run, to clean.log.1, which is not among the logs "
+        f"given: its {len(CLEAN[0]) + 1} bytes written after that run are not read; give the "
+        "rotated files too (clean.log*: each line is read once)\n")
+    assert run("analyze", "clean.log", "--state", "st.zip", "-q").stderr == ""
+
+
 def test_a_state_run_holds_its_folder_locked_from_read_to_save(logs, stub_registry, monkeypatch):
     # an hourly cron run and logrotate's prerotate run on one state at once both read the same
     # new lines and both alerted on them: another run waits for the lock now

@@ -143,6 +143,57 @@ def test_rename_rotation_then_compression(log):
     assert run(log) == (2, 19)
 
 
+def test_a_run_given_the_live_log_alone_says_what_rotation_left_unread(log):
+    # cron given `access.log`, not `access.log*`: the lines written before logrotate renamed
+    # it are in access.log.1, which no run reads (they were lost without a word)
+    def left(names: str = "access.log") -> list[tuple[str, str, int | None]]:
+        run = read_incremental([str(log.dir / names)], log.dir / "state", Settings())
+        run.save()
+        return [(Path(x.path).name, Path(x.rotated).name, x.unread) for x in run.left]
+
+    def written(count: int) -> int:  # bytes of `count` lines appended to access.log
+        before = (log.dir / "access.log").stat().st_size
+        log.append("access.log", count)
+        return (log.dir / "access.log").stat().st_size - before
+
+    log.append("access.log", 10)
+    assert left() == []
+    unread = written(3)
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 4)
+    assert left() == [("access.log", "access.log.1", unread)]
+    assert left() == []  # said once, at the run after the rotation
+    # compressed as it is rotated: found by its first line, its unread bytes by gzip's trailer
+    unread = written(2)
+    os.rename(log.dir / "access.log.1", log.dir / "access.log.2")
+    gzip_file(log.dir / "access.log", log.dir / "access.log.1.gz")
+    log.append("access.log", 1)
+    assert left() == [("access.log", "access.log.1.gz", unread)]
+    # rotated once read to its end: nothing left
+    os.rename(log.dir / "access.log", log.dir / "access.log.1")
+    log.append("access.log", 1)
+    assert left() == []
+    # the whole set given: the rotated file is read, nothing is said
+    written(5)
+    os.rename(log.dir / "access.log", log.dir / "access.log.0")
+    log.append("access.log", 1)
+    assert left("access.log*") == []
+
+
+def test_a_run_given_the_live_log_alone_says_what_copytruncate_left_unread(log):
+    # logrotate's copytruncate: the three lines written after the run are in the copy
+    log.append("access.log", 10)
+    assert run(log, "access.log") == (10, 10)
+    read = (log.dir / "access.log").stat().st_size
+    log.append("access.log", 3)
+    shutil.copy(log.dir / "access.log", log.dir / "access.log.1")
+    os.truncate(log.dir / "access.log", 0)
+    log.append("access.log", 2)
+    increment = read_incremental([str(log.dir / "access.log")], log.dir / "state", Settings())
+    assert [(Path(x.path).name, Path(x.rotated).name, x.unread) for x in increment.left] == [
+        ("access.log", "access.log.1", (log.dir / "access.log.1").stat().st_size - read)]
+
+
 def test_a_rotation_while_a_run_reads_leaves_the_moved_files_to_the_next_run(log, monkeypatch):
     # logrotate renames every file after the run planned where to start in each: read by name
     # when their turn came, access.log.1 was the old live log read from the older file's
