@@ -141,6 +141,9 @@ _STRFTIME_SETS = {
 }
 
 
+_HOST_FIELDS = ("host", "host_V", "host_http")  # the fields a line's host is read from, first found
+
+
 @dataclass(frozen=True)
 class LogFormat:
     """A compiled log format: the spec, its kind, and the regex `parse_lines` runs.
@@ -170,6 +173,15 @@ class LogFormat:
     def trusting(self, ranges: tuple[str, ...]) -> "LogFormat":
         """This format, the clients of requests from `ranges` read from what they passed on."""
         return self if ranges == self.trusted else dataclasses.replace(self, trusted=tuple(ranges))
+
+    @property
+    def names_host(self) -> bool:
+        """Whether its lines name the virtual host (else the reader logs "-" for it).
+
+        >>> compile_format("combined").names_host, compile_format("vhost_combined").names_host
+        (False, True)
+        """
+        return any(f in _HOST_FIELDS for f in self.fields)
 
     def describe(self) -> str:
         """How error messages and reports name this format.
@@ -1148,7 +1160,7 @@ def _plan(
             url = p if q is None else pl.when(q.is_null() | (q == "")).then(p).otherwise(p + "?" + q)
         else:
             url = str_or_null
-    host = _first(cols, "host", "host_V", "host_http")
+    host = _first(cols, *_HOST_FIELDS)
     if host is not None:
         # "example.com:8080" -> "example.com"; a bare IPv6 address keeps its colons
         host = host.str.replace(HOST_PORT, "$1").str.to_lowercase()

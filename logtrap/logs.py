@@ -107,9 +107,16 @@ class ReadStats:
     # files not read: no longer the file the run planned (`Source.expect`), rotated while it
     # read the others; the next run reads them
     moved: list[str] = field(default_factory=list)
+    # files in a format that names no host, read as the one host the others name (a rotated
+    # set from before the format named one: `LogStream._unnamed_hosts`), with that host
+    unnamed_host: dict[str, str] = field(default_factory=dict)
 
 
 _OTHER_HOSTS = 1000  # hosts counted beside the ones asked for (judgement: bounded memory)
+# What is read of each file of several to tell whether their formats name the host, and
+# which (judgement: a busy vhost log's first few hundred lines name its hosts)
+_HOST_PEEK_BYTES = 1 << 18
+_HOST_PEEK_LINES = 1000
 
 
 # -- rotated sets ---------------------------------------------------------------------------
@@ -643,6 +650,7 @@ class LogStream:
         if self._started:
             raise InputError("a LogStream can be read only once", hint="call scan_logs again")
         self._started = True
+        self.stats.unnamed_host = self._unnamed_hosts()
         for src in self.sources:
             # Parsing one file runs ahead of the caller, in a thread (Polars lets go of the
             # GIL), so its parse overlaps with the caller's work on the rows before: up to
@@ -682,6 +690,37 @@ class LogStream:
                f"first line: {sample[0][:300]!r}"),
             hint="pass the server's LogFormat / log_format string with --format",
         )
+
+    def _unnamed_hosts(self) -> dict[str, str]:
+        """The files whose format names no host, each with the host to read them as: the one
+        host the other files' first lines name, where there is one. An admin who adds `$host`
+        (or `%v`) to the format leaves a rotated set of both, one site's: read as they are,
+        its traps were reported twice, under "-" and its name, and cron alerted on each again.
+        Where the others name two hosts or more, the lines of the first cannot be told apart,
+        and stay "-"."""
+        paths = [src.path for src in self.sources if src.path != STDIN]
+        if len(paths) < 2 or self._fixed is not None:  # one format for all: all alike
+            return {}
+        unnamed: list[str] = []
+        hosts: set[str] = set()
+        for path in paths:
+            try:
+                lines = to_lines(file_start(path, _HOST_PEEK_BYTES)).head(_HOST_PEEK_LINES)
+                sample = lines.filter(pl.col("line").str.strip_chars(" \t") != "")
+                fmt = (self._choose(sample.head(self.settings.detect_lines)["line"].to_list())
+                       if sample.height else None)
+            except LogtrapError:
+                continue  # reading it says why, in its turn
+            if fmt is None:
+                continue
+            if not fmt.names_host:
+                unnamed.append(path)
+                continue
+            named = parse_lines(sample, fmt, columns=(s.HOST,))[0].get_column(s.HOST)
+            hosts |= set(named.filter(named.is_not_null() & (named != "-")).unique().to_list())
+        if not unnamed or len(hosts) != 1:
+            return {}
+        return dict.fromkeys(unnamed, hosts.pop())
 
     def _choose(self, sample: list[str]) -> LogFormat | None:
         """The format (given, or detected) that parses some of these lines, or None."""
@@ -790,6 +829,9 @@ class LogStream:
         else:  # split ahead already (no extension)
             req, bad = parse_lines(chunk.frame, fmt, source=source, columns=self.columns)
             n = chunk.frame.height
+        host = self.stats.unnamed_host.get(source)
+        if host is not None and s.HOST in req.columns:
+            req = req.with_columns(pl.lit(host, pl.String).alias(s.HOST))
         info.lines += n
         info.parsed += req.height
         info.rejected += bad.height

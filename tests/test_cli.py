@@ -553,6 +553,21 @@ def test_set_checks_its_value(logs):
         "Hint: `logtrap settings` lists every setting with its value here and its default\n")
 
 
+def test_the_read_summary_says_which_files_name_no_host_and_whose_they_are_read_as(logs):
+    (logs / "clean.log.1").write_text(CLEAN[0] + "\n")
+    (logs / "clean.log").write_text("".join(f"www.example.com:80 {x}\n" for x in CLEAN[1:3]))
+    result = run("analyze", "clean.log*")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[1:5] == [
+        "  clean.log.1: combined, 1 lines, 0 rejected",
+        "  clean.log: vhost_combined, 2 lines, 0 rejected",
+        "  clean.log.1: their format names no host; read as www.example.com's, the one host the "
+        "other files name",
+        "Time span: 2026-01-01 10:00:00 to 2026-01-01 10:02:00 UTC",
+    ]
+    assert result.stderr.splitlines()[5] == "Hosts: www.example.com"
+
+
 def test_missing_config_file(logs):
     result = run("analyze", "clean.log", "--config", "nope.toml")
     assert result.exit_code == 1

@@ -107,6 +107,26 @@ def test_rotated_set_given_shuffled_is_read_oldest_first(tmp_path):
     assert req[s.TIME][-1] == datetime(2026, 11, 5, 2, tzinfo=UTC)
 
 
+def test_a_rotated_set_from_before_the_format_named_the_host_is_that_hosts(tmp_path):
+    # the admin added %v to the format: the older files name no host, the newer one host
+    # (their traps were reported twice, under "-" and its name, and cron alerted again)
+    old = write(tmp_path / "access.log.1.gz", line(1, 1) + line(1, 2), gzip.open)
+    vhosts = [f"Shop.example:443 {line(2, h)}" for h in (1, 2)]
+    write(tmp_path / "access.log", "".join(vhosts))
+    stream = scan_logs(str(tmp_path / "access.log*"))
+    req = pl.concat(list(stream))
+    assert req[s.HOST].to_list() == ["shop.example"] * 4
+    assert stream.stats.unnamed_host == {old: "shop.example"}
+    assert [f.format_name for f in stream.stats.files] == ["combined", "vhost_combined"]
+    # the newer files name two hosts: whose the older lines were cannot be told
+    write(tmp_path / "access.log", vhosts[0] + f"blog.example:443 {line(2, 3)}")
+    stream = scan_logs(str(tmp_path / "access.log*"))
+    assert pl.concat(list(stream))[s.HOST].to_list() == ["-", "-", "shop.example", "blog.example"]
+    assert stream.stats.unnamed_host == {}
+    # a file read alone is read as it is
+    assert read_logs(old)[s.HOST].to_list() == ["-", "-"]
+
+
 def test_glob_expands_and_duplicates_are_read_once(tmp_path):
     a = write(tmp_path / "x.log", line(2, 1))
     b = write(tmp_path / "x.log.1", line(1, 1))

@@ -63,6 +63,13 @@ def read_summary(stats: "ReadStats | None", traffic: Any) -> list[RenderableType
             )
         if len(stats.files) > FILES_LISTED:
             out.append(f"  ... {len(stats.files) - FILES_LISTED} more files")
+        if stats.unnamed_host:
+            files = list(stats.unnamed_host)
+            named = ", ".join(safe(p) for p in files[:3]) + (
+                f" and {len(files) - 3} more" if len(files) > 3 else "")
+            out.append(f"  {named}: their format names no host; read as "
+                       f"{safe(next(iter(stats.unnamed_host.values())))}'s, the one host the "
+                       "other files name")
         if stats.server_requests:
             out.append("  " + server_own_note(stats.server_requests))
     if traffic.start is not None:
