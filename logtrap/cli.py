@@ -448,18 +448,39 @@ def _behind_a_proxy(analysis: Any) -> list[str]:
         return []
     from logtrap.formats import proxy_addresses, trusted_networks
 
+    from logtrap.detectors import claimers
+    from logtrap.verify import shared_addresses
+
     clients = analysis.traffic.claims.group_by(s.CLIENT).agg(pl.col(s.REQUESTS).sum())
-    trusted = trusted_networks(settings.trusted_proxies)
-    if clients.height == 0 or not proxy_addresses(clients[s.CLIENT], trusted).all():
+    if clients.height == 0:
         return []
+    trusted = trusted_networks(settings.trusted_proxies)
     top = clients.sort([s.REQUESTS, s.CLIENT], descending=[True, False])[s.CLIENT].head(3).to_list()
     more = f" and {clients.height - 3:,} more" if clients.height > 3 else ""
+    log_it = ("Log the address it passes on (%{X-Forwarded-For}i, $http_x_forwarded_for) and give "
+              "the format with --format")
+    if proxy_addresses(clients[s.CLIENT], trusted).all():
+        return [
+            f"Note: every request claiming a search engine came from the site's own network"
+            f"{' or a trusted proxy' if trusted else ''} "
+            f"({', '.join(top)}{more}): a load balancer's or proxy's address, by which no claim "
+            f"can be verified. {log_it}"
+        ]
+    # a CDN's edges: people's requests come from them too (`verify.shared_addresses`), and
+    # every claim is left unverified, a fake Googlebot's too (a scenario review: no word)
+    shared = shared_addresses(claimers(analysis.traffic))[s.CLIENT]
+    if not clients[s.CLIENT].is_in(shared.implode()).all():
+        return []
+    files = analysis.stats.files if analysis.stats is not None else []
+    if any("forwarded" in (f.format_spec or "").lower() for f in files):  # logged, not believed
+        how = ("The format logs the address they pass on: give their ranges (the CDN publishes "
+               "them) with --set trusted_proxies=RANGES to read the clients' from it")
+    else:
+        how = f"{log_it}, and their ranges with --set trusted_proxies=RANGES"
     return [
-        f"Note: every request claiming a search engine came from the site's own network"
-        f"{' or a trusted proxy' if trusted else ''} "
-        f"({', '.join(top)}{more}): a load balancer's or proxy's address, by which no claim can "
-        "be verified. Log the address it passes on (%{X-Forwarded-For}i, $http_x_forwarded_for) "
-        "and give the format with --format"
+        f"Note: every request claiming a search engine came from addresses people's requests "
+        f"come from too ({', '.join(top)}{more}): a CDN's or proxy's edges, by which no claim "
+        f"can be verified. {how}"
     ]
 
 

@@ -808,6 +808,35 @@ def test_claims_all_from_a_load_balancer_are_said_unverifiable(logs):
                                                    "own network or a trusted proxy (198.51.100.5)")
 
 
+def test_claims_all_from_a_cdns_edges_are_said_unverifiable(logs):
+    # behind a CDN every request comes from its edges, public addresses people's requests come
+    # from too: every claim unverified, a fake Googlebot's too, and the admin was told nothing
+    (logs / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.66.0/27"}]}')
+    firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+    safari = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like "
+              "Gecko) Version/17.5 Safari/605.1.15")
+    edges = ["162.158.1.1", "162.158.1.2", "162.158.1.3"]
+    rows = [line(m, f"/article/{m}", ua, edge, size=7000 + m) for edge in edges
+            for m in range(6) for ua in (BROWSER, firefox, safari)]
+    rows += [line(m, f"/article/{m}", GOOGLEBOT, edge, size=7000 + m) for edge in edges for m in range(8)]
+    (logs / "cdn.log").write_text("\n".join(rows) + "\n")
+    note = ("Note: every request claiming a search engine came from addresses people's requests "
+            "come from too (162.158.1.1, 162.158.1.2, 162.158.1.3): a CDN's or proxy's edges, by "
+            "which no claim can be verified. Log the address it passes on (%{X-Forwarded-For}i, "
+            "$http_x_forwarded_for) and give the format with --format, and their ranges with "
+            "--set trusted_proxies=RANGES")
+    assert run("bots", "cdn.log", "--ip-ranges", "googlebot.json").stderr.splitlines()[-1] == note
+    # nginx's `main` logs the address the edges pass on: their ranges are all that is missing
+    forwarded = [f'{ln} "203.0.113.{i % 200}"' for i, ln in enumerate(rows)]
+    (logs / "cdn.log").write_text("\n".join(forwarded) + "\n")
+    stderr = run("bots", "cdn.log", "--ip-ranges", "googlebot.json").stderr
+    assert stderr.splitlines()[-1].endswith(
+        "The format logs the address they pass on: give their ranges (the CDN publishes them) "
+        "with --set trusted_proxies=RANGES to read the clients' from it")
+    trusted = run("bots", "cdn.log", "--ip-ranges", "googlebot.json", "--set", "trusted_proxies=162.158.0.0/15")
+    assert "Note:" not in trusted.stderr
+
+
 def test_bots_json_verified_with_ip_ranges(logs):
     (logs / "googlebot.json").write_text('{"prefixes": [{"ipv4Prefix": "66.249.66.0/27"}]}')
     result = run("bots", "trap.log", "--ip-ranges", "googlebot.json", "--json", "-")

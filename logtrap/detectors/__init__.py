@@ -92,21 +92,25 @@ def verify_claims(traffic: Traffic, settings: Settings | None = None) -> Traffic
     claims = traffic.claims
     if s.VERIFIED in claims.columns:
         claims = claims.drop(s.VERIFIED)  # verified again: new range files, or DNS now on
-    # one row per address and claimed bot, with when its requests began (an old range file
-    # cannot disprove an address first seen long after it was made), its requests, and the
-    # people's requests from the address (a CDN's edge carries everyone's: `shared_addresses`)
+    verdicts = verify_clients(claimers(traffic), settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
+    return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
+
+
+def claimers(traffic: Traffic) -> pl.DataFrame:
+    """One row per address and claimed search engine, with when its requests began (an old
+    range file cannot disprove an address first seen long after it was made), its requests,
+    and the people's requests from the address (a CDN's edge carries everyone's:
+    `verify.shared_addresses`)."""
     people = traffic.claim_people.group_by(s.CLIENT).agg(
         pl.col(s.HUMAN_REQUESTS).sum(),
         pl.col(AGENT_HASHES).explode().drop_nulls().n_unique().alias(PEOPLES_AGENTS_COLUMN),
     )
-    distinct = (
-        claims.group_by(s.CLIENT, s.BOT_NAME)
+    return (
+        traffic.claims.group_by(s.CLIENT, s.BOT_NAME)
         .agg(pl.col(s.FIRST_SEEN).min(), pl.col(s.REQUESTS).sum())
         .join(people, on=s.CLIENT, how="left")
         .with_columns(pl.col(s.HUMAN_REQUESTS, PEOPLES_AGENTS_COLUMN).fill_null(0))
     )
-    verdicts = verify_clients(distinct, settings).select(s.CLIENT, s.BOT_NAME, s.VERIFIED)
-    return traffic.replace(claims=claims.join(verdicts, on=[s.CLIENT, s.BOT_NAME], how="left"))
 
 
 def run_detectors(
