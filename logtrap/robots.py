@@ -1217,11 +1217,17 @@ def host_rules(
     host: str,
     sitemap_urls: Sequence[str],
     settings: Settings,
+    closed: Sequence[Sequence[str]] = (),
 ) -> HostRules:
     """One verified rule per robots-addressable finding of a host (symptom findings only
     where no URL-shape finding covers the same pattern), the number of content URLs they
     were checked against, and what they save together (rules that share a line each count
-    its requests)."""
+    its requests).
+
+    `closed`: the current robots.txt's rule lines for each crawler the new `*` lines bind
+    (`robots_file.star_bound`). A page of the log all of them close already is no content a
+    rule could take (the sitemap's URLs stay: one the file closes is a mistake of its own,
+    `robots_file.blocking_sitemap`)."""
     mine = findings.filter(
         pl.col(s.HOST) == host,
         pl.col(s.KIND).is_in(SYMPTOM_KINDS).not_() | pl.col(s.PATTERN).is_not_null(),
@@ -1263,10 +1269,14 @@ def host_rules(
     read = frozenset(traffic.people_read.filter(pl.col(s.HOST) == host)[s.URL].to_list())
     host_urls = traffic.urls.filter(pl.col(s.HOST) == host)[s.URL].to_list()
     known = normal_forms([*host_urls, *(u for u, _ in content)])  # once per URL for all rules
+    if closed:  # (a shop's `Disallow: /collections/*+*` and the tag pages only bots fetched)
+        content = _unclosed(content, known, closed)
     # an appended parameter's pattern's pages, but its copies (`_undoubled`)
     own = {p: _undoubled(loops[p], pages, known) if p in loops else pages for p, pages in own.items()}
     counted = bot_urls(traffic, host, known)
     untrapped = _untrapped(traffic, mine, traps, host, known)
+    if closed:
+        untrapped = untrapped.filter(~_closed_expr(closed))
     # what a family's lines must not reach: its own patterns and pages at a commit left out
     families = [p for p in mine[s.PATTERN].drop_nulls().unique().sort().to_list() if family.is_family(p)]
     unfamilied = family.to_spare(untrapped, traffic, settings, host, families)
@@ -1331,6 +1341,23 @@ def host_rules(
     *saved, total = saved_requests([*(r.lines for r in rules), together], counted)
     rules = [replace(r, saved_bot_requests=n) if r.lines else r for r, n in zip(rules, saved)]
     return HostRules(rules, len({u for u, _ in content}), total)
+
+
+def _closed_expr(closed: Sequence[Sequence[str]]) -> pl.Expr:
+    """Whether every crawler's rule lines in `closed` (`host_rules`) block a URL (_NORMAL)."""
+    groups = dict.fromkeys(tuple(lines) for lines in closed)
+    return pl.all_horizontal([blocked_expr(lines, pl.col(_NORMAL)) for lines in groups])
+
+
+def _unclosed(
+    content: list[tuple[str, str]], known: Mapping[str, str | None], closed: Sequence[Sequence[str]]
+) -> list[tuple[str, str]]:
+    """The content URLs (URL, why) but the log's pages the current robots.txt closes already."""
+    frame = pl.DataFrame({s.URL: [u for u, _ in content], "why": [w for _, w in content]},
+                         schema={s.URL: pl.String, "why": pl.String})
+    frame = frame.with_columns(pl.col(s.URL).replace_strict(known, return_dtype=pl.String).alias(_NORMAL))
+    kept = frame.filter((pl.col("why") == "sitemap") | ~_closed_expr(closed))
+    return list(zip(kept[s.URL].to_list(), kept["why"].to_list(), strict=True))
 
 
 def _with_urls(rows: pl.DataFrame) -> pl.DataFrame:

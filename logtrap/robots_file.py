@@ -337,6 +337,21 @@ def _ignores_star(agents: Sequence[str]) -> bool:
     return any(agent in _IGNORE_STAR for agent in agents)
 
 
+def star_bound(current: str) -> list[list[str]]:
+    """The rule lines each crawler the new `*` lines bind obeys in the current robots.txt
+    (`render` writes them into the `*` group and again into every other group but those of
+    Google's crawlers that ignore `*`): a page closed by all of them is closed already, and
+    no new line takes it from anyone. With no `*` group, crawlers no group names obey
+    nothing, and no page is closed.
+
+    >>> star_bound("User-agent: *\\nDisallow: /a\\n\\nUser-agent: bingbot\\nDisallow: /b\\n")
+    [['Disallow: /a'], ['Disallow: /b']]
+    """
+    existing = groups(current)
+    agents = {"*"} | {a for g in existing if not _ignores_star(g.agents) for a in g.agents}
+    return [_rules_of(existing, [agent]) for agent in sorted(agents)]
+
+
 _AGAIN = "# logtrap: the * rules again (a crawler obeys only its most specific group)"
 
 

@@ -102,6 +102,7 @@ def suggest(
     settings = Settings.of(settings)
     sitemap = load_sitemap_urls(settings.sitemaps)
     current = read_robots(settings)
+    closed = [] if current is None else robots_file.star_bound(current)
     notes: list[str] = []
     all_robots: list[robots.RobotsRule] = []
     by_host: dict[str, str] = {}
@@ -117,7 +118,7 @@ def suggest(
     bot_requests = dict(totals.iter_rows())  # once, not per host (9,000 hosts of a scanner log)
     for host in hosts:
         if host in found:
-            rules, content, saved = robots.host_rules(findings, traffic, host, sitemap, settings)
+            rules, content, saved = robots.host_rules(findings, traffic, host, sitemap, settings, closed)
         else:  # nothing to rule on (nginx's $host logs every Host header scanners send)
             rules, content, saved = [], 0, 0
         for finding in aggressive.get(host, []):

@@ -376,3 +376,48 @@ def test_members_posting_to_the_links_crawlers_follow_read_no_page(tmp_path):
     # people reading them by GET: pages people read, which the rule may not block
     assert got["GET"] == [("withheld", "", "Disallow: /posts/*/react?reaction_id= would block content URL "
                            "/posts/450/react?reaction_id=1 (log, a page of the trap's own pattern fetched by people)")]
+
+
+def _tag_trap() -> tuple[pl.DataFrame, object]:
+    """A shop's joined tags (`/collections/basics/red+s+sale`) fetched by bots, beside two
+    tag pages of a sub-collection only bots fetched, which `/collections/basics/*+` reaches."""
+    trap = [f"/collections/basics/{a}+{b}+{c}" for a in ("red", "blue", "wool", "linen", "grey", "navy")
+            for b in ("s", "m", "l", "xl") for c in ("cotton", "sale", "new")]
+    rows = bots(trap) + bots(["/collections/basics/tees/red+blue", "/collections/basics/tees/s+m"])
+    rows += humans(["/", "/about", "/collections/basics", "/collections/basics/tees"])
+    finding = Finding("growing_pattern", "warning", "-", "/collections/basics/{name}", 72, 72, tuple(trap[:5]))
+    return to_frame([finding]), traffic_of(requests_frame(rows))
+
+
+def test_a_page_the_current_robots_txt_closes_already_is_no_content_a_rule_could_take(tmp_path):
+    # the admin closed the sub-collection: its tag pages only bots fetched are closed to every
+    # crawler already, and the tag trap's line needs no Allow lines to keep them open (it had
+    # two, which the merge then dropped as the admin's closed pages, leaving a rule whose
+    # reason named pages it did not keep open)
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /collections/basics/tees/\n")
+    findings, traffic = _tag_trap()
+    sug = rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
+    (row,) = sug.rules.filter(pl.col("target") == "robots").select("rule", "status", "reason").rows()
+    assert row == ("Disallow: /collections/basics/*+", "emitted",
+                   "blocks all 72 distinct logged URLs of the trap and none of 4 content URLs")
+    assert sug.robots_txt == ("User-agent: *\nDisallow: /collections/basics/tees/\n"
+                              "# logtrap growing_pattern /collections/basics/{name}: 74 bot requests\n"
+                              "Disallow: /collections/basics/*+\n")
+    # Shopify's own `/collections/*+*` closes them and the trap: the merge says so (the rule
+    # was withheld for the pages that line closes)
+    (tmp_path / "robots.txt").write_text("User-agent: *\nDisallow: /collections/*+*\n")
+    sug = rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
+    assert sug.robots_txt == ("User-agent: *\nDisallow: /collections/*+*\n# logtrap growing_pattern "
+                              "/collections/basics/{name} (the current Disallow: /collections/*+* covers it)\n")
+
+
+def test_a_page_closed_to_the_star_group_alone_stays_content_where_another_group_gets_the_lines(tmp_path):
+    # Googlebot obeys its own group, which the `*` lines are copied into: the tag pages the `*`
+    # group closes are open to it, and the line keeps them open
+    (tmp_path / "robots.txt").write_text(
+        "User-agent: *\nDisallow: /collections/*+*\n\nUser-agent: Googlebot\nDisallow: /checkout\n")
+    findings, traffic = _tag_trap()
+    sug = rules.suggest(findings, traffic, Settings(robots=tmp_path / "robots.txt"))
+    (row,) = sug.rules.filter(pl.col("target") == "robots").select("rule", "status").rows()
+    assert row == ("Disallow: /collections/basics/*+\nAllow: /collections/basics/tees/red+blue$\n"
+                   "Allow: /collections/basics/tees/s+m$", "narrowed")
