@@ -1680,3 +1680,39 @@ def test_calendar_leaves_open_the_months_beside_the_real_ones_where_its_sample_i
                           (True, [False, True, False, True, False, True])):
         flags = pl.DataFrame({s.HOST: ["-"], s.PATTERN: ["/events/{n}/{n}/{n}/"], "_thin": [thin]})
         assert _among_real(urls, flags)["between_real"].to_list() == between
+
+
+def _months_answered(status: int) -> list[dict]:
+    """Bots walking a calendar's months, 1,456 of them, each answered `status` (a firewall's
+    403, the 404 the advice asks for, a 429 asking them to slow down)."""
+    months = [f"/calendar?date={1950 + i // 12}-{i % 12 + 1:02d}" for i in range(1456)]
+    return content_rows() + bots(months, bytes=2100 if status == 200 else 199, status=status)
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_a_trap_the_server_already_refuses_to_crawlers_is_info_with_the_refusal_as_evidence(status):
+    # a calendar whose every month a rule answers 403 was critical, its advice to answer 404:
+    # crawlers spend requests there, the server no page
+    from logtrap.detectors import run_detectors
+
+    found = run_detectors(traffic_of(requests_frame(_months_answered(status))))
+    rows = found.filter(pl.col(s.PATTERN) == "/calendar?date").select(s.KIND, s.SEVERITY, s.WASTED_REQUESTS).rows()
+    assert rows == [("calendar", "info", 514)]  # (the months past the log's end, whatever they answer)
+    row = found.row(0, named=True)
+    ev = json.loads(row[s.EVIDENCE])
+    assert (ev["refused_share"], ev["refused_status"]) == (1.0, status)
+    assert row[s.ADVICE].startswith(
+        f"The server already refuses these URLs to crawlers ({status}): no page is served, and crawlers "
+        "keep asking only because links still lead here. Disallow them in robots.txt to stop the "
+        "requests too. The fix at the source: Stop linking to next/previous periods")
+
+
+def test_a_trap_answered_429_or_200_keeps_its_severity():
+    # a 429 asks crawlers to come back later: the trap stands
+    from logtrap.detectors import run_detectors
+
+    for status, severity in ((200, "critical"), (429, "warning")):
+        found = run_detectors(traffic_of(requests_frame(_months_answered(status))))
+        (row,) = found.rows(named=True)
+        assert (row[s.KIND], row[s.SEVERITY]) == ("calendar", severity)
+        assert "refused_share" not in json.loads(row[s.EVIDENCE])

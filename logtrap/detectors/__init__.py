@@ -8,6 +8,7 @@ them and `findings.empty_findings()` for none). Detectors read only the bounded 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -150,7 +151,7 @@ def run_detectors(
         frames += [_run(d, traffic, settings) for d in chosen]
     findings = _not_crowds(pl.concat(frames, how="vertical"), traffic, settings)
     # one parameter causing the traps of many patterns of a host: one finding (_param.py)
-    return f.rank(_param.merge(findings, traffic, settings))
+    return f.rank(_refused(_param.merge(findings, traffic, settings), traffic))
 
 
 _WORKERS = 2  # threads for the built-in detectors (three were no quicker on two cores)
@@ -197,6 +198,51 @@ def _run(detector: Detector, traffic: Traffic, settings: Settings) -> pl.DataFra
         raise LogtrapError(
             f"detector {detector.kind!r} returned {'; '.join(wrong)}, which do not cast to "
             f"FINDING_SCHEMA: {wanted} ({str(exc).splitlines()[0]})", hint=hint) from exc
+
+
+# A pattern this share of whose bot requests the server refused (`_refused`) is served to no
+# crawler already (judgement, as growing_pattern's share of 404s and 410s)
+_REFUSED_SHARE = 0.9
+# Refusals: the client's error answers but 429, which asks a crawler to come back later
+_REFUSALS = pl.col(s.STATUS).is_between(400, 499) & (pl.col(s.STATUS) != 429)
+REFUSED_ADVICE = (
+    "The server already refuses these URLs to crawlers ({status}): no page is served, and "
+    "crawlers keep asking only because links still lead here. Disallow them in robots.txt to "
+    "stop the requests too. The fix at the source: "
+)
+
+
+def _refused(findings: pl.DataFrame, traffic: Traffic) -> pl.DataFrame:
+    """Findings on a pattern whose bot requests the server nearly all refused (`_REFUSED_SHARE`,
+    4xx but 429: a 403 from a firewall, a 404 for every empty date) at "info", with the share
+    and the main status as evidence (`refused_share`, `refused_status`) and the advice said
+    so: crawlers spend requests there, the server no page (a calendar whose every date a rule
+    answers 403 was critical, its advice to answer 404). Bot kinds judge a bot, not the
+    pattern's answers; growing_pattern weighs its 404s and 410s itself."""
+    keys = [s.HOST, s.PATTERN]
+    refused = (
+        traffic.statuses.filter(pl.col(s.BOT_REQUESTS) > 0)
+        .group_by(keys)
+        .agg(
+            (pl.col(s.BOT_REQUESTS).filter(_REFUSALS).sum() / pl.col(s.BOT_REQUESTS).sum()).alias("_share"),
+            pl.col(s.STATUS).filter(_REFUSALS).sort_by(pl.col(s.BOT_REQUESTS).filter(_REFUSALS), descending=True)
+            .first().alias("_status"),
+        )
+        .filter(pl.col("_share") >= _REFUSED_SHARE)
+    )
+    judged = ~pl.col(s.KIND).is_in([*BOT_KINDS, growing_pattern.KIND])
+    hit = findings.filter(judged).join(refused, on=keys)
+    if hit.height == 0:
+        return findings
+    evidence = [json.dumps({**json.loads(e), "refused_share": round(share, 3), "refused_status": status})
+                for e, share, status in hit.select(s.EVIDENCE, "_share", "_status").iter_rows()]
+    hit = hit.with_columns(
+        pl.lit("info").cast(s.SEVERITY_DTYPE).alias(s.SEVERITY),
+        pl.Series(s.EVIDENCE, evidence, dtype=pl.String),
+        pl.format(REFUSED_ADVICE.replace("{status}", "{}") + "{}", "_status", pl.col(s.ADVICE).fill_null(""))
+        .alias(s.ADVICE),
+    ).select(findings.columns)
+    return pl.concat([findings.join(hit.select(s.KIND, *keys), on=[s.KIND, *keys], how="anti"), hit])
 
 
 # Findings about one bot (evidence `bot_name`), which judge that bot and not a pattern's crawl.
