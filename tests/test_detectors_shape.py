@@ -288,12 +288,14 @@ def test_one_listings_no_results_page_is_no_shell_and_its_facets_are_a_trap():
     assert _shape.shell_sizes(traffic, EXACT).height == 0
     found = _findings(facets, rows)
     assert (found.height, found[s.WASTED_REQUESTS].sum()) == (4 * 22, 900)  # every set of 4-6
-    assert found[s.SEVERITY].unique().to_list() == ["warning"]
+    # the four cities' filters are one trap, 900 of the host's 3,215 bot requests: critical
+    # (each city's alone, 226, a warning)
+    assert found[s.SEVERITY].unique().to_list() == ["critical"]
     six = _one(found.filter(pl.col(s.PATTERN) == "/homes/austin-tx?baths&beds&price_max&price_min&sort&type"))
     ev = six["evidence"]
     assert (six[s.REQUESTS], six[s.WASTED_REQUESTS]) == (12, 11)
-    assert (ev["param_sets"], ev["name_orders"], ev["distinct_sizes"], ev["path_wasted_requests"]) == (
-        42, 6, 1, 226)
+    assert (ev["param_sets"], ev["name_orders"], ev["distinct_sizes"], ev["path_wasted_requests"],
+            ev["host_facet_wasted_requests"]) == (42, 6, 1, 226, 900)
     # the rule blocks four filters and more, never the three people pick nor the bare listing
     robots = Protego.parse(suggest(found, traffic, EXACT).robots_txt)
     people_urls = [r[s.URL] for r in people] + [f"/homes/{c}" for c in ("austin-tx", "tampa-fl")]

@@ -21,8 +21,11 @@ A pattern is a facet trap when
 
 A catalog whose URLs each show a distinct page has about one URL per size, so it stays silent.
 Wasted requests: the bot requests beyond one per distinct response, scaled from the sample.
-The severity is judged by the path's facet findings together (`path_wasted_requests`): one
-trap split over many sets of filters is a sliver in each. Evidence also counts the path's sets
+The severity is judged by the host's facet findings together (`host_facet_wasted_requests`;
+`path_wasted_requests` counts the path's): one trap split over many sets of filters is a
+sliver in each, and a shop's layered navigation, one engine over every category, a sliver in
+each category (the 718 findings of a Magento shop's layered navigation, together wasting a
+fifth of its crawl, were each "info"). Evidence also counts the path's sets
 of filters (`param_sets`: its patterns with other filter combinations) and the distinct orders
 the names were seen in.
 
@@ -499,7 +502,8 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         )
         .with_columns(_shape.scale("sampled_wasted").alias(s.WASTED_REQUESTS))
         .filter(pl.col(s.WASTED_REQUESTS) > 0)
-        .with_columns(pl.col(s.WASTED_REQUESTS).sum().over(path).alias("path_wasted_requests"))
+        .with_columns(pl.col(s.WASTED_REQUESTS).sum().over(path).alias("path_wasted_requests"),
+                      pl.col(s.WASTED_REQUESTS).sum().over(s.HOST).alias("host_facet_wasted_requests"))
     )
     # packed filters' examples: sets of two or more (one filter is the category's page);
     # listed values': lists
@@ -516,8 +520,8 @@ def _combinations(traffic: Traffic, settings: Settings) -> pl.DataFrame:
         evidence=[
             "params", "param_count", "varying_params", "name_orders", "param_sets", "unique_urls",
             "sampled_urls", "distinct_sizes", "urls_per_size", s.HUMAN_REQUESTS,
-            "path_sampled_urls", "path_wasted_requests",
+            "path_sampled_urls", "path_wasted_requests", "host_facet_wasted_requests",
         ],  # fmt: skip
         advice=ADVICE,
-        severity_by="path_wasted_requests",
+        severity_by="host_facet_wasted_requests",
     )
