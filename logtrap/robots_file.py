@@ -213,7 +213,17 @@ def _block(
 ) -> list[str]:
     """Emitted rules with a comment each (a line already written, or one another line or a
     `current` line of the group covers, is not written, unless an Allow line of the group may
-    meet it: `_redundant`); withheld ones as comments only."""
+    meet it: `_redundant`); withheld ones as comments only. Past `_ALIKE` rules of a kind one
+    line covers, the rest share one comment.
+
+    >>> rule = RobotsRule("-", "facets", "/c?a", "*", ("Disallow: /c?*&",), "emitted", "")
+    >>> print("\\n".join(_block([replace(rule, pattern=f"/c?{x}") for x in "abcde"])))
+    # logtrap facets /c?a
+    Disallow: /c?*&
+    # logtrap facets /c?b (the lines above cover it)
+    # logtrap facets /c?c (the lines above cover it)
+    # logtrap facets: 2 more patterns (the lines above cover them)
+    """
     emitted = [line for r in rules if r.status != "withheld" for line in r.lines]
     allows = [c for c in current if c.startswith("Allow:")]
     covered = _redundant(emitted, allows)
@@ -228,7 +238,11 @@ def _block(
             wider = next((c for c in mine if _covers(_path(c), path)), None)
             if wider is not None:
                 covered[line] = f"the current {wider}"
-    out: list[str] = []
+    out: list[str | None] = []
+    # covered findings of a kind, by the line that covers them: past `_ALIKE`, one comment for
+    # the rest (a shop's facet findings, one per category and set of filters: 718 comments
+    # under 60 lines)
+    alike: dict[tuple[str, str], list[int]] = {}  # (kind, the note, or the line written) -> indices
     for rule in rules:
         what = comment(f"{rule.kind} {rule.pattern or ''}".strip())
         if rule.status == "withheld":
@@ -237,6 +251,9 @@ def _block(
         new = [line for line in rule.lines if line not in out and line not in covered]
         wider = next((covered[line] for line in rule.lines if line in covered), None)
         note = " (the lines above cover it)" if wider is None else f" ({comment(wider)} covers it)"
+        if not new and not rule.left_open:
+            by = note if wider is not None else next((ln for ln in rule.lines if ln in out), "")
+            alike.setdefault((rule.kind, by), []).append(len(out))
         # what a rule saves is what its new lines add: none where the file's lines cover it
         ours = any(not covered.get(line, "").startswith("the current ") for line in rule.lines)
         saved = (f": {rule.saved_bot_requests:,} bot requests"
@@ -247,7 +264,17 @@ def _block(
             # list grows later (review 19: a shop's categories of one page, `?page=`)
             saved += f" ({_GROWS})"
         out += [f"# logtrap {what}{saved}{'' if new else note}", *new]
-    return out
+    for (kind, by), at in alike.items():
+        if len(at) > _ALIKE:
+            cover = by[:-3] + "them)" if by.startswith(" (") else " (the lines above cover them)"
+            out[at[_ALIKE - 1]] = f"# logtrap {comment(kind)}: {len(at) - _ALIKE + 1:,} more patterns{cover}"
+            for i in at[_ALIKE:]:
+                out[i] = None
+    return [line for line in out if line is not None]
+
+
+# Covered findings of a kind whose comments are written one by one; the rest share one
+_ALIKE = 3
 
 
 _GROWS = ("these lines also block the pages its lists will have when they grow: renew them then, "

@@ -370,3 +370,38 @@ def test_a_new_group_for_a_crawler_named_in_a_shared_group_opens_nothing_it_clos
     merged = robots_file.render("-", rules, current, 10)
     assert Protego.parse(merged).can_fetch("https://s/collections/winter-coats", "meta-externalagent")
     assert not Protego.parse(merged).can_fetch("https://s/asl/1", "meta-externalagent")
+
+
+def test_findings_one_line_covers_share_a_comment_past_the_first_three():
+    # a shop's layered navigation: a facet finding per category and set of filters, each
+    # covered by its category's line (718 comments under 60 lines); the current file's line
+    # covers the search's
+    sets = ["a&b", "a&c", "b&c", "a&b&c", "a&b&d"]
+    rules = [star_rule(["Disallow: /c/shoes?*&"], "facets", f"/c/shoes?{x}") for x in sets]
+    rules.insert(2, star_rule(["Disallow: /c/bags?*&"], "facets", "/c/bags?a&b"))
+    rules += [star_rule(["Disallow: /s?q="], "internal_search", f"/s{x}?q") for x in ("", "/a", "/b")]
+    text = robots_file.render("-", rules, "User-agent: *\nDisallow: /s\n", 5)
+    assert text.splitlines() == [
+        "User-agent: *",
+        "Disallow: /s",
+        "# logtrap facets /c/shoes?a&b: 12 bot requests",
+        "Disallow: /c/shoes?*&",
+        "# logtrap facets /c/shoes?a&c: 12 bot requests (the lines above cover it)",
+        "# logtrap facets /c/bags?a&b: 12 bot requests",
+        "Disallow: /c/bags?*&",
+        "# logtrap facets /c/shoes?b&c: 12 bot requests (the lines above cover it)",
+        "# logtrap facets: 2 more patterns (the lines above cover them)",
+        "# logtrap internal_search /s?q (the current Disallow: /s covers it)",
+        "# logtrap internal_search /s/a?q (the current Disallow: /s covers it)",
+        "# logtrap internal_search /s/b?q (the current Disallow: /s covers it)",
+    ]  # (three of a kind: each its own)
+    rules.append(star_rule(["Disallow: /s?q="], "internal_search", "/s/c?q"))
+    text = robots_file.render("-", rules, "User-agent: *\nDisallow: /s\n", 5)
+    assert text.splitlines()[-3:] == [
+        "# logtrap internal_search /s?q (the current Disallow: /s covers it)",
+        "# logtrap internal_search /s/a?q (the current Disallow: /s covers it)",
+        "# logtrap internal_search: 2 more patterns (the current Disallow: /s covers them)"]
+    # the same verdicts as every line written
+    every_line = "User-agent: *\nDisallow: /s\n" + "".join(f"{r.lines[0]}\n" for r in rules)
+    urls = ["/c/shoes?a=1&b=2", "/c/shoes?a=1", "/c/bags?a=1&c=2", "/s?q=1", "/s/c?q=1", "/shop"]
+    assert verdicts(text, urls) == verdicts(every_line, urls) == [False, True, False, False, False, False]
