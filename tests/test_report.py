@@ -615,3 +615,25 @@ def test_a_pattern_only_posted_to_shows_no_count_of_urls_rather_than_zero():
     assert cells["/article/{n}"][:4] == ["3", "3", "42.9%", "3"]
     markdown = report.to_markdown(Analysis(tally.finish(), f.empty_findings(), None, Settings()))
     assert "| `example.com` | `/xmlrpc.php` | 4 | 57.1% | - | `(empty)` 4 |" in markdown
+
+
+def test_suggest_text_shows_three_rules_of_a_kind_with_the_same_lines_then_one_line_for_the_rest():
+    # a shop's facet findings, one per category and set of filters, the category's line each:
+    # 718 blocks of text for 60 lines
+    from logtrap.report.text import suggestions_view
+
+    facets = [{**RULE, "kind": "facets", "pattern": f"/c/shoes?{x}", "rule": "Disallow: /c/shoes?*&"}
+              for x in ("a&b", "a&c", "b&c", "a&b&c", "a&b&d")]
+    withheld = {**RULE, "status": "withheld", "rule": "", "reason": "would block /calendar?date=2026-01"}
+    rows = [*facets[:2], RULE, *facets[2:], withheld, withheld]
+    view = suggestions_view(Suggestions("", "", "", pl.DataFrame(rows, schema=RULE_SCHEMA)))
+    heads = [line.split("] ", 1)[-1] for line in view[1:] if isinstance(line, str) and line.startswith("\n")]
+    assert heads == [
+        "robots.txt for *: facets /c/shoes?a&b (example.com): saves 3 bot requests",
+        "robots.txt for *: facets /c/shoes?a&c (example.com): saves 3 bot requests",
+        "robots.txt for *: calendar /calendar?date (example.com): saves 3 bot requests",
+        "robots.txt for *: facets /c/shoes?b&c (example.com): saves 3 bot requests",
+        "\n  ... and 2 more emitted facets rules with the same lines (Disallow: /c/shoes?*&) (all of them: --json)",
+        "robots.txt for *: calendar /calendar?date (example.com)",  # withheld, no lines: each shown
+        "robots.txt for *: calendar /calendar?date (example.com)",
+    ]

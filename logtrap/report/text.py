@@ -595,6 +595,9 @@ def to_text(analysis: "Analysis", suggestions: "Suggestions | None" = None,
     return buffer.getvalue()
 
 
+_SAME_RULES = 3  # robots.txt rules of a kind with the same lines shown one by one
+
+
 def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
     """What `logtrap suggest` prints: each rule with what it saves (or why it was withheld),
     the notes, then the suggested files' text.
@@ -603,10 +606,23 @@ def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
     out: list[RenderableType] = [Text("Suggested rules", style="bold")]
     if rules.height == 0:
         out.append("No rules to suggest: no finding calls for one.")
+    # past `_SAME_RULES` robots.txt rules of a kind with the same lines (a shop's facet
+    # findings, one per category and set of filters, the category's line each), one line for
+    # the rest, where the fourth would be: (its index in `out`, how many)
+    same: dict[tuple, list[int]] = {}
     # Server rules come once per server (LiteSpeed, Apache, nginx): show each rule once.
     for row in rules.filter(pl.col("target").is_in(["robots", "litespeed"])).iter_rows(named=True):
         where = _host(row[s.HOST]) if row[s.HOST] not in (None, "-") else ""
         status = row["status"]
+        if row["target"] == "robots" and row["rule"]:
+            key = (row[s.HOST], row["group"], row[s.KIND], status, row["rule"])
+            seen = same.setdefault(key, [len(out), 0])
+            seen[1] += 1
+            if seen[1] == _SAME_RULES + 1:
+                seen[0] = len(out)
+                out.append("")  # the line for the rest, written below
+            if seen[1] > _SAME_RULES:
+                continue
         style = {"emitted": "green", "narrowed": "yellow", "withheld": "red"}.get(status, "")
         if row["target"] == "robots":
             pattern = f" {safe(row[s.PATTERN])}" if row[s.PATTERN] is not None else ""
@@ -624,6 +640,11 @@ def suggestions_view(suggestions: "Suggestions") -> list[RenderableType]:
             out += [f"  {safe(line)}" for line in row["rule"].split("\n")]
         if row[s.REASON]:
             out.append(f"  Why: {safe(row[s.REASON])}")
+    for (_, _, kind, status, rule), (at, n) in same.items():
+        if n > _SAME_RULES:
+            first = rule.split("\n")[0] + (" ..." if "\n" in rule else "")
+            out[at] = (f"\n  ... and {n - _SAME_RULES:,} more {status} {kind} rules with the same lines "
+                       f"({safe(first)}) (all of them: --json)")
     if suggestions.notes:
         out += ["", Text("Notes", style="bold")]
         out += [f"  - {safe(note)}" for note in suggestions.notes]
